@@ -1,0 +1,325 @@
+"""The one place where ranks are derived and the run meets the qrels.
+
+``judge(...)`` turns a user's run (and qrels) into lazy frames with fixed internal
+column names that every measure expression reads:
+
+* ``rows``: one row per kept run row: the key columns (``by`` + query), ``_pos`` (1-based
+  position, trec_eval order), ``_rel`` (relevance value, null when not in the qrels) and,
+  with qrels, the per-query stat columns (``Stat.column``) copied from the qrels side.
+* ``qstats``: with qrels, one row per qrels query with the stat columns.
+
+It also declares the data checks (``Check``) that the engines count while they
+aggregate, so bad input costs no extra pass and is reported with an example row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from polars_rankeval._errors import InputError
+from polars_rankeval._registry import Judged, Stat
+from polars_rankeval._stats import stat_expr
+
+__all__ = ["Check", "Columns", "Judgement", "judge"]
+
+POS = "_pos"
+REL = "_rel"
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The user's column names (every one a keyword of ``evaluate``)."""
+
+    query: str = "query"
+    item: str = "item"
+    rank: str | None = "rank"
+    score: str | None = "score"
+    relevant: str = "relevant"
+    relevance: str = "relevance"
+
+
+@dataclass(frozen=True)
+class Check:
+    """A data check: rows matching ``predicate`` are bad.
+
+    ``counter`` is an aggregation counting bad rows per query (engines add it to their
+    per-query aggregation); ``predicate`` finds an example row when the count is not 0.
+    """
+
+    frame: str  # "run" or "qrels"
+    column: str
+    problem: str
+    predicate: pl.Expr
+    counter: pl.Expr
+
+    @property
+    def name(self) -> str:
+        slug = re.sub(r"[^0-9a-zA-Z]+", "_", self.problem)[:40]
+        return f"_check_{self.frame}_{len(self.column)}_{self.column}_{slug}"
+
+
+def _row_check(frame: str, column: str, problem: str, predicate: pl.Expr) -> Check:
+    return Check(frame, column, problem, predicate, predicate.fill_null(True).sum())
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Everything the engines need, lazily: see the module docstring."""
+
+    rows: pl.LazyFrame
+    qstats: pl.LazyFrame | None
+    keys: list[str]  # by columns + query
+    query: str
+    judged: Judged
+    run_checks: list[Check]
+    qrels_checks: list[Check]
+    run: pl.LazyFrame  # the user's run, for examples of bad rows
+    qrels: pl.LazyFrame | None
+    duplicates_dropped: pl.LazyFrame | None  # keys + _dropped, with duplicates="first"
+
+
+def _schema(frame: pl.LazyFrame, what: str) -> pl.Schema:
+    try:
+        return frame.collect_schema()
+    except pl.exceptions.PolarsError as error:
+        raise InputError(f"cannot read the {what}: {error}") from error
+
+
+def _example(frame: pl.LazyFrame, predicate: pl.Expr | None = None) -> str:
+    """A first row (matching ``predicate``), for error messages; only on error paths."""
+    try:
+        rows = (frame if predicate is None else frame.filter(predicate)).head(1).collect()
+    except pl.exceptions.PolarsError:
+        return "(no example available)"
+    return str(rows.row(0, named=True)) if rows.height else "(none)"
+
+
+def _require(schema: pl.Schema, frame: pl.LazyFrame, what: str, names: Sequence[str]) -> None:
+    missing = [n for n in names if n not in schema]
+    if missing:
+        raise InputError(
+            f"{what} has no column {missing[0]!r} (columns: {list(schema)}); "
+            f"pass the right name as a keyword, e.g. {_keyword_hint(missing[0])}; "
+            f"example row: {_example(frame)}"
+        )
+
+
+def _keyword_hint(name: str) -> str:
+    return f"query='qid'" if name == "query" else f"<keyword>={name!r}"
+
+
+def _require_numeric(
+    schema: pl.Schema, frame: pl.LazyFrame, what: str, column: str, *, allow_bool: bool = False
+) -> None:
+    dtype = schema[column]
+    if dtype.is_numeric() or (allow_bool and dtype == pl.Boolean):
+        return
+    raise InputError(
+        f"{what} column {column!r} must be numeric{' or boolean' if allow_bool else ''}, "
+        f"got {dtype}; example row: {_example(frame)}"
+    )
+
+
+def _key_dtype(schema: pl.Schema, frame: pl.LazyFrame, what: str, column: str) -> pl.DataType:
+    dtype = schema[column]
+    if dtype.is_integer() or dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+        return dtype
+    raise InputError(
+        f"{what} column {column!r} must hold string or integer ids, got {dtype}; "
+        f"example row: {_example(frame)}"
+    )
+
+
+def _align_key(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, run_col: str, qrels_col: str, run_t, qrels_t
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Give a join key one dtype on both sides; int vs str ids is an error, not a guess."""
+    run_str = not run_t.is_integer()
+    qrels_str = not qrels_t.is_integer()
+    if run_str != qrels_str:
+        raise InputError(
+            f"run column {run_col!r} is {run_t} but qrels column {qrels_col!r} is {qrels_t}: "
+            f"ids of different types never match (cast one side, e.g. "
+            f"pl.col({run_col!r}).cast(pl.String)); example run row: {_example(run)}; "
+            f"example qrels row: {_example(qrels)}"
+        )
+    target = pl.String if run_str else pl.Int64
+    return (
+        run.with_columns(pl.col(run_col).cast(target)),
+        qrels.with_columns(pl.col(qrels_col).cast(target)),
+    )
+
+
+def _float_checks(frame: str, column: str, dtype: pl.DataType, what: str) -> list[Check]:
+    col = pl.col(column)
+    if dtype.is_float():
+        return [_row_check(frame, column, f"{what} is null, NaN or infinite", ~col.is_finite())]
+    return [_row_check(frame, column, f"{what} is null", col.is_null())]
+
+
+def judge(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame | None,
+    *,
+    columns: Columns,
+    by: Sequence[str],
+    stats: Sequence[Stat],
+    duplicates: str,
+) -> Judgement:
+    """Validate the schemas, rank the run, join the qrels; nothing is collected."""
+    c = columns
+    run_schema = _schema(run, "run")
+    by = list(by)
+    _require(run_schema, run, "run", [c.query, c.item, *by])
+    if c.query in by or len(set(by)) != len(by):
+        raise InputError(f"by={by!r} must not repeat columns or contain the query column")
+    run_query_t = _key_dtype(run_schema, run, "run", c.query)
+    run_item_t = _key_dtype(run_schema, run, "run", c.item)
+    if duplicates not in ("error", "first"):
+        raise InputError(f"duplicates={duplicates!r}: choose 'error' or 'first'")
+
+    run_checks = [
+        _row_check("run", c.query, "query id is null", pl.col(c.query).is_null()),
+        _row_check("run", c.item, "item id is null", pl.col(c.item).is_null()),
+    ]
+    # Order: score descending then item descending in byte order (trec_eval), or the
+    # rank column ascending then item descending.
+    item_key = pl.col(c.item).cast(pl.String)
+    if c.score is not None and c.score in run_schema:
+        _require_numeric(run_schema, run, "run", c.score)
+        order = [pl.col(c.score), item_key]
+        run_checks += _float_checks("run", c.score, run_schema[c.score], "score")
+    elif c.rank is not None and c.rank in run_schema:
+        _require_numeric(run_schema, run, "run", c.rank)
+        rank = pl.col(c.rank)
+        order = [-rank, item_key]  # rank ascending: both keys can then go descending
+        bad_rank = rank.is_null() | (rank <= 0)
+        if run_schema[c.rank].is_float():
+            bad_rank = bad_rank | ~rank.is_finite() | (rank != rank.floor())
+        run_checks.append(
+            _row_check("run", c.rank, "rank must be a positive integer (1 = top)", bad_rank)
+        )
+    else:
+        raise InputError(
+            f"run needs a score column ({c.score!r}) or a rank column ({c.rank!r}); "
+            f"columns: {list(run_schema)}; pass score=... or rank=...; "
+            f"example row: {_example(run)}"
+        )
+
+    keys = [*by, c.query]
+    qrels_checks: list[Check] = []
+    if qrels is None:
+        _require(run_schema, run, "run (no qrels given, so relevance comes from it)", [c.relevant])
+        _require_numeric(run_schema, run, "run", c.relevant, allow_bool=True)
+        run_checks += _float_checks("run", c.relevant, run_schema[c.relevant], "relevance label")
+        rel = pl.col(c.relevant).cast(pl.Float64).alias(REL)
+        run_prepared = run
+    else:
+        qrels_schema = _schema(qrels, "qrels")
+        _require(qrels_schema, qrels, "qrels", [c.query, c.item, c.relevance])
+        _require_numeric(qrels_schema, qrels, "qrels", c.relevance)
+        qrels_query_t = _key_dtype(qrels_schema, qrels, "qrels", c.query)
+        qrels_item_t = _key_dtype(qrels_schema, qrels, "qrels", c.item)
+        run_prepared, qrels = _align_key(run, qrels, c.query, c.query, run_query_t, qrels_query_t)
+        run_prepared, qrels = _align_key(
+            run_prepared, qrels, c.item, c.item, run_item_t, qrels_item_t
+        )
+        qrels_checks = [
+            _row_check("qrels", c.query, "query id is null", pl.col(c.query).is_null()),
+            _row_check("qrels", c.item, "item id is null", pl.col(c.item).is_null()),
+            *_float_checks("qrels", c.relevance, qrels_schema[c.relevance], "relevance"),
+            Check(
+                "qrels",
+                c.item,
+                "duplicate (query, item) judgments",
+                pl.struct(c.query, c.item).is_duplicated(),
+                pl.len() - pl.col(c.item).n_unique(),
+            ),
+        ]
+        rel = pl.col(REL)
+
+    ranked = run_prepared.with_columns(
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+        .over(keys, order_by=order, descending=True)
+        .alias(POS)
+    )
+    duplicates_dropped = None
+    if duplicates == "first":
+        # keep the best-ranked row of each (query, item); the dropped rows keep
+        # occupying their positions, as they did on the user's screen
+        first = pl.int_range(pl.len()).over([*keys, c.item], order_by=POS) == 0
+        ranked = ranked.with_columns(first.alias("_first"))
+        duplicates_dropped = (
+            ranked.filter(~pl.col("_first")).group_by(keys).agg(pl.len().alias("_dropped"))
+        )
+        ranked = ranked.filter(pl.col("_first")).drop("_first")
+    else:
+        run_checks.append(
+            Check(
+                "run",
+                c.item,
+                "duplicate (query, item) rows (pass duplicates='first' to keep the "
+                "best-ranked one)",
+                pl.struct(*keys, c.item).is_duplicated(),
+                pl.len() - pl.col(c.item).n_unique(),
+            )
+        )
+
+    stats = list(dict.fromkeys(stats))
+    if qrels is None:
+        rows = ranked.with_columns(rel)
+        qstats = None
+
+        def stat(s: Stat) -> pl.Expr:
+            return stat_expr(s, pl.col(REL))
+
+    else:
+        judged_qrels = qrels.with_columns(pl.col(c.relevance).cast(pl.Float64).alias(REL))
+        qstats = judged_qrels.group_by(c.query).agg(
+            *[stat_expr(s, rel).alias(s.column) for s in stats],
+            *[check.counter.alias(check.name) for check in qrels_checks],
+        )
+        per_query = qstats.select(c.query, *[s.column for s in stats])
+        qrels_rows = judged_qrels.select(c.query, c.item, REL).join(
+            per_query, on=c.query, how="left"
+        )
+        rows = ranked.join(qrels_rows, on=[c.query, c.item], how="left")
+
+        def stat(s: Stat) -> pl.Expr:
+            # null on rows that are not in the qrels: max() skips them
+            return pl.col(s.column).max()
+
+    judged = Judged(pos=pl.col(POS), rel=pl.col(REL), stat=stat)
+    return Judgement(
+        rows=rows,
+        qstats=qstats,
+        keys=keys,
+        query=c.query,
+        judged=judged,
+        run_checks=run_checks,
+        qrels_checks=qrels_checks,
+        run=run,
+        qrels=qrels,
+        duplicates_dropped=duplicates_dropped,
+    )
+
+
+def raise_for_checks(
+    frame: pl.DataFrame, checks: Sequence[Check], source: Callable[[str], pl.LazyFrame | None]
+) -> None:
+    """Raise :class:`InputError` for the first check with a non-zero count in ``frame``."""
+    for check in checks:
+        if check.name not in frame.columns:
+            continue
+        count = int(frame[check.name].fill_null(0).sum())
+        if count:
+            origin = source(check.frame)
+            example = _example(origin, check.predicate) if origin is not None else "(none)"
+            raise InputError(
+                f"{check.frame} column {check.column!r}: {check.problem}: {count} row(s); "
+                f"example row: {example}"
+            )

@@ -1,0 +1,295 @@
+"""``evaluate(run, qrels, measures)``: the whole evaluation as one lazy polars plan."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import overload
+
+import polars as pl
+
+from polars_rankeval._errors import InputError, MeasureError, RankevalWarning
+from polars_rankeval._judge import Columns, Judgement, judge, raise_for_checks
+from polars_rankeval._parse import parse_measure
+from polars_rankeval._registry import Measure
+
+__all__ = ["evaluate", "resolve_measures"]
+
+IN_RUN = "_in_run"
+IN_QRELS = "_in_qrels"
+
+
+def resolve_measures(
+    measures: str | Iterable[str], *, conventions: str = "trec_eval", rel: float | None = None
+) -> list[tuple[str, Measure]]:
+    """Parse measure names; returns (name as given, measure) pairs, repeats removed."""
+    if isinstance(measures, str):
+        measures = [measures]
+    names = list(dict.fromkeys(measures))
+    if not names:
+        raise MeasureError("no measure given")
+    return [(name, parse_measure(name, conventions=conventions, rel=rel)) for name in names]
+
+
+def _column(i: int) -> str:
+    return f"_m{i}"
+
+
+def _check_per_query(
+    frame: pl.DataFrame, judgement: Judgement, *, has_qrels: bool, complete: bool
+) -> pl.DataFrame:
+    """Runs at collect time on the small per-query frame: raise on bad data, warn on
+    skipped data (with counts), pass the frame through unchanged."""
+    raise_for_checks(
+        frame,
+        [*judgement.run_checks, *judgement.qrels_checks],
+        lambda which: judgement.run if which == "run" else judgement.qrels,
+    )
+    in_run = frame[IN_RUN].fill_null(False)
+    if not in_run.any():
+        raise InputError("the run has no rows: there is nothing to evaluate")
+    query = judgement.query
+    if has_qrels:
+        in_qrels = frame[IN_QRELS].fill_null(False)
+        run_only = frame.filter(in_run & ~in_qrels)[query].unique()
+        both = frame.filter(in_run & in_qrels)[query].n_unique()
+        if both == 0 and not complete:
+            qrels_queries = frame.filter(in_qrels)[query].unique()
+            raise InputError(
+                f"run and qrels share no query: the run's queries (e.g. "
+                f"{run_only.head(3).to_list()}) are not in the qrels (e.g. "
+                f"{qrels_queries.head(3).to_list()}); check the query column and its type"
+            )
+        if run_only.len():
+            warnings.warn(
+                f"{run_only.len()} run quer{'y is' if run_only.len() == 1 else 'ies are'} "
+                f"not in the qrels and {'is' if run_only.len() == 1 else 'are'} ignored "
+                f"(as trec_eval does), e.g. {run_only.head(3).to_list()}",
+                RankevalWarning,
+                stacklevel=2,
+            )
+    if "_dropped" in frame.columns:
+        dropped = int(frame["_dropped"].fill_null(0).sum())
+        if dropped:
+            warnings.warn(
+                f"duplicates='first': dropped {dropped} duplicate (query, item) run row(s), "
+                "keeping the best-ranked one of each",
+                RankevalWarning,
+                stacklevel=2,
+            )
+    return frame
+
+
+def _per_query_polars(
+    judgement: Judgement,
+    measures: Sequence[Measure],
+    *,
+    complete: bool,
+) -> pl.LazyFrame:
+    """One row per evaluated (by..., query) with a Float64 column ``_m{i}`` per measure."""
+    j = judgement.judged
+    keys = judgement.keys
+    by = keys[:-1]
+    query = judgement.query
+    values = judgement.rows.group_by(keys).agg(
+        *[m.expression(j).alias(_column(i)) for i, m in enumerate(measures)],
+        *[check.counter.alias(check.name) for check in judgement.run_checks],
+        pl.lit(True).alias(IN_RUN),
+    )
+    if judgement.duplicates_dropped is not None:
+        values = values.join(judgement.duplicates_dropped, on=keys, how="left")
+    has_qrels = judgement.qstats is not None
+    if judgement.qstats is None:
+        if complete:
+            raise InputError("complete=True needs qrels: without them every query is in the run")
+        joined = values.with_columns(pl.lit(True).alias(IN_QRELS))
+        stat_columns: list[str] = []
+    else:
+        qstats = judgement.qstats.with_columns(pl.lit(True).alias(IN_QRELS))
+        stat_columns = [c for c in qstats.collect_schema() if c.startswith("_stat_")]
+        joined = values.join(qstats, on=query, how="full", coalesce=True)
+
+    checked = joined.map_batches(
+        lambda frame: _check_per_query(frame, judgement, has_qrels=has_qrels, complete=complete)
+    )
+    value_columns = [_column(i) for i in range(len(measures))]
+    if not complete:
+        base = checked.filter(pl.col(IN_RUN).fill_null(False) & pl.col(IN_QRELS).fill_null(False))
+    elif not by:
+        base = checked.filter(pl.col(IN_QRELS).fill_null(False))
+    else:
+        # every by-group is evaluated as its own run over all qrels queries
+        groups = checked.filter(pl.col(IN_RUN).fill_null(False)).select(by).unique()
+        qrels_queries = checked.filter(pl.col(IN_QRELS).fill_null(False)).select(
+            query, *stat_columns
+        ).unique(subset=[query])
+        found = checked.filter(
+            pl.col(IN_RUN).fill_null(False) & pl.col(IN_QRELS).fill_null(False)
+        ).select(*keys, *value_columns)
+        base = groups.join(qrels_queries, how="cross").join(found, on=keys, how="left")
+
+    def stat(s):  # per-query stat column, for measures' values on missing queries
+        return pl.col(s.column)
+
+    return base.select(
+        *keys,
+        *[
+            pl.coalesce(pl.col(_column(i)), m.missing(stat)).alias(_column(i))
+            for i, m in enumerate(measures)
+        ],
+    )
+
+
+def _long(
+    wide: pl.LazyFrame, keys: list[str], names: Sequence[str], *, per_query: bool
+) -> pl.LazyFrame:
+    value_columns = [_column(i) for i in range(len(names))]
+    long = wide.unpivot(
+        on=value_columns, index=keys, variable_name="measure", value_name="value"
+    ).with_columns(pl.col("measure").str.slice(2).cast(pl.Int64).alias("_order"))
+    long = long.sort([*keys, "_order"]) if keys else long.sort("_order")
+    mapping = {_column(i): name for i, name in enumerate(names)}
+    return long.select(
+        *keys,
+        pl.col("measure").replace_strict(mapping, return_dtype=pl.String),
+        pl.col("value").cast(pl.Float64),
+    )
+
+
+@overload
+def evaluate(run: pl.DataFrame, qrels: pl.DataFrame | None = ..., measures=..., **kw) -> pl.DataFrame: ...  # noqa: E501
+@overload
+def evaluate(run: pl.LazyFrame, qrels=..., measures=..., **kw) -> pl.LazyFrame: ...
+def evaluate(
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | None = None,
+    measures: str | Iterable[str] = ("AP", "nDCG@10", "P@10", "R@100", "RR"),
+    *,
+    per_query: bool = False,
+    by: str | Sequence[str] | None = None,
+    complete: bool = False,
+    conventions: str = "trec_eval",
+    duplicates: str = "error",
+    rel: float | None = None,
+    engine: str = "polars",
+    query: str = "query",
+    item: str = "item",
+    rank: str | None = "rank",
+    score: str | None = "score",
+    relevant: str = "relevant",
+    relevance: str = "relevance",
+) -> pl.DataFrame | pl.LazyFrame:
+    """Evaluate a ranking: one row per measure (or per query and measure).
+
+    Parameters
+    ----------
+    run
+        Long format, one row per retrieved item: ``query``, ``item`` and ``score``
+        (ranked as trec_eval ranks: score descending, ties by item descending, byte
+        order) or ``rank`` (1 = top; used when there is no score column, or with
+        ``score=None``); plus ``relevant`` when no qrels are given.
+    qrels
+        Optional judgments ``query, item, relevance``.  With qrels, relevance comes from
+        them (unjudged = not relevant) and so do R and the ideal nDCG ranking; without,
+        from the run's ``relevant`` column (recall is then relative to what was retrieved).
+    measures
+        Names such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"AP(norm=min)@10"`` or
+        trec_eval names (``"map"``, ``"ndcg_cut_10"``).
+    per_query
+        Return ``query, measure, value`` rows instead of the mean over queries.
+    by
+        Columns of the run to evaluate separately (systems, A/B arms, segments); each
+        group is evaluated as its own run.
+    complete
+        Average over every qrels query, those the run misses scoring 0 (trec_eval ``-c``).
+        By default only queries in both run and qrels count; run-only queries are ignored
+        with a warning that counts them.
+    conventions
+        Preset for parameters a name leaves unset: ``"trec_eval"`` (default),
+        ``"kaggle"``, ``"spark"``, ``"torchmetrics"``.
+    duplicates
+        ``"error"`` (default, as trec_eval) or ``"first"``: keep the best-ranked row of a
+        repeated (query, item) and warn with the number dropped.
+    rel
+        Default relevance level for measures without their own ``rel=`` (trec_eval ``-l``).
+    engine
+        ``"polars"`` (default) or ``"duckdb"``.
+    query, item, rank, score, relevant, relevance
+        Column names.
+
+    Returns
+    -------
+    A frame with ``measure`` (the name as given) and ``value`` (Float64), plus the
+    ``by`` columns and, with ``per_query=True``, the query column.  Means over queries,
+    except the count measures (NumRet, NumRel, NumRelRet), which are sums.  A LazyFrame
+    in gives a LazyFrame out, with nothing collected.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankeval as rk
+    >>> run = pl.DataFrame({
+    ...     "query": ["q1", "q1", "q1", "q2", "q2"],
+    ...     "item": ["a", "b", "c", "a", "d"],
+    ...     "score": [3.0, 2.0, 1.0, 2.0, 1.0],
+    ... })
+    >>> qrels = pl.DataFrame({
+    ...     "query": ["q1", "q1", "q2"], "item": ["b", "c", "d"], "relevance": [1, 2, 1],
+    ... })
+    >>> rk.evaluate(run, qrels, ["AP", "nDCG@2", "P@2", "RR"])
+    shape: (4, 2)
+    ┌─────────┬──────────┐
+    │ measure ┆ value    │
+    │ ---     ┆ ---      │
+    │ str     ┆ f64      │
+    ╞═════════╪══════════╡
+    │ AP      ┆ 0.541667 │
+    │ nDCG@2  ┆ 0.301423 │
+    │ P@2     ┆ 0.5      │
+    │ RR      ┆ 0.5      │
+    └─────────┴──────────┘
+    """
+    eager = isinstance(run, pl.DataFrame) and (qrels is None or isinstance(qrels, pl.DataFrame))
+    for what, frame in (("run", run), ("qrels", qrels)):
+        if frame is not None and not isinstance(frame, pl.DataFrame | pl.LazyFrame):
+            raise InputError(
+                f"{what} must be a polars DataFrame or LazyFrame, got {type(frame).__name__}"
+            )
+    if engine not in ("polars", "duckdb"):
+        raise InputError(f"engine={engine!r}: choose 'polars' or 'duckdb'")
+    resolved = resolve_measures(measures, conventions=conventions, rel=rel)
+    names = [name for name, _ in resolved]
+    measure_list = [m for _, m in resolved]
+    by_list = [by] if isinstance(by, str) else list(by or [])
+    columns = Columns(query, item, rank, score, relevant, relevance)
+
+    if engine == "duckdb":
+        from polars_rankeval.duckdb import per_query_duckdb
+
+        wide, keys = per_query_duckdb(
+            run, qrels, measure_list, columns=columns, by=by_list, complete=complete,
+            duplicates=duplicates,
+        )
+    else:
+        judgement = judge(
+            run.lazy(),
+            None if qrels is None else qrels.lazy(),
+            columns=columns,
+            by=by_list,
+            stats=[s for m in measure_list for s in m.stats()],
+            duplicates=duplicates,
+        )
+        wide = _per_query_polars(judgement, measure_list, complete=complete)
+        keys = judgement.keys
+
+    if per_query:
+        result = _long(wide, keys, names, per_query=True)
+    else:
+        by_keys = keys[:-1]
+        aggregates = [
+            (pl.col(_column(i)).sum() if m.family.aggregate == "sum" else pl.col(_column(i)).mean())
+            for i, m in enumerate(measure_list)
+        ]
+        summary = wide.group_by(by_keys).agg(*aggregates) if by_keys else wide.select(*aggregates)
+        result = _long(summary, by_keys, names, per_query=False)
+    return result.collect() if eager else result

@@ -1,0 +1,128 @@
+"""Readers for TREC run and qrels text files, as lazy frames.
+
+Fields are separated by any run of spaces or tabs; lines whose first non-blank
+character is ``#`` and blank lines are skipped (a ``#`` inside an id is kept).  A line
+that does not parse raises :class:`~polars_rankeval.InputError` naming the file, the
+line number and the line, when the frame is collected.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from polars_rankeval._errors import InputError
+
+__all__ = ["read_trec_qrels", "read_trec_run"]
+
+_LINE = "_line"
+_NUMBER = "_line_number"
+_FIELDS = "_fields"
+
+
+def _scan_lines(path: str | Path) -> pl.LazyFrame:
+    """Every line of a text file with its 1-based number, comments and blanks removed."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"no such file: {path}")
+    return (
+        pl.scan_csv(
+            path,
+            has_header=False,
+            separator="\x1f",  # a byte that does not occur in TREC files: one field a line
+            quote_char=None,
+            new_columns=[_LINE],
+            schema={_LINE: pl.String},
+            row_index_name=_NUMBER,
+            row_index_offset=1,
+            empty_string_is_null=False,
+        )
+        .filter(~pl.col(_LINE).str.contains(r"^\s*(#|$)"))
+        .with_columns(pl.col(_LINE).str.extract_all(r"\S+").alias(_FIELDS))
+    )
+
+
+def _checked(
+    lines: pl.LazyFrame, path: str | Path, fields: dict[str, pl.Expr], layout: str, minimum: int
+) -> pl.LazyFrame:
+    parsed = lines.with_columns(**fields)
+    numeric = [name for name, dtype in parsed.collect_schema().items() if dtype.is_numeric()]
+
+    def check(batch: pl.DataFrame) -> pl.DataFrame:
+        bad = batch.filter(
+            (pl.col(_FIELDS).list.len() < minimum)
+            | pl.any_horizontal(pl.col(name).is_null() for name in numeric)
+        )
+        if bad.height:
+            number, line = bad.row(0, named=True)[_NUMBER], bad.row(0, named=True)[_LINE]
+            raise InputError(
+                f"{path}, line {number}: cannot parse {line!r}: expected {layout} "
+                f"({bad.height} bad line(s) in this batch)"
+            )
+        return batch.drop(_LINE, _NUMBER, _FIELDS)
+
+    schema = {k: v for k, v in parsed.collect_schema().items() if k not in (_LINE, _NUMBER, _FIELDS)}
+    return parsed.map_batches(check, schema=schema, streamable=True)
+
+
+def _field(i: int, dtype: pl.DataType = pl.String) -> pl.Expr:
+    value = pl.col(_FIELDS).list.get(i, null_on_oob=True)
+    return value if dtype == pl.String else value.cast(dtype, strict=False)
+
+
+def read_trec_run(path: str | Path) -> pl.LazyFrame:
+    """Scan a TREC run file ``query Q0 item rank score tag`` (extra columns ignored).
+
+    Returns a LazyFrame with ``query``, ``item`` (strings), ``rank`` (Int64), ``score``
+    (Float64) and ``tag``.  As in trec_eval, evaluation ranks by ``score``; the ``rank``
+    column is kept for reference.
+
+    >>> from pathlib import Path
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("# my run\\nq1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.5 bm25\\n")
+    >>> read_trec_run(path).collect()
+    shape: (2, 5)
+    ┌───────┬──────┬──────┬───────┬──────┐
+    │ query ┆ item ┆ rank ┆ score ┆ tag  │
+    │ ---   ┆ ---  ┆ ---  ┆ ---   ┆ ---  │
+    │ str   ┆ str  ┆ i64  ┆ f64   ┆ str  │
+    ╞═══════╪══════╪══════╪═══════╪══════╡
+    │ q1    ┆ d1   ┆ 1    ┆ 2.5   ┆ bm25 │
+    │ q1    ┆ d2   ┆ 2    ┆ 1.5   ┆ bm25 │
+    └───────┴──────┴──────┴───────┴──────┘
+    """
+    fields = {
+        "query": _field(0),
+        "item": _field(2),
+        "rank": _field(3, pl.Int64),
+        "score": _field(4, pl.Float64),
+        "tag": _field(5),
+    }
+    return _checked(_scan_lines(path), path, fields, "'query Q0 item rank score tag'", 6)
+
+
+def read_trec_qrels(path: str | Path) -> pl.LazyFrame:
+    """Scan a TREC qrels file ``query iteration item relevance``.
+
+    Returns a LazyFrame with ``query``, ``item`` (strings) and ``relevance`` (Int64;
+    negative values mean "in the pool but unjudged", as in trec_eval).
+
+    >>> from pathlib import Path
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 d1 1\\nq1 0 d3 0\\n")
+    >>> read_trec_qrels(path).collect()
+    shape: (2, 3)
+    ┌───────┬──────┬───────────┐
+    │ query ┆ item ┆ relevance │
+    │ ---   ┆ ---  ┆ ---       │
+    │ str   ┆ str  ┆ i64       │
+    ╞═══════╪══════╪═══════════╡
+    │ q1    ┆ d1   ┆ 1         │
+    │ q1    ┆ d3   ┆ 0         │
+    └───────┴──────┴───────────┘
+    """
+    fields = {"query": _field(0), "item": _field(2), "relevance": _field(3, pl.Int64)}
+    return _checked(_scan_lines(path), path, fields, "'query iteration item relevance'", 4)

@@ -1,0 +1,37 @@
+"""Binary preference (bpref), exactly as trec_eval's m_bpref.c."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankeval._registry import Family, Judged, Measure, Stat, register, safe_div
+
+
+def _expression(m: Measure, j: Judged) -> pl.Expr:
+    num_rel = j.stat(Stat("num_rel", m.rel))
+    num_nonrel = j.stat(Stat("num_nonrel", m.rel))
+    rel = j.sorted_by_pos(j.rel)
+    relevant = (rel >= m.rel).fill_null(False)
+    # judged non-relevant: levels 0 .. rel-1; unjudged (not in qrels) and negative
+    # judgments are skipped, as trec_eval does
+    nonrel_so_far = ((rel >= 0) & (rel < m.rel)).fill_null(False).cast(pl.Int64).cum_sum()
+    penalty = pl.min_horizontal(nonrel_so_far.cast(pl.Float64), num_rel) / pl.min_horizontal(
+        num_nonrel, num_rel
+    )
+    term = pl.when(nonrel_so_far > 0).then(1.0 - penalty).otherwise(1.0)
+    return safe_div(term.filter(relevant).sum(), num_rel)
+
+
+BPREF = register(
+    Family(
+        name="Bpref",
+        summary="Binary preference: how often judged relevant items precede judged "
+        "non-relevant ones (unjudged items are skipped).",
+        formula="(1/R) * sum over retrieved relevant r of "
+        "(1 - min(judged non-relevant above r, R) / min(N, R)), N = judged non-relevant",
+        trec_eval="bpref",
+        cutoff=False,
+        expression=_expression,
+        stats=lambda m: (Stat("num_rel", m.rel), Stat("num_nonrel", m.rel)),
+    )
+)

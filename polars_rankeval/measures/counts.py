@@ -1,0 +1,50 @@
+"""Count measures: retrieved, relevant, relevant retrieved.  They aggregate as sums."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankeval._registry import Family, Judged, Measure, Stat, register
+
+
+def _num_rel(m: Measure) -> Stat:
+    return Stat("num_rel", m.rel)
+
+
+NUM_RET = register(
+    Family(
+        name="NumRet",
+        summary="Number of items retrieved (within the top k). Sum over queries.",
+        formula="retrieved in top k; rel= is ignored",
+        trec_eval="num_ret",
+        aggregate="sum",
+        expression=lambda m, j: j.in_top(m.k).sum(),
+    )
+)
+
+NUM_REL = register(
+    Family(
+        name="NumRel",
+        summary="Number of relevant items (R). Sum over queries.",
+        formula="R = judged items with relevance >= rel",
+        trec_eval="num_rel",
+        cutoff=False,
+        aggregate="sum",
+        expression=lambda m, j: j.stat(_num_rel(m)),
+        stats=lambda m: (_num_rel(m),),
+        missing=lambda m, stat: stat(_num_rel(m)),
+    )
+)
+
+NUM_REL_RET = register(
+    Family(
+        name="NumRelRet",
+        summary="Number of relevant items retrieved (within the top k). Sum over queries.",
+        formula="relevant in top k",
+        trec_eval="num_rel_ret",
+        aggregate="sum",
+        expression=lambda m, j: (j.is_relevant(m.rel) & j.in_top(m.k)).sum(),
+    )
+)
+
+__all__ = ["NUM_REL", "NUM_RET", "NUM_REL_RET", "pl"]

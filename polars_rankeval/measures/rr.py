@@ -1,0 +1,24 @@
+"""Reciprocal rank (RR; MRR is its mean over queries)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankeval._registry import Family, Judged, Measure, register
+
+
+def _expression(m: Measure, j: Judged) -> pl.Expr:
+    first_hit = j.pos.filter(j.is_relevant(m.rel) & j.in_top(m.k)).min()
+    return (1.0 / first_hit.cast(pl.Float64)).fill_null(0.0)
+
+
+RR = register(
+    Family(
+        name="RR",
+        aliases=("MRR",),
+        summary="Reciprocal rank of the first relevant item.",
+        formula="1 / position of the first relevant item within the top k, 0 if none",
+        trec_eval="recip_rank (no cutoff)",
+        expression=_expression,
+    )
+)
