@@ -236,6 +236,8 @@ def evaluate(
     >>> qrels = pl.DataFrame({
     ...     "query": ["q1", "q1", "q2"], "item": ["b", "c", "d"], "relevance": [1, 2, 1],
     ... })
+    >>> # q1 ranks a, b, c (a unjudged): AP = (1/2 + 2/3) / 2, nDCG@2 = (1/log2 3) / (2 + 1/log2 3)
+    >>> # q2 ranks a, d: AP = (1/2) / 1, nDCG@2 = (1/log2 3) / 1; the values are the means
     >>> rk.evaluate(run, qrels, ["AP", "nDCG@2", "P@2", "RR"])
     shape: (4, 2)
     ┌─────────┬──────────┐
@@ -244,7 +246,7 @@ def evaluate(
     │ str     ┆ f64      │
     ╞═════════╪══════════╡
     │ AP      ┆ 0.541667 │
-    │ nDCG@2  ┆ 0.301423 │
+    │ nDCG@2  ┆ 0.435371 │
     │ P@2     ┆ 0.5      │
     │ RR      ┆ 0.5      │
     └─────────┴──────────┘

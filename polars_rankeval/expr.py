@@ -1,1 +1,214 @@
-"""placeholder"""
+"""Every measure as a plain polars aggregation expression.
+
+Use them in ``group_by(query).agg(...)`` or as windows with ``.over(query)`` on any
+frame that has, per row, a rank (1 = top, unique within a query) and a relevance label,
+to compose evaluation with your own columns (segments, dates, A/B arms)::
+
+    df.group_by("query", "arm").agg(rx.measure("AP@10"), rx.measure("nDCG@10"))
+
+Within such a group the judged set is the group's own rows: R and the ideal nDCG ranking
+come from the rows' labels (relative recall), unless ``num_relevant`` names a column
+that holds R for the row's query.  To rank by score, with qrels, and with trec_eval's
+tie-breaking, use :func:`polars_rankeval.evaluate`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankeval._parse import parse_measure
+from polars_rankeval._registry import Judged, Stat
+from polars_rankeval._stats import stat_expr
+
+__all__ = [
+    "average_precision",
+    "measure",
+    "ndcg",
+    "precision",
+    "recall",
+    "reciprocal_rank",
+    "success",
+]
+
+IntoExpr = str | pl.Expr
+
+
+def _expr(value: IntoExpr) -> pl.Expr:
+    return pl.col(value) if isinstance(value, str) else value
+
+
+def measure(
+    name: str,
+    *,
+    rank: IntoExpr = "rank",
+    relevance: IntoExpr = "relevant",
+    num_relevant: IntoExpr | None = None,
+    conventions: str = "trec_eval",
+) -> pl.Expr:
+    """The aggregation expression of a measure, named by its canonical name.
+
+    Parameters
+    ----------
+    name
+        A measure name (``"AP@10"``, ``"nDCG(gain=exp)@5"``, ``"map_cut_10"``...).
+    rank
+        Column (or expression) with the 1-based position of each row in its group.
+    relevance
+        Column (or expression) with the relevance label (bool, int or float).
+    num_relevant
+        Optional column holding R for the row's query (e.g. joined from qrels); by
+        default R is the number of relevant rows in the group.
+    conventions
+        Preset for parameters the name leaves unset.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankeval.expr as rx
+    >>> df = pl.DataFrame({
+    ...     "query": [1, 1, 1, 2, 2],
+    ...     "rank": [1, 2, 3, 1, 2],
+    ...     "relevant": [0, 1, 1, 1, 0],
+    ... })
+    >>> df.group_by("query", maintain_order=True).agg(rx.measure("AP"), rx.measure("P@2"))
+    shape: (2, 3)
+    ┌───────┬──────────┬─────┐
+    │ query ┆ AP       ┆ P@2 │
+    │ ---   ┆ ---      ┆ --- │
+    │ i64   ┆ f64      ┆ f64 │
+    ╞═══════╪══════════╪═════╡
+    │ 1     ┆ 0.583333 ┆ 0.5 │
+    │ 2     ┆ 1.0      ┆ 0.5 │
+    └───────┴──────────┴─────┘
+    >>> df.with_columns(rx.measure("RR").over("query"))["RR"].to_list()
+    [0.5, 0.5, 0.5, 1.0, 1.0]
+    """
+    m = parse_measure(name, conventions=conventions)
+    rel = _expr(relevance).cast(pl.Float64)
+
+    def stat(s: Stat) -> pl.Expr:
+        if s.kind == "num_rel" and num_relevant is not None:
+            return _expr(num_relevant).cast(pl.Float64).max()
+        return stat_expr(s, rel)
+
+    judged = Judged(pos=_expr(rank), rel=rel, stat=stat)
+    return m.expression(judged).alias(str(m))
+
+
+def _name(family: str, k: int | None, **params: object) -> str:
+    given = ",".join(f"{key}={value}" for key, value in params.items() if value is not None)
+    return family + (f"({given})" if given else "") + (f"@{k}" if k is not None else "")
+
+
+def average_precision(
+    *,
+    k: int | None = None,
+    norm: str | None = None,
+    rel: float | None = None,
+    rank: IntoExpr = "rank",
+    relevance: IntoExpr = "relevant",
+    num_relevant: IntoExpr | None = None,
+) -> pl.Expr:
+    """AP (``norm`` R | min | hits); see :func:`measure`.
+
+    >>> import polars as pl
+    >>> import polars_rankeval.expr as rx
+    >>> # relevant {a, b}, ranking d, a, c, b: AP = (1/2 + 2/4) / 2 = 0.5
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4], "relevant": [0, 1, 0, 1]})
+    >>> df.select(rx.average_precision()).item()
+    0.5
+    """
+    name = _name("AP", k, norm=norm, rel=rel)
+    return measure(name, rank=rank, relevance=relevance, num_relevant=num_relevant)
+
+
+def precision(
+    *,
+    k: int | None = None,
+    norm: str | None = None,
+    rel: float | None = None,
+    rank: IntoExpr = "rank",
+    relevance: IntoExpr = "relevant",
+) -> pl.Expr:
+    """P@k (``norm`` k | ret); see :func:`measure`.
+
+    >>> import polars as pl
+    >>> import polars_rankeval.expr as rx
+    >>> pl.DataFrame({"rank": [1, 2], "relevant": [1, 0]}).select(rx.precision(k=4)).item()
+    0.25
+    """
+    return measure(_name("P", k, norm=norm, rel=rel), rank=rank, relevance=relevance)
+
+
+def recall(
+    *,
+    k: int | None = None,
+    norm: str | None = None,
+    rel: float | None = None,
+    rank: IntoExpr = "rank",
+    relevance: IntoExpr = "relevant",
+    num_relevant: IntoExpr | None = None,
+) -> pl.Expr:
+    """R@k (``norm`` R | min); see :func:`measure`.
+
+    >>> import polars as pl
+    >>> import polars_rankeval.expr as rx
+    >>> df = pl.DataFrame({"rank": [1, 2], "relevant": [1, 0], "R": [4, 4]})
+    >>> df.select(rx.recall(k=2, num_relevant="R")).item()
+    0.25
+    """
+    name = _name("R", k, norm=norm, rel=rel)
+    return measure(name, rank=rank, relevance=relevance, num_relevant=num_relevant)
+
+
+def reciprocal_rank(
+    *,
+    k: int | None = None,
+    rel: float | None = None,
+    rank: IntoExpr = "rank",
+    relevance: IntoExpr = "relevant",
+) -> pl.Expr:
+    """RR (MRR is its mean); see :func:`measure`.
+
+    >>> import polars as pl
+    >>> import polars_rankeval.expr as rx
+    >>> pl.DataFrame({"rank": [1, 2, 3], "relevant": [0, 0, 1]}).select(rx.reciprocal_rank()).item()
+    0.3333333333333333
+    """
+    return measure(_name("RR", k, rel=rel), rank=rank, relevance=relevance)
+
+
+def ndcg(
+    *,
+    k: int | None = None,
+    gain: str | None = None,
+    rank: IntoExpr = "rank",
+    relevance: IntoExpr = "relevant",
+) -> pl.Expr:
+    """nDCG@k with the ideal ranking of the group's own rows; see :func:`measure`.
+
+    >>> import polars as pl
+    >>> import polars_rankeval.expr as rx
+    >>> # DCG = 1/log2(2) + 2/log2(3) = 2.26186; ideal = 2/log2(2) + 1/log2(3) = 2.63093
+    >>> df = pl.DataFrame({"rank": [1, 2], "relevant": [1, 2]})
+    >>> round(df.select(rx.ndcg()).item(), 6)
+    0.859719
+    """
+    return measure(_name("nDCG", k, gain=gain), rank=rank, relevance=relevance)
+
+
+def success(
+    *,
+    k: int | None = None,
+    rel: float | None = None,
+    rank: IntoExpr = "rank",
+    relevance: IntoExpr = "relevant",
+) -> pl.Expr:
+    """Success@k (hit rate); see :func:`measure`.
+
+    >>> import polars as pl
+    >>> import polars_rankeval.expr as rx
+    >>> pl.DataFrame({"rank": [1, 2, 3], "relevant": [0, 0, 1]}).select(rx.success(k=2)).item()
+    0.0
+    """
+    return measure(_name("Success", k, rel=rel), rank=rank, relevance=relevance)
