@@ -98,18 +98,17 @@ def _example(frame: pl.LazyFrame, predicate: pl.Expr | None = None) -> str:
     return str(rows.row(0, named=True)) if rows.height else "(none)"
 
 
-def _require(schema: pl.Schema, frame: pl.LazyFrame, what: str, names: Sequence[str]) -> None:
-    missing = [n for n in names if n not in schema]
-    if missing:
-        raise InputError(
-            f"{what} has no column {missing[0]!r} (columns: {list(schema)}); "
-            f"pass the right name as a keyword, e.g. {_keyword_hint(missing[0])}; "
-            f"example row: {_example(frame)}"
-        )
-
-
-def _keyword_hint(name: str) -> str:
-    return f"query='qid'" if name == "query" else f"<keyword>={name!r}"
+def _require(
+    schema: pl.Schema, frame: pl.LazyFrame, what: str, names: dict[str, str]
+) -> None:
+    """``names`` maps the evaluate keyword to the column name it gave."""
+    for keyword, name in names.items():
+        if name not in schema:
+            raise InputError(
+                f"{what} has no column {name!r} (columns: {list(schema)}); pass the right "
+                f"name as a keyword, e.g. {keyword}='my_{keyword}_column'; "
+                f"example row: {_example(frame)}"
+            )
 
 
 def _require_numeric(
@@ -174,7 +173,9 @@ def judge(
     c = columns
     run_schema = _schema(run, "run")
     by = list(by)
-    _require(run_schema, run, "run", [c.query, c.item, *by])
+    _require(run_schema, run, "run", {"query": c.query, "item": c.item})
+    for name in by:
+        _require(run_schema, run, "run", {"by": name})
     if c.query in by or len(set(by)) != len(by):
         raise InputError(f"by={by!r} must not repeat columns or contain the query column")
     run_query_t = _key_dtype(run_schema, run, "run", c.query)
@@ -213,14 +214,20 @@ def judge(
     keys = [*by, c.query]
     qrels_checks: list[Check] = []
     if qrels is None:
-        _require(run_schema, run, "run (no qrels given, so relevance comes from it)", [c.relevant])
+        _require(
+            run_schema, run, "run (no qrels given, so relevance comes from it)",
+            {"relevant": c.relevant},
+        )
         _require_numeric(run_schema, run, "run", c.relevant, allow_bool=True)
         run_checks += _float_checks("run", c.relevant, run_schema[c.relevant], "relevance label")
         rel = pl.col(c.relevant).cast(pl.Float64).alias(REL)
         run_prepared = run
     else:
         qrels_schema = _schema(qrels, "qrels")
-        _require(qrels_schema, qrels, "qrels", [c.query, c.item, c.relevance])
+        _require(
+            qrels_schema, qrels, "qrels",
+            {"query": c.query, "item": c.item, "relevance": c.relevance},
+        )
         _require_numeric(qrels_schema, qrels, "qrels", c.relevance)
         qrels_query_t = _key_dtype(qrels_schema, qrels, "qrels", c.query)
         qrels_item_t = _key_dtype(qrels_schema, qrels, "qrels", c.item)

@@ -42,7 +42,8 @@ def _check_per_query(
     skipped data (with counts), pass the frame through unchanged."""
     raise_for_checks(
         frame,
-        [*judgement.run_checks, *judgement.qrels_checks],
+        # qrels first: duplicate judgments also duplicate run rows through the join
+        [*judgement.qrels_checks, *judgement.run_checks],
         lambda which: judgement.run if which == "run" else judgement.qrels,
     )
     in_run = frame[IN_RUN].fill_null(False)
