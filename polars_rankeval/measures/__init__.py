@@ -1,16 +1,16 @@
 """One module per measure family: its declaration and its polars expression.
 
-Importing this package registers every family in :data:`polars_rankeval._registry.REGISTRY`.
+Importing this package registers every family in :data:`polars_rankeval._registry.REGISTRY`,
+in the order below (the order of the README's measure table).
 """
 
-from polars_rankeval.measures import (  # noqa: F401  (imported to register)
-    ap,
-    bpref,
-    counts,
-    ndcg,
-    precision,
-    recall,
-    rprec,
-    rr,
-    success,
-)
+# isort: skip_file
+from polars_rankeval.measures import ap  # noqa: F401
+from polars_rankeval.measures import precision  # noqa: F401
+from polars_rankeval.measures import recall  # noqa: F401
+from polars_rankeval.measures import rr  # noqa: F401
+from polars_rankeval.measures import ndcg  # noqa: F401
+from polars_rankeval.measures import success  # noqa: F401
+from polars_rankeval.measures import rprec  # noqa: F401
+from polars_rankeval.measures import bpref  # noqa: F401
+from polars_rankeval.measures import counts  # noqa: F401
