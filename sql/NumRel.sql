@@ -1,0 +1,14 @@
+-- NumRel: number of relevant items R of the query, twin of
+-- polars_rankeval/measures/counts.py (trec_eval num_rel).  Aggregates as a sum over
+-- queries.  No cutoff: k is ignored.
+CREATE OR REPLACE MACRO rankeval_NumRel_value(num_rel) AS
+    CAST(MAX(num_rel) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_NumRel(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('NumRel', rankeval_param('rel', rankeval_number(rel), '1'), NULL)
+            AS measure,
+        rankeval_NumRel_value(j._num_rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;

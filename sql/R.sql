@@ -1,0 +1,23 @@
+-- R: recall at k, twin of polars_rankeval/measures/recall.py.
+-- Relevant in the top k divided by R (norm 'R', trec_eval recall_k) or min(R, k)
+-- (norm 'min'); 0 for a query without relevant items.
+CREATE OR REPLACE MACRO rankeval_R_value(pos, rel_value, num_rel, k, rel, norm) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k) THEN 1 ELSE 0 END)
+             AS DOUBLE)
+        / NULLIF(
+            CASE WHEN norm = 'min' AND k IS NOT NULL AND k < MAX(num_rel) THEN k
+                 ELSE MAX(num_rel) END,
+            0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_R(
+    run_table, qrels_table, k := NULL, rel := 1, norm := 'R'
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('R', CONCAT_WS(',', rankeval_param('norm', norm, 'R'),
+            rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
+        rankeval_R_value(j._pos, j._rel, j._num_rel, k, rel, norm) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;

@@ -1,0 +1,16 @@
+-- Rprec: precision at position R (relevant in the top R / R), twin of
+-- polars_rankeval/measures/rprec.py (trec_eval Rprec).  No cutoff: k is ignored.
+CREATE OR REPLACE MACRO rankeval_Rprec_value(pos, rel_value, num_rel, rel) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND pos <= num_rel THEN 1 ELSE 0 END) AS DOUBLE)
+        / NULLIF(MAX(num_rel), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_Rprec(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('Rprec', rankeval_param('rel', rankeval_number(rel), '1'), NULL)
+            AS measure,
+        rankeval_Rprec_value(j._pos, j._rel, j._num_rel, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;

@@ -1,0 +1,119 @@
+-- polars_rankeval SQL twin: shared macros (ranking, qrels join, per-query stats).
+--
+-- Tables are read through query_table(name): pass a table or view name, or a file path
+-- such as 'run.parquet'.  Columns, by name:
+--   run   : query, item, score      (higher score = better; rank it yourself otherwise)
+--   qrels : query, item, relevance  (graded; relevance >= rel means relevant)
+-- query and item must have the same type in both tables (both text or both integers).
+--
+-- trec_eval conventions (polars_rankeval/_judge.py is the polars twin):
+--   * rank = score descending, ties broken by item descending in byte order;
+--   * run rows join the qrels on (query, item); a row not in the qrels is unjudged;
+--   * R (relevant items) and N (judged non-relevant items) are per-query constants of
+--     the qrels; a negative judgment is "judged but unjudged" (trec_eval m_bpref.c);
+--   * queries of the run that are not in the qrels are not evaluated.
+-- Written in a portable subset (ROW_NUMBER with a total order, explicit ROWS frames,
+-- SUM/MIN/COUNT over CASE, LN(x)/LN(2), CAST(.. AS DOUBLE) numerators, NULLIF
+-- denominators) so that polars_rankeval.sql.render() can transpile it with sqlglot.
+
+-- Number of relevant judgments (relevance >= rel): an aggregate.
+CREATE OR REPLACE MACRO rankeval_num_rel(rel_value, rel) AS
+    CAST(SUM(CASE WHEN rel_value >= rel THEN 1 ELSE 0 END) AS DOUBLE);
+
+-- Number of judged non-relevant judgments (0 <= relevance < rel): an aggregate.
+CREATE OR REPLACE MACRO rankeval_num_nonrel(rel_value, rel) AS
+    CAST(SUM(CASE WHEN rel_value >= 0 AND rel_value < rel THEN 1 ELSE 0 END) AS DOUBLE);
+
+-- Discounted cumulative gain of rows at 1-based positions pos, cut at k (NULL: no
+-- cutoff): an aggregate.  gain 'linear' = relevance, 'exp' = 2^relevance - 1; relevance
+-- <= 0 or NULL (unjudged) gains 0; discount log2(pos + 1).
+CREATE OR REPLACE MACRO rankeval_dcg(rel_value, pos, k, gain) AS
+    SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k)
+             THEN CAST(CASE WHEN gain = 'exp' THEN POWER(2.0, rel_value) - 1 ELSE rel_value END
+                       AS DOUBLE)
+                  / NULLIF(LN(CAST(pos AS DOUBLE) + 1) / LN(2.0), 0)
+             ELSE 0 END);
+
+-- A measure's canonical name, as polars_rankeval prints it: AP, AP(norm=min)@10, ...
+CREATE OR REPLACE MACRO rankeval_number(x) AS
+    CASE WHEN CAST(x AS DOUBLE) = FLOOR(CAST(x AS DOUBLE))
+         THEN CAST(CAST(x AS BIGINT) AS VARCHAR) ELSE CAST(CAST(x AS DOUBLE) AS VARCHAR) END;
+
+CREATE OR REPLACE MACRO rankeval_param(name, value, default_value) AS
+    CASE WHEN value = default_value THEN NULL ELSE name || '=' || value END;
+
+CREATE OR REPLACE MACRO rankeval_name(family, params, k) AS
+    family
+    || CASE WHEN params IS NULL OR params = '' THEN '' ELSE '(' || params || ')' END
+    || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END;
+
+-- The run, one row per run row plus _pos, its 1-based position in trec_eval order.
+-- duplicates := 'first' keeps only the best-ranked row of a repeated (query, item); the
+-- positions of the dropped rows stay empty (what the user saw).  With 'error' (default)
+-- every row is kept: check for duplicates first, as trec_eval refuses them.
+CREATE OR REPLACE MACRO rankeval_ranked(run_table, duplicates := 'error') AS TABLE
+    SELECT d.*
+    FROM (
+        SELECT p.*,
+            ROW_NUMBER() OVER (PARTITION BY p.query, p.item ORDER BY p._pos) AS _copy
+        FROM (
+            SELECT r.*,
+                ROW_NUMBER() OVER (
+                    PARTITION BY r.query ORDER BY r.score DESC, CAST(r.item AS VARCHAR) DESC
+                ) AS _pos
+            FROM query_table(run_table) AS r
+        ) AS p
+    ) AS d
+    WHERE duplicates <> 'first' OR d._copy = 1;
+
+-- Per-query constants of the qrels at relevance level rel: R and N.
+CREATE OR REPLACE MACRO rankeval_qstats(qrels_table, rel := 1) AS TABLE
+    SELECT q.query,
+        rankeval_num_rel(q.relevance, rel) AS _num_rel,
+        rankeval_num_nonrel(q.relevance, rel) AS _num_nonrel
+    FROM query_table(qrels_table) AS q
+    GROUP BY q.query;
+
+-- The qrels with _ideal_pos, each judgment's position in the ideal ranking (gain
+-- descending; ties by item descending, which does not change any sum).
+CREATE OR REPLACE MACRO rankeval_ideal(qrels_table) AS TABLE
+    SELECT q.query, q.item, CAST(q.relevance AS DOUBLE) AS _rel,
+        ROW_NUMBER() OVER (
+            PARTITION BY q.query
+            ORDER BY CASE WHEN q.relevance > 0 THEN q.relevance ELSE 0 END DESC,
+                CAST(q.item AS VARCHAR) DESC
+        ) AS _ideal_pos
+    FROM query_table(qrels_table) AS q;
+
+-- Ideal DCG of each qrels query, cut at k.
+CREATE OR REPLACE MACRO rankeval_idcg(qrels_table, k := NULL, gain := 'linear') AS TABLE
+    SELECT i.query, CAST(rankeval_dcg(i._rel, i._ideal_pos, k, gain) AS DOUBLE) AS _idcg
+    FROM rankeval_ideal(qrels_table) AS i
+    GROUP BY i.query;
+
+-- The ranked run joined with the qrels at relevance level rel: one row per kept run row
+--   query, item, _pos
+--   _rel        relevance from the qrels (NULL: not judged)
+--   _hits       relevant rows (relevance >= rel) at positions <= _pos
+--   _nonrel     judged non-relevant rows (0 <= relevance < rel) at positions <= _pos
+--   _ideal_pos  position of this row in the ideal ordering of the retrieved rows
+--   _num_rel, _num_nonrel   R and N of the query (NULL: query not in the qrels)
+CREATE OR REPLACE MACRO rankeval_joined(run_table, qrels_table, rel := 1, duplicates := 'error')
+AS TABLE
+    SELECT h.*,
+        SUM(CASE WHEN h._rel >= rel THEN 1 ELSE 0 END) OVER (
+            PARTITION BY h.query ORDER BY h._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _hits,
+        SUM(CASE WHEN h._rel >= 0 AND h._rel < rel THEN 1 ELSE 0 END) OVER (
+            PARTITION BY h.query ORDER BY h._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _nonrel,
+        ROW_NUMBER() OVER (
+            PARTITION BY h.query ORDER BY CASE WHEN h._rel > 0 THEN h._rel ELSE 0 END DESC, h._pos
+        ) AS _ideal_pos
+    FROM (
+        SELECT r.query, r.item, r._pos, CAST(q.relevance AS DOUBLE) AS _rel,
+            s._num_rel, s._num_nonrel
+        FROM rankeval_ranked(run_table, duplicates := duplicates) AS r
+        LEFT JOIN query_table(qrels_table) AS q ON r.query = q.query AND r.item = q.item
+        LEFT JOIN rankeval_qstats(qrels_table, rel := rel) AS s ON r.query = s.query
+    ) AS h;

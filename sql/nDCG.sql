@@ -1,0 +1,29 @@
+-- nDCG: normalised discounted cumulative gain, twin of polars_rankeval/measures/ndcg.py.
+-- DCG of the top k (gain / log2(position + 1)) divided by the DCG of the ideal ranking
+-- of all judged items of the query, cut at k (ideal 'qrels', trec_eval ndcg_cut_k), or
+-- of the retrieved rows only (ideal 'run').  gain 'linear' = relevance (trec_eval),
+-- 'exp' = 2^relevance - 1.  rel does not change the gains (as trec_eval).
+-- idcg is the query's ideal DCG (rankeval_idcg), used with ideal 'qrels'.
+CREATE OR REPLACE MACRO rankeval_nDCG_value(pos, rel_value, ideal_pos, idcg, k, rel, gain, ideal)
+AS
+    COALESCE(
+        CAST(rankeval_dcg(rel_value, pos, k, gain) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN ideal = 'run' THEN rankeval_dcg(rel_value, ideal_pos, k, gain)
+                 ELSE MAX(idcg) END,
+            0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_nDCG(
+    run_table, qrels_table, k := NULL, rel := 1, gain := 'linear', ideal := 'qrels'
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('nDCG', CONCAT_WS(',', rankeval_param('gain', gain, 'linear'),
+            rankeval_param('ideal', ideal, 'qrels'),
+            rankeval_param('rel', rankeval_number(rel), '1')),
+            k) AS measure,
+        rankeval_nDCG_value(j._pos, j._rel, j._ideal_pos, s._idcg, k, rel, gain, ideal) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    LEFT JOIN rankeval_idcg(qrels_table, k := k, gain := gain) AS s ON j.query = s.query
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
