@@ -24,6 +24,7 @@ __all__ = [
     "effect_size",
     "paired_t",
     "randomization",
+    "run_tests",
     "t_ppf",
     "t_two_sided_p",
 ]
@@ -120,11 +121,16 @@ def t_ppf(q: float, df: float) -> float:
 
 
 # ---------------------------------------------------------------- tests
+#
+# The resampling tests take one comparison (``d``: n differences) or a batch of
+# comparisons over the same queries (``d``: C x n).  A batch shares its random draws
+# (one resamples x queries matrix, multiplied by all C rows at once); since each call
+# starts from the same seed, a comparison gets the same result alone or in a batch.
 
 
 def _check(d: np.ndarray) -> np.ndarray:
     d = np.asarray(d, dtype=np.float64)
-    if d.ndim != 1 or d.size < 2:
+    if d.ndim not in (1, 2) or d.shape[-1] < 2:
         raise ValueError("a paired test needs at least 2 paired values")
     return d
 
@@ -160,43 +166,74 @@ def _blocks(total: int, n: int) -> list[int]:
     return [min(size, total - start) for start in range(0, total, size)]
 
 
-def _as_extreme(values: np.ndarray, observed: float) -> int:
-    """How many |values| are at least |observed| (relative tolerance for float noise)."""
-    threshold = abs(observed) * (1.0 - 1e-12) - 1e-15
-    return int(np.count_nonzero(np.abs(values) >= threshold))
+def _count_extreme(values: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """Per column: how many |values| (resamples x C) are at least |observed| (C,),
+    with a relative tolerance for float noise."""
+    threshold = np.abs(observed) * (1.0 - 1e-12) - 1e-15
+    return np.count_nonzero(np.abs(values) >= threshold, axis=0)
 
 
-def randomization(d: np.ndarray, *, n_resamples: int, rng: np.random.Generator) -> float:
+def _batch(d: np.ndarray) -> tuple[np.ndarray, bool]:
+    d = _check(d)
+    return (d[None, :], True) if d.ndim == 1 else (d, False)
+
+
+def randomization(
+    d: np.ndarray, *, n_resamples: int, rng: np.random.Generator
+) -> float | np.ndarray:
     """Two-sided paired randomization (sign-flip permutation) test of the mean difference.
 
     Under the null hypothesis each query's difference is as likely to have either sign.
     When 2^n <= n_resamples every sign pattern is enumerated (exact p); otherwise
     p = (1 + #{|mean*| >= |mean|}) / (1 + n_resamples) over random sign flips.
     Equals ``scipy.stats.permutation_test(..., permutation_type="samples")``.
+    ``d``: n differences (returns a float) or C x n (returns C p-values).
     """
-    d = _check(d)
-    n = d.size
-    observed = float(np.mean(d))
+    batch, single = _batch(d)
+    n = batch.shape[1]
+    observed = batch.mean(axis=1)
     if n < 63 and 2**n <= n_resamples:
         patterns = np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)
         signs = 1.0 - 2.0 * (patterns & 1)
-        return _as_extreme(signs @ d / n, observed) / 2**n
-    extreme = 0
-    for size in _blocks(n_resamples, n):
-        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n), dtype=np.int8)
-        extreme += _as_extreme(signs @ d / n, observed)
-    return (1 + extreme) / (1 + n_resamples)
+        p = _count_extreme(signs @ batch.T / n, observed) / 2**n
+    else:
+        extreme = np.zeros(batch.shape[0], dtype=np.int64)
+        for size in _blocks(n_resamples, n):
+            random_bytes = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
+            bits = np.unpackbits(random_bytes, axis=1, count=n)  # fair coin flips
+            signs = 1.0 - 2.0 * bits
+            extreme += _count_extreme(signs @ batch.T / n, observed)
+        p = (1 + extreme) / (1 + n_resamples)
+    return float(p[0]) if single else p
 
 
 def bootstrap_means(d: np.ndarray, *, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Means of ``n_resamples`` bootstrap samples of ``d`` (queries drawn with replacement)."""
-    d = _check(d)
-    n = d.size
+    """Means of ``n_resamples`` bootstrap samples (queries drawn with replacement).
+
+    ``d``: n differences (returns n_resamples means) or C x n (n_resamples x C).  Each
+    resample is a row of counts (how often each query was drawn), so the means of all
+    C comparisons are one matrix product.
+    """
+    batch, single = _batch(d)
+    n = batch.shape[1]
     parts = []
     for size in _blocks(n_resamples, n):
         index = rng.integers(0, n, size=(size, n))
-        parts.append(d[index].mean(axis=1))
-    return np.concatenate(parts)
+        index += np.arange(size)[:, None] * n
+        counts = np.bincount(index.ravel(), minlength=size * n).reshape(size, n)
+        parts.append(counts @ batch.T / n)
+    means = np.concatenate(parts)
+    return means[:, 0] if single else means
+
+
+def _bootstrap_batch(
+    batch: np.ndarray, *, alpha: float, n_resamples: int, rng: np.random.Generator
+) -> list[TestResult]:
+    means = bootstrap_means(batch, n_resamples=n_resamples, rng=rng)
+    observed = batch.mean(axis=1)
+    p = np.minimum(1.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))
+    low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
+    return [TestResult(float(p[i]), float(low[i]), float(high[i])) for i in range(len(p))]
 
 
 def bootstrap(
@@ -209,29 +246,31 @@ def bootstrap(
     is the (alpha/2, 1 - alpha/2) percentile interval of the bootstrap means
     (``scipy.stats.bootstrap(..., method="percentile")``).
     """
-    means = bootstrap_means(d, n_resamples=n_resamples, rng=rng)
-    observed = float(np.mean(d))
-    p = (1 + _as_extreme(means - observed, observed)) / (1 + n_resamples)
-    low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return TestResult(min(1.0, p), float(low), float(high))
+    d = _check(d)
+    if d.ndim != 1:
+        raise ValueError("bootstrap() takes one comparison; run_tests() takes a batch")
+    return _bootstrap_batch(d[None, :], alpha=alpha, n_resamples=n_resamples, rng=rng)[0]
 
 
-def run_test(d: np.ndarray, *, test: str, alpha: float, n_resamples: int, seed: int) -> TestResult:
-    """Dispatch on ``test``; resampling tests draw from ``default_rng(seed)``.
+def run_tests(
+    d: np.ndarray, *, test: str, alpha: float, n_resamples: int, seed: int
+) -> list[TestResult]:
+    """The test of each row of ``d`` (C comparisons x n queries, the same queries).
 
-    The randomization test reports the bootstrap percentile interval.
+    Resampling tests draw from ``default_rng(seed)``; the randomization test reports the
+    bootstrap percentile interval.
     """
+    d = np.atleast_2d(_check(d))
     if test == "t":
-        return paired_t(d, alpha=alpha)
-    if test == "randomization":
-        p = randomization(d, n_resamples=n_resamples, rng=np.random.default_rng(seed))
-        interval = bootstrap(
-            d, alpha=alpha, n_resamples=n_resamples, rng=np.random.default_rng(seed)
-        )
-        return TestResult(p, interval.ci_low, interval.ci_high)
+        return [paired_t(row, alpha=alpha) for row in d]
+    if test not in ("randomization", "bootstrap"):
+        raise ValueError(f"unknown test {test!r}")
+    rng = np.random.default_rng(seed)
+    intervals = _bootstrap_batch(d, alpha=alpha, n_resamples=n_resamples, rng=rng)
     if test == "bootstrap":
-        return bootstrap(d, alpha=alpha, n_resamples=n_resamples, rng=np.random.default_rng(seed))
-    raise ValueError(f"unknown test {test!r}")
+        return intervals
+    p = randomization(d, n_resamples=n_resamples, rng=np.random.default_rng(seed))
+    return [TestResult(float(pi), r.ci_low, r.ci_high) for pi, r in zip(p, intervals)]
 
 
 # ---------------------------------------------------------------- corrections

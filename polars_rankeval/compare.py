@@ -143,6 +143,8 @@ def compare_per_query(
         raise RankevalError(f"baseline {baseline!r} is not a system; systems: {list(systems)}")
     pairs = _pairs(systems, baseline)
     rows: list[dict[str, Any]] = []
+    groups: dict[tuple[Any, ...], list[int]] = {}  # comparisons over the same queries
+    differences: list[Any] = []
     for measure in measures:
         wide = (
             per_query.filter(pl.col("measure") == measure)
@@ -155,7 +157,7 @@ def compare_per_query(
                 raise InputError(
                     f"system {name!r} has no evaluated query: none of its queries is in the qrels"
                 )
-        block = []
+        queries = wide[_QUERY].to_numpy()
         for base, other in pairs:
             a = wide[base].to_numpy().astype(np.float64)
             b = wide[other].to_numpy().astype(np.float64)
@@ -182,9 +184,10 @@ def compare_per_query(
                     stacklevel=3,
                 )
             d = b[both] - a[both]
-            result = sig.run_test(d, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed)
+            groups.setdefault(tuple(queries[both]), []).append(len(rows))
+            differences.append(d)
             effect = sig.effect_size(d)
-            block.append(
+            rows.append(
                 {
                     "system": other,
                     "baseline": base,
@@ -193,17 +196,26 @@ def compare_per_query(
                     "mean": float(b[both].mean()),
                     "baseline_mean": float(a[both].mean()),
                     "delta": float(d.mean()),
-                    "p_value": result.p_value,
                     "effect_size": None if math.isnan(effect) else effect,
-                    "ci_low": result.ci_low,
-                    "ci_high": result.ci_high,
                 }
             )
-        adjusted = sig.adjust(np.array([r["p_value"] for r in block]), correction)
+    # one batch of tests per set of paired queries (usually one for everything)
+    for members in groups.values():
+        results = sig.run_tests(
+            np.stack([differences[i] for i in members]),
+            test=test,
+            alpha=alpha,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        for i, result in zip(members, results):
+            rows[i].update(p_value=result.p_value, ci_low=result.ci_low, ci_high=result.ci_high)
+    for measure in measures:  # the correction's family: the comparisons of one measure
+        block = [row for row in rows if row["measure"] == measure]
+        adjusted = sig.adjust(np.array([row["p_value"] for row in block]), correction)
         for row, p in zip(block, adjusted):
             row["p_value_corrected"] = float(p)
             row["significant"] = bool(p < alpha)
-        rows += block
     schema = {
         "system": pl.String,
         "baseline": pl.String,

@@ -327,7 +327,7 @@ def _svg_image(figure: Any, alt: str) -> str:
     matplotlib, _ = _matplotlib()
     buffer = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "polars_rankeval"}):
-        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None}, dpi=150)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return f'<img alt="{html.escape(alt)}" src="data:image/svg+xml;base64,{data}">'
 
@@ -381,7 +381,9 @@ def _differences_figure(
     _, Figure = _matplotlib()
     others = [s for s in systems if s != reference]
     rows, columns = len(measures), len(others)
-    figure = Figure(figsize=(max(6.0, 3.6 * columns), 2.3 * rows + 0.6), layout="constrained")
+    figure = Figure(
+        figsize=(min(11.5, max(6.0, 5.0 * columns)), 2.3 * rows + 0.6), layout="constrained"
+    )
     axes = figure.subplots(rows, columns, squeeze=False, sharey="row")
     for i, measure in enumerate(measures):
         wide = (
@@ -400,13 +402,20 @@ def _differences_figure(
                 .sort("d", descending=True)["d"]
                 .to_numpy()
             )
-            # one filled step outline per sign (not one bar per query): the image stays
-            # small however many queries there are
+            # one filled step outline per sign, not one bar per query; with many queries
+            # the fill is embedded as a bitmap (axes and text stay vector): the image
+            # stays small however many queries there are
             edges = np.arange(len(d) + 1)
             steps = np.append(d, d[-1:] if len(d) else [])
             for sign, color in ((1, "#2a9d4b"), (-1, "#c8413b")):
                 ax.fill_between(
-                    edges, 0, np.where(sign * steps > 0, steps, 0), step="post", color=color, lw=0
+                    edges,
+                    0,
+                    np.where(sign * steps > 0, steps, 0),
+                    step="post",
+                    color=color,
+                    lw=0,
+                    rasterized=len(d) > 100,
                 )
             ax.axhline(0, color="#222", lw=0.8)
             ax.set_xlim(0, max(len(d), 1))
@@ -613,7 +622,8 @@ def _cutoffs(
         return ks
     depth = stacked.group_by(system, query).len().select(pl.col("len").max()).collect().item()
     depth = int(depth or 1)
-    return [k for k in DEFAULT_CUTOFFS if k <= depth] or [1]
+    ks = [k for k in DEFAULT_CUTOFFS if k <= depth]
+    return ks if depth in ks or depth > DEFAULT_CUTOFFS[-1] else [*ks, depth]
 
 
 def build_report(

@@ -389,3 +389,14 @@ def test_compare_command_data_errors(capsys, run_files, tmp_path):
     broken.write_text("q00 Q0 d001 1 1.0 x\nq00 Q0 d002\n")
     assert main(["compare", str(qrels_path), str(paths[0]), str(broken)]) == 1
     assert f"{broken}, line 2" in capsys.readouterr().err
+
+
+def test_a_comparison_gets_the_same_result_alone_or_in_a_batch():
+    rng = np.random.default_rng(21)
+    batch = rng.normal(0.01, 0.1, size=(4, 80))
+    for test in ("randomization", "bootstrap"):
+        together = sig.run_tests(batch, test=test, alpha=0.05, n_resamples=3000, seed=9)
+        for row, result in zip(batch, together):
+            alone = sig.run_tests(row[None, :], test=test, alpha=0.05, n_resamples=3000, seed=9)
+            assert alone[0].p_value == result.p_value
+            assert alone[0].ci_low == pytest.approx(result.ci_low, rel=1e-12)
