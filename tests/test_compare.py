@@ -20,10 +20,10 @@ from polars.testing import assert_frame_equal
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
-import polars_rankeval as rk  # noqa: E402
-from polars_rankeval import _significance as sig  # noqa: E402
-from polars_rankeval.cli import main  # noqa: E402
-from polars_rankeval.compare import compare  # noqa: E402
+import polars_rankeval as rk
+from polars_rankeval import _significance as sig
+from polars_rankeval.cli import main
+from polars_rankeval.compare import compare
 
 R = 10_000
 
