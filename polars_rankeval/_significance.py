@@ -269,7 +269,8 @@ def run_tests(
     intervals = _bootstrap_batch(d, alpha=alpha, n_resamples=n_resamples, rng=rng)
     if test == "bootstrap":
         return intervals
-    p = randomization(d, n_resamples=n_resamples, rng=np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    p = np.atleast_1d(randomization(d, n_resamples=n_resamples, rng=rng))
     return [TestResult(float(pi), r.ci_low, r.ci_high) for pi, r in zip(p, intervals)]
 
 

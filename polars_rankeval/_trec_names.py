@@ -10,7 +10,7 @@ decided by :func:`polars_rankeval.parse_measure`, so the command grows with the 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._parse import parse_measure
@@ -126,9 +126,9 @@ def _expand_one(option: str) -> list[str]:
     return [option]
 
 
-def _names(bases: Sequence[str] | object) -> list[str]:
+def _names(bases: Iterable[str]) -> list[str]:
     out: list[str] = []
-    for base in bases:  # type: ignore[attr-defined]
+    for base in bases:
         if base in _PARAMS:
             params, kind = _PARAMS[base]
             out += [f"{base}_{_format_param(v, kind)}" for v in params]
@@ -179,9 +179,10 @@ def expand(options: Sequence[str] | None) -> list[str]:
 def trec_order(names: list[str]) -> list[str]:
     """trec_eval's print order when every name is a trec_eval name; else as given."""
     keys = [_trec_key(name) for name in names]
-    if any(key is None for key in keys):
+    known = [key for key in keys if key is not None]
+    if len(known) != len(names):
         return names
-    return [name for _, name in sorted(zip(keys, names), key=lambda pair: pair[0])]
+    return [name for _, name in sorted(zip(known, names), key=lambda pair: pair[0])]
 
 
 def is_count(name: str) -> bool:

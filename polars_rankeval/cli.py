@@ -234,7 +234,7 @@ def _output_format(
         return given
     if output is not None:
         suffix_format = _SUFFIX_FORMATS.get(Path(output).suffix.lower())
-        if suffix_format in allowed:
+        if suffix_format is not None and suffix_format in allowed:
             return suffix_format
     return default
 

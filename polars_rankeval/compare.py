@@ -65,11 +65,11 @@ def stack_runs(runs: Mapping[str, Frame] | Frame, *, system: str) -> tuple[pl.La
                 f"(columns: {list(runs.collect_schema())}); pass system='<column>' or a "
                 "mapping name -> frame"
             )
-        frame = runs.lazy().with_columns(pl.col(system).cast(pl.String))
-        names = frame.select(pl.col(system).unique(maintain_order=True)).collect()[system].to_list()
+        one = runs.lazy().with_columns(pl.col(system).cast(pl.String))
+        names = one.select(pl.col(system).unique(maintain_order=True)).collect()[system].to_list()
         if None in names:
             raise InputError(f"runs column {system!r} has null system names")
-        return frame, names
+        return one, names
     if not isinstance(runs, Mapping):
         raise InputError(
             f"runs must be a mapping name -> frame or one frame with a {system!r} column, "

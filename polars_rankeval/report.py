@@ -20,7 +20,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import polars as pl
 
@@ -581,7 +581,11 @@ class Report:
         else:
             raise RankevalError(f"format={fmt!r}: choose html, markdown or latex")
         data = text.encode("utf-8")
-        return atomic_write(path, lambda file: file.write(data))
+
+        def write(file: BinaryIO) -> None:
+            file.write(data)
+
+        return atomic_write(path, write)
 
 
 def _summary(per_query: pl.DataFrame, alpha: float) -> pl.DataFrame:
