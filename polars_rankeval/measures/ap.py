@@ -8,11 +8,9 @@ from polars_rankeval._registry import Family, Judged, Measure, Param, Stat, regi
 
 
 def _expression(m: Measure, j: Judged) -> pl.Expr:
-    hit = j.sorted_by_pos(j.is_relevant(m.rel))
-    pos = j.pos.sort()
-    hits_so_far = hit.cast(pl.Int64).cum_sum()
-    counted = hit if m.k is None else hit & (pos <= m.k)
-    precision_at_hits = (hits_so_far / pos).filter(counted).sum()
+    counted = j.is_relevant(m.rel) & j.in_top(m.k)
+    # at the i-th relevant item (position p): precision = i / p
+    precision_at_hits = (j.rank_among(counted) / j.pos.filter(counted)).sum()
     num_rel = j.stat(Stat("num_rel", m.rel))
     norm = m["norm"]
     if norm == "R":

@@ -10,16 +10,18 @@ from polars_rankeval._registry import Family, Judged, Measure, Stat, register, s
 def _expression(m: Measure, j: Judged) -> pl.Expr:
     num_rel = j.stat(Stat("num_rel", m.rel))
     num_nonrel = j.stat(Stat("num_nonrel", m.rel))
-    rel = j.sorted_by_pos(j.rel)
-    relevant = (rel >= m.rel).fill_null(False)
+    relevant = j.is_relevant(m.rel)
     # judged non-relevant: levels 0 .. rel-1; unjudged (not in qrels) and negative
     # judgments are skipped, as trec_eval does
-    nonrel_so_far = ((rel >= 0) & (rel < m.rel)).fill_null(False).cast(pl.Int64).cum_sum()
-    penalty = pl.min_horizontal(nonrel_so_far.cast(pl.Float64), num_rel) / pl.min_horizontal(
-        num_nonrel, num_rel
-    )
-    term = pl.when(nonrel_so_far > 0).then(1.0 - penalty).otherwise(1.0)
-    return safe_div(term.filter(relevant).sum(), num_rel)
+    nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(False)
+    judged = relevant | nonrel
+    # judged items above a relevant item, minus the relevant ones among them
+    nonrel_above = (
+        j.rank_among(judged).filter(relevant.filter(judged)) - j.rank_among(relevant)
+    ).cast(pl.Float64)
+    penalty = pl.min_horizontal(nonrel_above, num_rel) / pl.min_horizontal(num_nonrel, num_rel)
+    term = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)
+    return safe_div(term.sum(), num_rel)
 
 
 BPREF = register(
