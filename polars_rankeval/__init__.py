@@ -12,6 +12,7 @@ from polars_rankeval._parse import PRESETS, parse_measure
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval.evaluate import evaluate
 from polars_rankeval.io import read_trec_qrels, read_trec_run
+from polars_rankeval.validate import validate
 
 __version__ = "0.1.0"
 
@@ -27,4 +28,5 @@ __all__ = [
     "parse_measure",
     "read_trec_qrels",
     "read_trec_run",
+    "validate",
 ]

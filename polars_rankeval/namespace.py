@@ -14,6 +14,7 @@ import polars as pl
 
 from polars_rankeval import expr as rx
 from polars_rankeval.evaluate import evaluate
+from polars_rankeval.validate import validate
 
 __all__ = ["RankevalExprNamespace", "RankevalFrameNamespace"]
 
@@ -42,6 +43,10 @@ class RankevalFrameNamespace(Generic[FrameT]):
     ) -> FrameT:
         """:func:`polars_rankeval.evaluate` with this frame as the run."""
         return evaluate(self._frame, qrels, measures, **options)
+
+    def validate(self, qrels: QrelsT = None, **options: Any) -> pl.DataFrame:
+        """:func:`polars_rankeval.validate` with this frame as the run (a report frame)."""
+        return validate(self._frame, qrels, **options)
 
     def _one(self, family: str, qrels: QrelsT, k: int | None, options: dict[str, Any]) -> FrameT:
         name = family + (f"@{k}" if k is not None else "")

@@ -64,13 +64,32 @@ CASES = {
                                ["complete=True needs qrels"]),
     "by column missing": (RUN, QRELS, {"by": "arm"}, ["'arm'"]),
     "unknown engine": (RUN, QRELS, {"engine": "spark"}, ["engine='spark'"]),
+    "null qrels query": (RUN, set_at_item(QRELS, "c", "query", None, pl.String), {},
+                         ["qrels column 'query'", "null", "'item': 'c'"]),
+    "null qrels item": (RUN, QRELS.with_columns(pl.col("item").replace("c", None)), {},
+                        ["qrels column 'item'", "null"]),
+    "empty qrels": (RUN, QRELS.head(0), {}, ["share no query"]),
+    "NaN relevance": (RUN, QRELS.with_columns(pl.Series("relevance", [1.0, float("nan"), 1.0])),
+                      {}, ["'relevance'", "NaN", "'item': 'c'"]),
+    "list scores": (RUN.with_columns(score=pl.concat_list("score", "score")), QRELS, {},
+                    ["'score'", "numeric"]),
+    "struct item ids": (RUN.with_columns(item=pl.struct("item")), QRELS, {},
+                        ["'item'", "string or integer"]),
+    "hostile column name": (RUN.rename({"query": 'q"; DROP TABLE run; --'}), QRELS, {},
+                            ["no column 'query'"]),
+    "rank column with nulls": (RUN.drop("score").with_columns(rank=pl.Series([1, None, 2, 1, 2])),
+                               QRELS, {}, ["'rank'", "'rank': None"]),
+    "int vs str item ids": (RUN.with_columns(pl.Series("item", [1, 2, 3, 1, 4])), QRELS, {},
+                            ["run column 'item' is Int64", "qrels column 'item' is String"]),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("lazy", [False, True])
-def test_bad_input_is_a_clear_project_error(case, lazy):
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_bad_input_is_a_clear_project_error(case, lazy, engine):
     run, qrels, options, fragments = CASES[case]
+    options = {"engine": engine, **options}
     if lazy:
         run, qrels = run.lazy(), (None if qrels is None else qrels.lazy())
     with pytest.raises(rk.InputError) as raised:
@@ -133,3 +152,34 @@ def test_errors_are_value_errors_and_rankeval_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rk.evaluate(RUN, QRELS, ["AP"])  # clean input: no warning at all
+
+
+def test_a_trec_file_with_a_short_line_names_the_file_line_and_text(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2\nq1 Q0 d3 3 1.0 tag\n")
+    with pytest.raises(rk.InputError, match=r"run.txt, line 2: cannot parse 'q1 Q0 d2 2'"):
+        rk.read_trec_run(path).collect()
+    bad_score = tmp_path / "run2.txt"
+    bad_score.write_text("q1 Q0 d1 1 high tag\n")
+    with pytest.raises(rk.InputError, match="line 1"):
+        rk.evaluate(rk.read_trec_run(bad_score), QRELS.lazy(), ["AP"]).collect()
+
+
+def test_qrels_query_without_a_relevant_item_scores_zero_by_policy():
+    # documented: a query whose qrels hold no relevant item scores 0 where a measure
+    # divides by R (trec_eval); validate() reports such queries
+    qrels = QRELS.with_columns(
+        pl.when(pl.col("query") == "q2").then(0).otherwise(pl.col("relevance")).alias("relevance")
+    )
+    got = rk.evaluate(RUN, qrels, ["AP", "R@2", "nDCG", "Rprec"], per_query=True)
+    assert got.filter(pl.col("query") == "q2")["value"].to_list() == [0.0, 0.0, 0.0, 0.0]
+    report = rk.validate(RUN, qrels)
+    row = report.filter(pl.col("check") == "qrels queries without a relevant item")
+    assert row["status"].item() == "warning" and row["count"].item() == 1
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_huge_cutoff_is_fine_up_to_the_documented_limit(engine):
+    # P@k divides by k even when fewer were retrieved (trec_eval): 3 hits / 10^9
+    got = rk.evaluate(RUN, QRELS, ["P@1000000000", "NumRet@1000000000"], engine=engine)
+    assert got["value"].to_list() == pytest.approx([1.5e-9, 5.0])
