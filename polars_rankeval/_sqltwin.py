@@ -321,6 +321,7 @@ def build_query(
             + stats_filter
             + joins
             + f"\nCROSS JOIN (VALUES {rows}) AS m(ord, measure)"
+            + "\nORDER BY l0.query, m.ord"
         )
     else:
         raise ValueError(final)

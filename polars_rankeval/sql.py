@@ -190,8 +190,21 @@ def render(
     Values equal ``evaluate(...)``'s to 1e-9; on PostgreSQL the item tie-break uses
     ``COLLATE "C"`` (byte order, whatever the database's collation).
 
-    >>> print(render(["P@10"], "postgres", pretty=False)[:60])
-    WITH qstats AS (SELECT i.query AS query FROM (SELECT q.query
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> con.execute(
+    ...     "CREATE TABLE runs AS SELECT * FROM (VALUES ('q1', 'a', 2.0), ('q1', 'b', 1.0))"
+    ...     " AS t(qid, doc, score)"
+    ... ).execute(
+    ...     "CREATE TABLE judgments AS SELECT * FROM (VALUES ('q1', 'b', 1)) AS t(qid, doc, relevance)"
+    ... ).fetchall()
+    [(1,)]
+    >>> sql = render(["P@1", "RR"], "duckdb", run_table="runs", qrels_table="judgments",
+    ...              query="qid", item="doc")
+    >>> con.execute(sql).fetchall()
+    [('q1', 'P@1', 0.0), ('q1', 'RR', 0.5)]
+    >>> 'COLLATE "C"' in render(["P@1"], "postgres")
+    True
     """
     sqlglot = _sqlglot()
     from sqlglot import exp
