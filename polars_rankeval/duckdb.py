@@ -11,7 +11,6 @@ macros in an in-process DuckDB when the result is collected.
 from __future__ import annotations
 
 import threading
-import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -322,15 +321,19 @@ def per_query_duckdb(
                 checks,
                 lambda which: judgement.run if which == "run" else judgement.qrels,
             )
-            with warnings.catch_warnings():
-                # execute() binds the (macro-heavy) query once, con.sql() twice; the
-                # "extra copy" it warns about is of the small per-query result
-                warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
-                table = con.execute(query.sql, query.params).to_arrow_table()
+            # execute() binds the (macro-heavy) query once (con.sql() binds it twice);
+            # the result is small: one row per query
+            result = con.execute(query.sql, query.params)
+            names = [d[0] for d in result.description]
+            rows = result.fetchall()
         finally:
             con.close()
-        frame = pl.from_arrow(table)
-        assert isinstance(frame, pl.DataFrame)
+        frame = pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
+        frame = frame.with_columns(
+            pl.col(name).cast(pl.Float64)
+            for name in [*value_columns, *query.stat_columns]
+            if name in names
+        ).with_columns(pl.col(IN_RUN, IN_QRELS).cast(pl.Boolean))
         frame = frame.rename(
             {"_q": judgement.query, **{f"_b{n}": b for n, b in enumerate(by)}}
         ).with_columns(pl.col(k).cast(t) for k, t in key_types.items())
