@@ -160,6 +160,46 @@ def _float_checks(frame: str, column: str, dtype: pl.DataType, what: str) -> lis
     return [_row_check(frame, column, f"{what} is null", col.is_null())]
 
 
+def _order_column(c: Columns, schema: pl.Schema) -> str | None:
+    """The column the run is ranked by: score if present, else rank."""
+    if c.score is not None and c.score in schema:
+        return c.score
+    if c.rank is not None and c.rank in schema:
+        return c.rank
+    return None
+
+
+def position(c: Columns, order_column: str, keys: Sequence[str]) -> pl.Expr:
+    """The 1-based position of each run row within its query: trec_eval's order.
+
+    Score descending (or rank ascending), ties broken by item descending in byte order
+    (integer ids compare as text, as trec_eval's strcmp does).  It is the ordinal rank of
+    (key, item) descending, i.e. ROW_NUMBER() OVER (ORDER BY key DESC, item DESC); measured
+    ~2x faster than int_range().over(order_by=...) on string items.
+    """
+    key = pl.col(order_column) if order_column == c.score else -pl.col(order_column)
+    order = pl.struct(key, pl.col(c.item).cast(pl.String))
+    return order.rank("ordinal", descending=True).over(list(keys)).cast(pl.Int64)
+
+
+def keep_top(
+    run: pl.LazyFrame, n: int, *, columns: Columns = Columns(), by: Sequence[str] = ()
+) -> pl.LazyFrame:
+    """The top ``n`` rows of each query in trec_eval's order (trec_eval ``-M``).
+
+    >>> run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"],
+    ...                     "score": [1.0, 2.0, 2.0]})
+    >>> keep_top(run.lazy(), 2).collect()["item"].sort().to_list()
+    ['b', 'c']
+    """
+    order_column = _order_column(columns, run.collect_schema())
+    if order_column is None:
+        raise InputError(
+            f"run needs a score column ({columns.score!r}) or a rank column ({columns.rank!r})"
+        )
+    return run.filter(position(columns, order_column, [*by, columns.query]) <= n)
+
+
 def judge(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame | None,
@@ -168,6 +208,7 @@ def judge(
     by: Sequence[str],
     stats: Sequence[Stat],
     duplicates: str,
+    top: int | None = None,
 ) -> Judgement:
     """Validate the schemas, rank the run, join the qrels; nothing is collected."""
     c = columns
@@ -187,28 +228,23 @@ def judge(
         _row_check("run", c.query, "query id is null", pl.col(c.query).is_null()),
         _row_check("run", c.item, "item id is null", pl.col(c.item).is_null()),
     ]
-    # Order: score descending then item descending in byte order (trec_eval), or the
-    # rank column ascending then item descending.
-    item_key = pl.col(c.item).cast(pl.String)
-    if c.score is not None and c.score in run_schema:
-        _require_numeric(run_schema, run, "run", c.score)
-        order = [pl.col(c.score), item_key]
+    order_column = _order_column(c, run_schema)
+    if order_column is None:
+        raise InputError(
+            f"run needs a score column ({c.score!r}) or a rank column ({c.rank!r}); "
+            f"columns: {list(run_schema)}; pass score=... or rank=...; "
+            f"example row: {_example(run)}"
+        )
+    _require_numeric(run_schema, run, "run", order_column)
+    if order_column == c.score:
         run_checks += _float_checks("run", c.score, run_schema[c.score], "score")
-    elif c.rank is not None and c.rank in run_schema:
-        _require_numeric(run_schema, run, "run", c.rank)
+    else:
         rank = pl.col(c.rank)
-        order = [-rank, item_key]  # rank ascending: both keys can then go descending
         bad_rank = rank.is_null() | (rank <= 0)
         if run_schema[c.rank].is_float():
             bad_rank = bad_rank | ~rank.is_finite() | (rank != rank.floor())
         run_checks.append(
             _row_check("run", c.rank, "rank must be a positive integer (1 = top)", bad_rank)
-        )
-    else:
-        raise InputError(
-            f"run needs a score column ({c.score!r}) or a rank column ({c.rank!r}); "
-            f"columns: {list(run_schema)}; pass score=... or rank=...; "
-            f"example row: {_example(run)}"
         )
 
     keys = [*by, c.query]
@@ -249,11 +285,9 @@ def judge(
         ]
         rel = pl.col(REL)
 
-    # ordinal rank of (key, item) descending = ROW_NUMBER() OVER (ORDER BY key DESC, item
-    # DESC); measured ~2x faster than int_range().over(order_by=...) on string items
-    ranked = run_prepared.with_columns(
-        pl.struct(*order).rank("ordinal", descending=True).over(keys).cast(pl.Int64).alias(POS)
-    )
+    ranked = run_prepared.with_columns(position(c, order_column, keys).alias(POS))
+    if top is not None:
+        ranked = ranked.filter(pl.col(POS) <= top)
     duplicates_dropped = None
     if duplicates == "first":
         # keep the best-ranked row of each (query, item); the dropped rows keep

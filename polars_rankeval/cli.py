@@ -30,6 +30,7 @@ import polars as pl
 
 from polars_rankeval._errors import InputError, MeasureError, RankevalError
 from polars_rankeval._files import atomic_write
+from polars_rankeval._judge import keep_top
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._trec_names import PSEUDO, SUMMARY_ONLY, expand, is_count
 from polars_rankeval.evaluate import evaluate
@@ -153,37 +154,6 @@ def _typed(
         pl.col(name) if name == keep_numeric else pl.col(name).cast(dtype, strict=False)
         for name, dtype in columns.items()
     )
-
-
-def keep_top(
-    run: pl.LazyFrame,
-    n: int,
-    *,
-    query: str = "query",
-    item: str = "item",
-    score: str | None = "score",
-    rank: str | None = "rank",
-) -> pl.LazyFrame:
-    """The top ``n`` rows of each query, in trec_eval's order (trec_eval ``-M``).
-
-    Ranked as :func:`~polars_rankeval.evaluate` ranks: score descending, ties by item
-    descending (byte order); without a score column, rank ascending.
-
-    >>> run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"],
-    ...                     "score": [1.0, 2.0, 2.0]})
-    >>> keep_top(run.lazy(), 2).collect()["item"].sort().to_list()
-    ['b', 'c']
-    """
-    schema = run.collect_schema()
-    item_key = pl.col(item).cast(pl.String)
-    if score is not None and score in schema:
-        order = [pl.col(score), item_key]
-    elif rank is not None and rank in schema:
-        order = [-pl.col(rank), item_key]
-    else:
-        raise InputError(f"run needs a score column ({score!r}) or a rank column ({rank!r})")
-    position = pl.int_range(1, pl.len() + 1).over(query, order_by=order, descending=True)
-    return run.filter(position <= n)
 
 
 # ---------------------------------------------------------------- helpers

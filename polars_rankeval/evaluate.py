@@ -9,7 +9,7 @@ from typing import overload
 import polars as pl
 
 from polars_rankeval._errors import InputError, MeasureError, RankevalWarning
-from polars_rankeval._judge import Columns, Judgement, judge, raise_for_checks
+from polars_rankeval._judge import Columns, Judgement, judge, keep_top, raise_for_checks
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import Measure
 
@@ -172,6 +172,7 @@ def evaluate(
     conventions: str = "trec_eval",
     duplicates: str = "error",
     rel: float | None = None,
+    top: int | None = None,
     engine: str = "polars",
     query: str = "query",
     item: str = "item",
@@ -213,6 +214,8 @@ def evaluate(
         repeated (query, item) and warn with the number dropped.
     rel
         Default relevance level for measures without their own ``rel=`` (trec_eval ``-l``).
+    top
+        Keep only the top ``top`` rows of each query after ranking (trec_eval ``-M``).
     engine
         ``"polars"`` (default) or ``"duckdb"``.
     query, item, rank, score, relevant, relevance
@@ -266,9 +269,13 @@ def evaluate(
     by_list = [by] if isinstance(by, str) else list(by or [])
     columns = Columns(query, item, rank, score, relevant, relevance)
 
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top <= 0):
+        raise InputError(f"top={top!r}: give a positive number of rows per query")
     if engine == "duckdb":
         from polars_rankeval.duckdb import per_query_duckdb
 
+        if top is not None:  # the SQL twin ranks again; this keeps the same rows
+            run = keep_top(run.lazy(), top, columns=columns, by=by_list)
         wide, keys = per_query_duckdb(
             run, qrels, measure_list, columns=columns, by=by_list, complete=complete,
             duplicates=duplicates,
@@ -281,6 +288,7 @@ def evaluate(
             by=by_list,
             stats=[s for m in measure_list for s in m.stats()],
             duplicates=duplicates,
+            top=top,
         )
         wide = _per_query_polars(judgement, measure_list, complete=complete)
         keys = judgement.keys

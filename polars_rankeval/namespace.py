@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 import polars as pl
 
 from polars_rankeval import expr as rx
+from polars_rankeval.compare import compare
 from polars_rankeval.evaluate import evaluate
 from polars_rankeval.validate import validate
 
@@ -43,6 +44,18 @@ class RankevalFrameNamespace(Generic[FrameT]):
     ) -> FrameT:
         """:func:`polars_rankeval.evaluate` with this frame as the run."""
         return evaluate(self._frame, qrels, measures, **options)
+
+    def compare(
+        self,
+        qrels: QrelsT = None,
+        measures: str | Iterable[str] = ("AP", "nDCG@10", "P@10", "R@100", "RR"),
+        *,
+        system: str = "system",
+        **options: Any,
+    ) -> pl.DataFrame:
+        """:func:`polars_rankeval.compare` with this frame as the runs (its ``system``
+        column names the systems); a DataFrame of comparisons."""
+        return compare(self._frame, qrels, measures, system=system, **options)
 
     def validate(self, qrels: QrelsT = None, **options: Any) -> pl.DataFrame:
         """:func:`polars_rankeval.validate` with this frame as the run (a report frame)."""

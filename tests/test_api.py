@@ -142,3 +142,15 @@ def test_expressions_in_group_by_and_over_match_evaluate():
     assert windowed["nDCG"].n_unique() == 2
     by_segment = rows.group_by("segment", "query").agg(rx.precision(k=1)).sort("query")
     assert by_segment["P@1"].to_list() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_top_keeps_the_first_rows_after_ranking_like_trec_eval_M(engine):
+    # top=1: q1 keeps a (unjudged) -> AP 0; q2 keeps a (unjudged) -> AP 0; 2 rows retrieved
+    got = rk.evaluate(RUN, QRELS, ["AP", "NumRet", "NumRel"], top=1, engine=engine)
+    assert dict(got.iter_rows()) == {"AP": 0.0, "NumRet": 2.0, "NumRel": 3.0}
+    top2 = rk.evaluate(RUN, QRELS, ["AP"], top=2, engine=engine, per_query=True)
+    # q1 keeps a, b: AP = (1/2) / 2; q2 keeps a, d: AP = (1/2) / 1
+    assert top2["value"].to_list() == pytest.approx([0.25, 0.5])
+    with pytest.raises(rk.InputError, match="top=0"):
+        rk.evaluate(RUN, QRELS, ["AP"], top=0, engine=engine)
