@@ -328,7 +328,8 @@ def judge(
         qrels_rows = judged_qrels.select(c.query, c.item, REL).join(
             per_query, on=c.query, how="left"
         )
-        rows = ranked.join(qrels_rows, on=[c.query, c.item], how="left")
+        # run order kept: sums over a query then add in the same order on every call
+        rows = ranked.join(qrels_rows, on=[c.query, c.item], how="left", maintain_order="left")
 
         def stat(s: Stat) -> pl.Expr:
             # null on rows that are not in the qrels: max() skips them
