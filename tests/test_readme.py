@@ -37,13 +37,17 @@ def test_quickstart_code_and_output_are_the_example_script_and_what_it_prints():
     assert f"```text\n{printed}\n```" in README
 
 
-def test_python_blocks_without_output_run():
-    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
-    assert blocks
-    for block in blocks:
-        if "scan_parquet" in block:  # the quickstart: run with its data by the test above
+def test_python_blocks_run_and_print_what_the_readme_shows(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)  # blocks read the shipped example data by relative path
+    blocks = re.findall(r"```python\n(.*?)```(?:\n+(?:prints\n+)?```text\n(.*?)\n```)?", README, re.S)
+    assert len(blocks) >= 3
+    for code, shown in blocks:
+        if "scan_parquet" in code:  # the quickstart: checked against its script above
             continue
-        exec(compile(block, "README.md", "exec"), {})
+        exec(compile(code, "README.md", "exec"), {})
+        printed = capsys.readouterr().out.rstrip()
+        if shown:
+            assert printed == shown.rstrip()
 
 
 def test_the_readme_opens_with_the_setup_and_test_commands_ci_runs():
