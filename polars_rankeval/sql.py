@@ -59,7 +59,12 @@ def _table(name: str | Sequence[str], what: str) -> exp.Table:
     form splits on dots, the sequence form takes each part as is."""
     from sqlglot import exp
 
-    parts = name.split(".") if isinstance(name, str) else list(name)
+    if isinstance(name, str):
+        parts = name.split(".")
+    elif isinstance(name, list | tuple):
+        parts = list(name)
+    else:
+        raise InputError(f"{what} must be a table name or a sequence of its parts, got {name!r}")
     if not 1 <= len(parts) <= 3:
         raise InputError(f"{what} {name!r}: expected table, db.table or catalog.db.table")
     ids = [_identifier(p, what) for p in parts]
