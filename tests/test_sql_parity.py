@@ -511,3 +511,68 @@ def test_numrel_without_qrels_duckdb(data: dict[str, Any]) -> None:
 def test_numrel_without_qrels_polars() -> None:
     run = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0], "relevant": [1]})
     assert rk.evaluate(run, None, ["NumRel"])["value"].to_list() == [1.0]
+
+
+# ------------------------------------------------- deterministic data for slow engines
+
+
+def random_cases(seed: int, cases: int, *, int_ids: bool) -> dict[str, pl.DataFrame]:
+    """``cases`` small runs like :func:`datasets` draws (ties, byte-order ids, grades
+    -1..3, queries only in the run or only in the qrels), stacked into one run and one
+    qrels with query ids ``"<case>:<query>"`` (queries are evaluated independently, so
+    one query on a slow engine checks them all).  ``labels``: the run with a
+    ``relevant`` column; ``ranked``: the run with a tied ``rank`` column instead of
+    the score."""
+    import random
+
+    rng = random.Random(seed)
+    run_rows: list[Row] = []
+    qrels_rows: list[Row] = []
+    labels: list[int] = []
+    for case in range(cases):
+        pool: list[Any] = (
+            rng.sample(range(121), 9)
+            if int_ids
+            else list({"".join(rng.choices(ID_ALPHABET, k=rng.randint(1, 3))) for _ in range(9)})
+        )
+        for qn in range(rng.randint(1, 4)):
+            query = f"{case}:{qn}"
+            kind = "both" if qn == 0 else rng.choice(["both", "both", "run", "qrels"])
+            grades: dict[Any, int] = {}
+            if kind in ("both", "qrels"):
+                for item in rng.sample(pool, rng.randint(1, len(pool))):
+                    grades[item] = rng.choice(GRADES)
+                    qrels_rows.append((query, item, grades[item]))
+            if kind in ("both", "run"):
+                for item in rng.sample(pool, rng.randint(1, len(pool))):
+                    run_rows.append((query, item, rng.choice(SCORES)))
+                    labels.append(grades.get(item, rng.choice(GRADES)))
+    id_type = pl.Int64 if int_ids else pl.String
+    run = pl.DataFrame(
+        run_rows, schema={"query": pl.String, "item": id_type, "score": pl.Float64}, orient="row"
+    )
+    qrels = pl.DataFrame(
+        qrels_rows,
+        schema={"query": pl.String, "item": id_type, "relevance": pl.Int64},
+        orient="row",
+    )
+    ranked = run.with_columns(
+        pl.col("score").rank("dense", descending=True).over("query").cast(pl.Int64).alias("rank")
+    ).drop("score")
+    return {
+        "run": run,
+        "qrels": qrels,
+        "labels": run.with_columns(pl.Series("relevant", labels, dtype=pl.Int64)),
+        "ranked": ranked,
+    }
+
+
+def polars_reference(
+    run: pl.DataFrame, qrels: pl.DataFrame | None, names: Sequence[str], **kw: Any
+) -> pl.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        return rk.evaluate(run, qrels, list(names), **kw)
+
+
+NO_NUMREL = [n for n in GRID if not (n == "NumRel" or n.startswith("NumRel("))]
