@@ -529,19 +529,20 @@ def _eval_command(argv: Sequence[str], reader: Reader) -> int:
 
 
 def _compare_command(argv: Sequence[str], reader: Reader) -> int:
-    from polars_rankeval import compare as cmp
+    # the module, not the function `polars_rankeval.compare` that shadows its name
+    from polars_rankeval.compare import DEFAULT_MEASURES, check_options, compare
 
     args = _compare_parser().parse_args(argv)
     names = (
         [n for n in expand(args.measures) if n not in PSEUDO]
         if args.measures
-        else list(cmp.DEFAULT_MEASURES)
+        else list(DEFAULT_MEASURES)
     )
     if not names:
         raise UsageError("no measure to compare (runid and num_q are not measures)")
     _check_measures(names, rel=args.rel)
     correction = None if args.correction == "none" else args.correction
-    cmp.check_options(
+    check_options(
         test=args.test,
         correction=correction,
         alpha=args.alpha,
@@ -590,7 +591,7 @@ def _compare_command(argv: Sequence[str], reader: Reader) -> int:
             comparison = report.comparison
             report.write(args.report, format=report_format, title=f"{PROG} compare")
         else:
-            comparison = cmp.compare(
+            comparison = compare(
                 runs, qrels, names, complete=args.complete, rel=args.rel, **options
             )
     if fmt in ("markdown", "latex"):
