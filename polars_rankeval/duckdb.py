@@ -301,7 +301,7 @@ def per_query_duckdb(
     schema = {**key_types, **{name: pl.Float64 for name in value_columns}}
 
     def compute() -> pl.DataFrame:
-        from polars_rankeval.evaluate import IN_QRELS, IN_RUN, _check_per_query
+        from polars_rankeval.evaluate import IN_QRELS, IN_RUN, _check_per_query, select_evaluated
 
         run_frame = run_source.collect()
         qrels_frame = None if qrels_source is None else qrels_source.collect()
@@ -342,29 +342,9 @@ def per_query_duckdb(
                 pl.when(pl.int_range(pl.len()) == 0).then(repeated).alias("_dropped")
             )
         checked = _check_per_query(frame, judgement, has_qrels=has_qrels, complete=complete)
-        in_run = pl.col(IN_RUN).fill_null(False)
-        in_qrels = pl.col(IN_QRELS).fill_null(False)
-        if not complete:
-            base = checked.filter(in_run & in_qrels)
-        elif not by:
-            base = checked.filter(in_qrels)
-        else:  # every by-group is evaluated as its own run over all qrels queries
-            groups = checked.filter(in_run).select(by).unique()
-            qrels_queries = (
-                checked.filter(in_qrels)
-                .select(judgement.query, *query.stat_columns)
-                .unique(subset=[judgement.query])
-            )
-            found = checked.filter(in_run & in_qrels).select(*keys, *value_columns)
-            base = groups.join(qrels_queries, how="cross").join(found, on=keys, how="left")
-        if not has_qrels:  # every query has run rows: no missing values
-            return base.select(*keys, *value_columns)
-        return base.select(
-            *keys,
-            *[
-                pl.coalesce(pl.col(f"_m{i}"), m.missing(lambda s: pl.col(s.column))).alias(f"_m{i}")
-                for i, m in enumerate(measures)
-            ],
+        return select_evaluated(
+            checked, keys=keys, measures=measures, stat_columns=query.stat_columns,
+            has_qrels=has_qrels, complete=complete,
         )
 
     return pl.defer(compute, schema=schema), keys

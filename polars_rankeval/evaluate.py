@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import overload
+from typing import TypeVar, overload
 
 import polars as pl
 
@@ -17,6 +17,7 @@ __all__ = ["evaluate", "resolve_measures"]
 
 IN_RUN = "_in_run"
 IN_QRELS = "_in_qrels"
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
 def resolve_measures(
@@ -113,21 +114,47 @@ def _per_query_polars(
     checked = joined.map_batches(
         lambda frame: _check_per_query(frame, judgement, has_qrels=has_qrels, complete=complete)
     )
+    return select_evaluated(
+        checked, keys=keys, measures=measures, stat_columns=stat_columns,
+        has_qrels=has_qrels, complete=complete,
+    )
+
+
+def select_evaluated(
+    checked: FrameT,
+    *,
+    keys: list[str],
+    measures: Sequence[Measure],
+    stat_columns: list[str],
+    has_qrels: bool,
+    complete: bool,
+) -> FrameT:
+    """From the checked per-query frame of either engine (``_m{i}`` values, stat columns,
+    ``_in_run``/``_in_qrels`` flags): the evaluated queries, missing values filled.
+
+    Queries in both run and qrels by default; every qrels query with ``complete`` (for
+    each ``by`` group of the run); a query without run rows takes each measure's
+    ``missing`` value (0, or R for NumRel).
+    """
+    by = keys[:-1]
     value_columns = [_column(i) for i in range(len(measures))]
+    in_run = pl.col(IN_RUN).fill_null(False)
+    in_qrels = pl.col(IN_QRELS).fill_null(False)
     if not complete:
-        base = checked.filter(pl.col(IN_RUN).fill_null(False) & pl.col(IN_QRELS).fill_null(False))
+        base = checked.filter(in_run & in_qrels)
     elif not by:
-        base = checked.filter(pl.col(IN_QRELS).fill_null(False))
+        base = checked.filter(in_qrels)
+    elif isinstance(checked, pl.LazyFrame):
+        # built eagerly on the small per-query frame, in one pass so the checks run once
+        schema = checked.collect_schema()
+        base = checked.map_batches(
+            lambda frame: _complete_by_groups(frame, keys, stat_columns, value_columns),
+            schema={c: schema[c] for c in [*keys, *stat_columns, *value_columns]},
+        )
     else:
-        # every by-group is evaluated as its own run over all qrels queries
-        groups = checked.filter(pl.col(IN_RUN).fill_null(False)).select(by).unique()
-        qrels_queries = checked.filter(pl.col(IN_QRELS).fill_null(False)).select(
-            query, *stat_columns
-        ).unique(subset=[query])
-        found = checked.filter(
-            pl.col(IN_RUN).fill_null(False) & pl.col(IN_QRELS).fill_null(False)
-        ).select(*keys, *value_columns)
-        base = groups.join(qrels_queries, how="cross").join(found, on=keys, how="left")
+        base = _complete_by_groups(checked, keys, stat_columns, value_columns)
+    if not has_qrels:  # every query has run rows: nothing is missing
+        return base.select(*keys, *value_columns)
 
     def stat(s):  # per-query stat column, for measures' values on missing queries
         return pl.col(s.column)
@@ -138,6 +165,24 @@ def _per_query_polars(
             pl.coalesce(pl.col(_column(i)), m.missing(stat)).alias(_column(i))
             for i, m in enumerate(measures)
         ],
+    )
+
+
+def _complete_by_groups(
+    frame: pl.DataFrame, keys: list[str], stat_columns: list[str], value_columns: list[str]
+) -> pl.DataFrame:
+    """complete=True with ``by``: every by-group of the run crossed with every qrels query,
+    with the values the group's run has (null = missing, filled by the caller)."""
+    by, query = keys[:-1], keys[-1]
+    in_run = pl.col(IN_RUN).fill_null(False)
+    in_qrels = pl.col(IN_QRELS).fill_null(False)
+    groups = frame.filter(in_run).select(by).unique()
+    qrels_queries = frame.filter(in_qrels).select(query, *stat_columns).unique(subset=[query])
+    found = frame.filter(in_run & in_qrels).select(*keys, *value_columns)
+    universe = groups.join(qrels_queries, how="cross")
+    # a null by-value is a group like any other
+    return universe.join(found, on=keys, how="left", nulls_equal=True).select(
+        *keys, *stat_columns, *value_columns
     )
 
 

@@ -154,3 +154,32 @@ def test_top_keeps_the_first_rows_after_ranking_like_trec_eval_M(engine):
     assert top2["value"].to_list() == pytest.approx([0.25, 0.5])
     with pytest.raises(rk.InputError, match="top=0"):
         rk.evaluate(RUN, QRELS, ["AP"], top=0, engine=engine)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_count_measures_without_qrels(engine):
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0],
+                        "relevant": [1, 0]})
+    got = rk.evaluate(run, None, ["NumRel", "NumRet", "NumRelRet"], engine=engine)
+    assert dict(got.iter_rows()) == {"NumRel": 1.0, "NumRet": 2.0, "NumRelRet": 1.0}
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_complete_with_a_null_by_group_keeps_its_values(engine):
+    run = pl.DataFrame({"query": ["q1", "q1", "q2"], "item": ["a", "b", "a"],
+                        "score": [1.0, 2.0, 1.0], "sys": [None, None, "x"]})
+    qrels = pl.DataFrame({"query": ["q1", "q2", "q3"], "item": ["a", "a", "z"],
+                          "relevance": [1, 1, 1]})
+    got = rk.evaluate(run, qrels, ["RR"], by="sys", complete=True, per_query=True,
+                      engine=engine)
+    # group null ranks b, a for q1 -> RR 1/2; it has no q2/q3 rows -> 0; group x: q2 -> 1
+    assert got["value"].to_list() == [0.5, 0.0, 0.0, 0.0, 1.0, 0.0]
+
+
+def test_complete_with_by_warns_once():
+    run = pl.concat([RUN.with_columns(sys=pl.lit("A")),
+                     pl.DataFrame({"query": ["zz"], "item": ["a"], "score": [1.0],
+                                   "sys": ["A"]})])
+    with pytest.warns(rk.RankevalWarning) as caught:
+        rk.evaluate(run, QRELS, ["AP"], by="sys", complete=True)
+    assert len([w for w in caught if issubclass(w.category, rk.RankevalWarning)]) == 1
