@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rankeval._errors import InputError
-from polars_rankeval._registry import Judged, Stat
-from polars_rankeval._stats import stat_expr
+from polars_rankeval._registry import Judged, Measure, Stat, Ties
+from polars_rankeval._stats import gain, stat_expr
 
-__all__ = ["Check", "Columns", "Judgement", "judge"]
+__all__ = ["Check", "Columns", "Judgement", "judge", "tie_needs"]
 
 POS = "_pos"
 REL = "_rel"
@@ -200,6 +200,71 @@ def keep_top(
     return run.filter(position(columns, order_column, [*by, columns.query]) <= n)
 
 
+TIES = ("trec_eval", "average")
+
+
+def tie_needs(measures: Sequence[Measure]) -> tuple[list[float], list[str]]:
+    """The relevance levels and gain kinds whose tie-group columns ``measures`` read."""
+    levels = list(dict.fromkeys(m.rel for m in measures))
+    gains = list(dict.fromkeys(str(p) for m in measures for n, p in m.params if n == "gain"))
+    return levels, gains
+
+
+def _tie_suffix(level: float) -> str:
+    return f"{level:g}".replace(".", "p").replace("-", "m")
+
+
+def _with_ties(
+    rows: pl.LazyFrame,
+    keys: Sequence[str],
+    order_column: str,
+    levels: Sequence[float],
+    gains: Sequence[str],
+) -> tuple[pl.LazyFrame, Ties]:
+    """Add the tie-group columns (see :class:`Ties`) to the judged rows: windows over
+    (keys, order value).  A group's rows hold consecutive positions (ties are broken
+    by item only among equal order values), so with ``s`` = its top position - 1 a
+    row's place in it is ``pos - s``."""
+    keys = list(keys)
+    group = [*keys, order_column]
+    pos = pl.col(POS)
+
+    def relevant(level: float) -> pl.Expr:
+        return (pl.col(REL) >= level).fill_null(False).cast(pl.Float64)
+
+    def name(what: str, level: float) -> str:
+        return f"_tie_{what}_{_tie_suffix(level)}"
+
+    rows = rows.with_columns(
+        pl.len().over(group).cast(pl.Float64).alias("_tie_n"),
+        (pos.min().over(group) - 1).cast(pl.Float64).alias("_tie_s"),
+        *[relevant(v).sum().over(group).alias(name("r", v)) for v in levels],
+        # relevant rows at positions <= pos, for h below
+        *[relevant(v).cum_sum().over(keys, order_by=POS).alias(name("c", v)) for v in levels],
+        *[gain(pl.col(REL), g).mean().over(group).alias(f"_tie_gain_{g}") for g in gains],
+    )
+    j = pos.cast(pl.Float64) - pl.col("_tie_s")
+    n = pl.col("_tie_n")
+    second: list[pl.Expr] = []
+    for v in levels:
+        # h: the cumulative count just above the group's top row
+        h = (pl.col(name("c", v)) - relevant(v)).min().over(group)
+        # Q(j) = product over the group's rows above this one of (n - r - j' + 1) / (n - j' + 1)
+        factor = (n - pl.col(name("r", v)) - j + 1.0) / (n - j + 1.0)
+        q = factor.cum_prod().shift(1, fill_value=1.0).over(group, order_by=POS)
+        second += [h.alias(name("h", v)), q.alias(name("q", v))]
+    rows = rows.with_columns(second)
+    ties = Ties(
+        size=pl.col("_tie_n"),
+        above=pl.col("_tie_s"),
+        relevant=lambda v: pl.col(name("r", v)),
+        relevant_above=lambda v: pl.col(name("h", v)),
+        none_before=lambda v: pl.col(name("q", v)),
+        mean_gain=lambda g: pl.col(f"_tie_gain_{g}"),
+    )
+    return rows, ties
+
+
 def judge(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame | None,
@@ -209,8 +274,15 @@ def judge(
     stats: Sequence[Stat],
     duplicates: str,
     top: int | None = None,
+    ties: str = "trec_eval",
+    tie_levels: Sequence[float] = (),
+    tie_gains: Sequence[str] = (),
 ) -> Judgement:
-    """Validate the schemas, rank the run, join the qrels; nothing is collected."""
+    """Validate the schemas, rank the run, join the qrels; nothing is collected.
+
+    With ``ties="average"`` the rows also get the tie-group columns of ``tie_levels``
+    and ``tie_gains`` (see :class:`Ties`), read through ``judged.ties``.
+    """
     c = columns
     run_schema = _schema(run, "run")
     by = list(by)
@@ -223,6 +295,8 @@ def judge(
     run_item_t = _key_dtype(run_schema, run, "run", c.item)
     if duplicates not in ("error", "first"):
         raise InputError(f"duplicates={duplicates!r}: choose 'error' or 'first'")
+    if ties not in TIES:
+        raise InputError(f"ties={ties!r}: choose 'trec_eval' or 'average'")
 
     run_checks = [
         _row_check("run", c.query, "query id is null", pl.col(c.query).is_null()),
@@ -335,7 +409,10 @@ def judge(
             # null on rows that are not in the qrels: max() skips them
             return pl.col(s.column).max()
 
-    judged = Judged(pos=pl.col(POS), rel=pl.col(REL), stat=stat)
+    tie_columns = None
+    if ties == "average":
+        rows, tie_columns = _with_ties(rows, keys, order_column, tie_levels, tie_gains)
+    judged = Judged(pos=pl.col(POS), rel=pl.col(REL), stat=stat, ties=tie_columns)
     return Judgement(
         rows=rows,
         qstats=qstats,

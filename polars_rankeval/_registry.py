@@ -16,7 +16,9 @@ from typing import Literal
 
 import polars as pl
 
-__all__ = ["REGISTRY", "Family", "Judged", "Measure", "Param", "Stat", "register"]
+from polars_rankeval._errors import MeasureError
+
+__all__ = ["REGISTRY", "Family", "Judged", "Measure", "Param", "Stat", "Ties", "register"]
 
 ParamValue = str | float | int
 
@@ -76,17 +78,61 @@ class Stat:
 
 
 @dataclass(frozen=True)
+class Ties:
+    """Per-row columns of the row's *tie group* (the rows of its query with an equal
+    score, or rank), for expected values over every ordering of the tied rows
+    (``evaluate(..., ties="average")``).  A group of ``n`` rows with ``s`` rows strictly
+    above it occupies positions s+1 .. s+n, in any ordering; the row at ``pos`` is its
+    ``j = pos - s``-th.  Columns that depend on the relevance level take it (``level``);
+    every value is Float64.
+    """
+
+    size: pl.Expr  # n: rows in the group
+    above: pl.Expr  # s: rows of the query strictly above the group
+    relevant: Callable[[float], pl.Expr]  # r: relevant rows in the group
+    relevant_above: Callable[[float], pl.Expr]  # h: relevant rows strictly above the group
+    # Q(j) = C(n-r, j-1) / C(n, j-1): probability that none of the group's first j-1
+    # positions is relevant
+    none_before: Callable[[float], pl.Expr]
+    mean_gain: Callable[[str], pl.Expr]  # mean gain of the group's rows (gain kind)
+
+    def index(self, pos: pl.Expr) -> pl.Expr:
+        """j: 1-based place of the row's position inside its group."""
+        return pos.cast(pl.Float64) - self.above
+
+    def share(self, level: float) -> pl.Expr:
+        """E[relevant at this position] = r / n, the same at every position of the group."""
+        return self.relevant(level) / self.size
+
+    def first(self, level: float, pos: pl.Expr) -> pl.Expr:
+        """P(this position holds the query's first relevant item) =
+        [h = 0] Q(j) r / (n - j + 1)."""
+        rest = self.size - self.index(pos) + 1.0  # positions j .. n of the group
+        value = self.none_before(level) * self.relevant(level) / rest
+        return pl.when(self.relevant_above(level) == 0).then(value).otherwise(0.0)
+
+    def none_through(self, level: float, pos: pl.Expr) -> pl.Expr:
+        """P(no relevant item at positions <= this one) =
+        [h = 0] Q(j) (n - r - j + 1) / (n - j + 1) (= Q(j + 1))."""
+        rest = self.size - self.index(pos) + 1.0
+        value = self.none_before(level) * (rest - self.relevant(level)) / rest
+        return pl.when(self.relevant_above(level) == 0).then(value).otherwise(0.0)
+
+
+@dataclass(frozen=True)
 class Judged:
     """What a measure's expression sees, in an aggregation over the rows of one query.
 
     ``pos``: 1-based position of the row (unique within the query);
     ``rel``: relevance value (Float64; null when the item is not in the qrels);
-    ``stat``: the per-query constant for a :class:`Stat`.
+    ``stat``: the per-query constant for a :class:`Stat`;
+    ``ties``: the tie-group columns, only with ``ties="average"`` (else None).
     """
 
     pos: pl.Expr
     rel: pl.Expr
     stat: Callable[[Stat], pl.Expr]
+    ties: Ties | None = None
 
     def is_relevant(self, level: float) -> pl.Expr:
         """Boolean per row: relevance >= level (unjudged rows are not relevant)."""
@@ -129,6 +175,10 @@ class Family:
     # Value for a query that is in the qrels but has no run rows (only with complete=True),
     # or whose retrieved rows are all unjudged.  None means 0.
     missing: Callable[[Measure, Callable[[Stat], pl.Expr]], pl.Expr] | None = None
+    # The expected value over every ordering of tied rows (ties="average"), reading
+    # ``Judged.ties``; None: the family does not support it.  It may raise MeasureError
+    # for parameter values without a closed form.
+    expected: Callable[[Measure, Judged], pl.Expr] | None = None
 
     @property
     def all_params(self) -> tuple[Param, ...]:
@@ -168,6 +218,19 @@ class Measure:
     def expression(self, judged: Judged) -> pl.Expr:
         """Aggregation expression giving this measure's value for one query (Float64)."""
         return self.family.expression(self, judged).cast(pl.Float64)
+
+    def expected(self, judged: Judged) -> pl.Expr:
+        """Aggregation giving the expected value over every ordering of the query's tied
+        rows (``ties="average"``); MeasureError when the measure has none."""
+        if self.family.expected is None:
+            supported = ", ".join(n for n, f in REGISTRY.items() if f.expected is not None)
+            raise MeasureError(
+                f"{self} does not support ties='average' (measures that do: {supported}); "
+                "use ties='trec_eval'"
+            )
+        if judged.ties is None:
+            raise RuntimeError("ties='average' needs the tie-group columns of judge()")
+        return self.family.expected(self, judged).cast(pl.Float64)
 
     def stats(self) -> tuple[Stat, ...]:
         return self.family.stats(self)

@@ -29,6 +29,7 @@ __all__ = [
     "Macro",
     "Query",
     "build_query",
+    "expected_macro",
     "macros",
     "sql_files",
     "value_macro",
@@ -51,6 +52,18 @@ ROW_ARGUMENTS = {
 LEVEL_ARGUMENTS = {"hits", "nonrel", "num_rel", "num_nonrel"}
 # Parameters that are per-query stats joined from the qrels side (kind of Stat).
 STAT_ARGUMENTS = {"idcg": "idcg"}
+# Parameters of a family's expected macro (ties='average') that are the tie-group
+# columns rankeval_tied adds to rankeval_joined's; tie_r, tie_h, tie_q depend on the level.
+TIE_ARGUMENTS = {
+    "tie_n": "_tie_n",
+    "tie_s": "_tie_s",
+    "tie_r": "_tie_r",
+    "tie_h": "_tie_h",
+    "tie_q": "_tie_q",
+    "tie_gain_linear": "_tie_gain_linear",
+    "tie_gain_exp": "_tie_gain_exp",
+}
+LEVEL_ARGUMENTS |= {"tie_r", "tie_h", "tie_q"}
 
 _MACRO = re.compile(
     r"CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)\s*\(([^()]*)\)\s*AS\s+(TABLE\s+)?(.*)",
@@ -135,6 +148,18 @@ def value_macro(family: str) -> Macro:
     return macro
 
 
+def expected_macro(family: str) -> Macro:
+    """The aggregate macro ``rankeval_<family>_expected`` (ties='average') of a family's
+    SQL file, over rows of ``rankeval_tied``."""
+    macro = macros().get(f"rankeval_{family}_expected".lower())
+    if macro is None or macro.file != f"{family}.sql":
+        raise MeasureError(
+            f"measure family {family} has no SQL twin for ties='average' (sql/{family}.sql "
+            f"defining rankeval_{family}_expected); use engine='polars'"
+        )
+    return macro
+
+
 def family_sql_names() -> set[str]:
     """Families that have a SQL file."""
     return {name[: -len(".sql")] for name, _ in sql_files() if not name.startswith("_")}
@@ -198,6 +223,8 @@ def _call(m: Measure, macro: Macro, p: Params, stat_alias: str) -> tuple[str, bo
     for name in macro.params:
         if name in ROW_ARGUMENTS:
             args.append(f"j.{ROW_ARGUMENTS[name]}")
+        elif name in TIE_ARGUMENTS:
+            args.append(f"j.{TIE_ARGUMENTS[name]}")
         elif name == "k":
             args.append(p(m.k))
         elif name in STAT_ARGUMENTS:
@@ -231,6 +258,7 @@ def build_query(
     has_qrels: bool = True,
     by: Sequence[str] = (),
     names: Sequence[str] = (),
+    ties: str = "trec_eval",
 ) -> Query:
     """The evaluation of ``measures`` as one query.
 
@@ -245,9 +273,15 @@ def build_query(
       columns, ``_in_run``, ``_in_qrels``;
     * ``"long"``: ``query, measure, value`` for the run queries in ``stats_view``
       (``names`` are the measure labels).
+
+    ``ties="average"``: the expected values over every ordering of tied rows, by the
+    ``rankeval_<family>_expected`` macros over ``rankeval_tied``.
     """
     p = Params()
-    macros_ = [value_macro(m.family.name) for m in measures]
+    average = ties == "average"
+    macro_of = expected_macro if average else value_macro
+    rows_macro = "rankeval_tied" if average else "rankeval_joined"
+    macros_ = [macro_of(m.family.name) for m in measures]
     # group measures by the relevance level their rows must be joined at
     levels: dict[float, list[int]] = {}
     free: list[int] = []
@@ -284,7 +318,7 @@ def build_query(
         ctes.append(
             f"level{n} AS (\n    SELECT j.query"
             + "".join(calls)
-            + f"\n    FROM rankeval_joined({name_literal(run_view)}, {name_literal(qrels_view)}, rel := {p(level)}, "
+            + f"\n    FROM {rows_macro}({name_literal(run_view)}, {name_literal(qrels_view)}, rel := {p(level)}, "
             f"duplicates := {p(duplicates)}) AS j" + stats_join + "\n    GROUP BY j.query\n)"
         )
     joins = "".join(

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rankeval._errors import InputError
-from polars_rankeval._judge import Check, Columns, Judgement, judge, raise_for_checks
+from polars_rankeval._judge import Check, Columns, Judgement, judge, raise_for_checks, tie_needs
 from polars_rankeval._registry import Measure
-from polars_rankeval._sqltwin import build_query, sql_files, value_macro
+from polars_rankeval._sqltwin import build_query, expected_macro, sql_files, value_macro
 
 if TYPE_CHECKING:
     import duckdb as _duckdb
@@ -192,6 +192,7 @@ def per_query_duckdb(
     by: Sequence[str],
     complete: bool,
     duplicates: str,
+    ties: str = "trec_eval",
 ) -> tuple[pl.LazyFrame, list[str]]:
     """What ``_per_query_polars`` returns, computed by DuckDB through the SQL twin.
 
@@ -201,11 +202,13 @@ def per_query_duckdb(
     the polars engine's :class:`InputError` (schemas now, data checks at collect
     time) and skipped data gives the same warnings.
     """
-    for m in measures:
-        value_macro(m.family.name)  # a family without a SQL twin fails now
+    if ties != "average":
+        for m in measures:
+            value_macro(m.family.name)  # a family without a SQL twin fails now
     by = list(by)
     run_lf = run.lazy()
     qrels_lf = None if qrels is None else qrels.lazy()
+    tie_levels, tie_gains = tie_needs(measures)
     judgement = judge(
         run_lf,
         qrels_lf,
@@ -213,7 +216,14 @@ def per_query_duckdb(
         by=by,
         stats=[s for m in measures for s in m.stats()],
         duplicates=duplicates,
+        ties=ties,
+        tie_levels=tie_levels,
+        tie_gains=tie_gains,
     )
+    if judgement.judged.ties is not None:
+        for m in measures:  # the polars engine's MeasureError, then a missing SQL twin
+            m.expected(judgement.judged)
+            expected_macro(m.family.name)
     has_qrels = qrels_lf is not None
     if complete and not has_qrels:
         raise InputError("complete=True needs qrels: without them every query is in the run")
@@ -296,6 +306,7 @@ def per_query_duckdb(
         final="engine",
         has_qrels=has_qrels,
         by=by,
+        ties=ties,
     )
     value_columns = [f"_m{i}" for i in range(len(measures))]
     schema = {**key_types, **{name: pl.Float64 for name in value_columns}}

@@ -9,7 +9,15 @@ from typing import TypeVar, overload
 import polars as pl
 
 from polars_rankeval._errors import InputError, MeasureError, RankevalWarning
-from polars_rankeval._judge import Columns, Judgement, judge, keep_top, raise_for_checks
+from polars_rankeval._judge import (
+    TIES,
+    Columns,
+    Judgement,
+    judge,
+    keep_top,
+    raise_for_checks,
+    tie_needs,
+)
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import Measure
 
@@ -93,8 +101,9 @@ def _per_query_polars(
     keys = judgement.keys
     by = keys[:-1]
     query = judgement.query
+    value = Measure.expression if j.ties is None else Measure.expected
     values = judgement.rows.group_by(keys).agg(
-        *[m.expression(j).alias(_column(i)) for i, m in enumerate(measures)],
+        *[value(m, j).alias(_column(i)) for i, m in enumerate(measures)],
         *[check.counter.alias(check.name) for check in judgement.run_checks],
         pl.lit(True).alias(IN_RUN),
     )
@@ -218,6 +227,7 @@ def evaluate(
     duplicates: str = "error",
     rel: float | None = None,
     top: int | None = None,
+    ties: str = "trec_eval",
     engine: str = "polars",
     query: str = "query",
     item: str = "item",
@@ -261,6 +271,13 @@ def evaluate(
         Default relevance level for measures without their own ``rel=`` (trec_eval ``-l``).
     top
         Keep only the top ``top`` rows of each query after ranking (trec_eval ``-M``).
+    ties
+        ``"trec_eval"`` (default): tied scores (or ranks) are ordered by item descending.
+        ``"average"``: each value is the expected value over every ordering of the tied
+        rows of a query, in closed form (McSherry & Najork, ECIR 2008), as sklearn's and
+        torchmetrics' nDCG do.  For AP (norm=R, min; hits without a cutoff), P, R,
+        nDCG, RR, Success, Rprec and the counts; not with ``top`` or
+        ``duplicates="first"``.
     engine
         ``"polars"`` (default) or ``"duckdb"``.
     query, item, rank, score, relevant, relevance
@@ -316,6 +333,16 @@ def evaluate(
 
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top <= 0):
         raise InputError(f"top={top!r}: give a positive number of rows per query")
+    if ties not in TIES:
+        raise InputError(f"ties={ties!r}: choose 'trec_eval' or 'average'")
+    if ties == "average" and (top is not None or duplicates == "first"):
+        # both keep rows chosen by the tie-break, which ties="average" averages away
+        raise InputError(
+            "ties='average' cannot be combined with "
+            + ("top=" if top is not None else "duplicates='first'")
+            + ": which rows are kept would depend on the order of tied rows; filter or "
+            "de-duplicate the run first"
+        )
     if engine == "duckdb":
         from polars_rankeval.duckdb import per_query_duckdb
 
@@ -323,9 +350,10 @@ def evaluate(
             run = keep_top(run.lazy(), top, columns=columns, by=by_list)
         wide, keys = per_query_duckdb(
             run, qrels, measure_list, columns=columns, by=by_list, complete=complete,
-            duplicates=duplicates,
+            duplicates=duplicates, ties=ties,
         )
     else:
+        tie_levels, tie_gains = tie_needs(measure_list)
         judgement = judge(
             run.lazy(),
             None if qrels is None else qrels.lazy(),
@@ -334,6 +362,9 @@ def evaluate(
             stats=[s for m in measure_list for s in m.stats()],
             duplicates=duplicates,
             top=top,
+            ties=ties,
+            tie_levels=tie_levels,
+            tie_gains=tie_gains,
         )
         wide = _per_query_polars(judgement, measure_list, complete=complete)
         keys = judgement.keys

@@ -16,6 +16,32 @@ CREATE OR REPLACE MACRO rankeval_AP_value(pos, rel_value, hits, num_rel, k, rel,
             0),
         0);
 
+-- rankeval_AP_expected: the expected AP over every ordering of tied rows (ties
+-- 'average'), an aggregate over the rows of one query of rankeval_tied.  At the j-th
+-- position p of a tie group of n rows, r of them relevant and h relevant rows above it:
+-- E[rel(p) * hits(<= p)] = (h + 1) r / n + (j - 1) r (r - 1) / (n (n - 1)).  norm 'hits'
+-- only without a cutoff (where it does not depend on the order).
+CREATE OR REPLACE MACRO rankeval_AP_expected(
+    pos, rel_value, tie_n, tie_s, tie_r, tie_h, num_rel, k, rel, norm
+) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN k IS NULL OR pos <= k
+                      THEN CAST(CAST((tie_h + 1) * tie_r AS DOUBLE) / NULLIF(tie_n, 0)
+                                + CASE WHEN tie_n > 1
+                                       THEN CAST((pos - tie_s - 1) * tie_r * (tie_r - 1)
+                                                 AS DOUBLE)
+                                            / NULLIF(tie_n * (tie_n - 1), 0)
+                                       ELSE 0 END
+                                AS DOUBLE)
+                           / NULLIF(pos, 0)
+                      ELSE 0 END) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN norm = 'hits' THEN SUM(CASE WHEN rel_value >= rel THEN 1 ELSE 0 END)
+                 WHEN norm = 'min' AND k IS NOT NULL AND k < MAX(num_rel) THEN k
+                 ELSE MAX(num_rel) END,
+            0),
+        0);
+
 CREATE OR REPLACE MACRO rankeval_AP(
     run_table, qrels_table, k := NULL, rel := 1, norm := 'R'
 ) AS TABLE

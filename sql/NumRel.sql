@@ -4,6 +4,10 @@
 CREATE OR REPLACE MACRO rankeval_NumRel_value(num_rel) AS
     CAST(MAX(num_rel) AS DOUBLE);
 
+-- With ties 'average' (over rows of rankeval_tied): the same, the order does not matter.
+CREATE OR REPLACE MACRO rankeval_NumRel_expected(num_rel) AS
+    rankeval_NumRel_value(num_rel);
+
 CREATE OR REPLACE MACRO rankeval_NumRel(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
     SELECT j.query,
         rankeval_name('NumRel', rankeval_param('rel', rankeval_number(rel), '1'), NULL)

@@ -4,6 +4,10 @@
 CREATE OR REPLACE MACRO rankeval_NumRet_value(pos, k) AS
     CAST(SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END) AS DOUBLE);
 
+-- With ties 'average' (over rows of rankeval_tied): the same, the order does not matter.
+CREATE OR REPLACE MACRO rankeval_NumRet_expected(pos, k) AS
+    rankeval_NumRet_value(pos, k);
+
 CREATE OR REPLACE MACRO rankeval_NumRet(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
     SELECT j.query,
         rankeval_name('NumRet', rankeval_param('rel', rankeval_number(rel), '1'), k)

@@ -13,6 +13,20 @@ CREATE OR REPLACE MACRO rankeval_P_value(pos, rel_value, k, rel, norm) AS
             0),
         0);
 
+-- rankeval_P_expected: the expected P over every ordering of tied rows (ties
+-- 'average'), over rows of rankeval_tied: relevant replaced by r / n of the row's tie
+-- group (n rows, r relevant).
+CREATE OR REPLACE MACRO rankeval_P_expected(pos, tie_n, tie_r, k, norm) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN k IS NULL OR pos <= k
+                      THEN CAST(tie_r AS DOUBLE) / NULLIF(tie_n, 0) ELSE 0 END) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN k IS NULL THEN COUNT(pos)
+                 WHEN norm = 'ret' THEN SUM(CASE WHEN pos <= k THEN 1 ELSE 0 END)
+                 ELSE k END,
+            0),
+        0);
+
 CREATE OR REPLACE MACRO rankeval_P(
     run_table, qrels_table, k := NULL, rel := 1, norm := 'k'
 ) AS TABLE

@@ -11,6 +11,19 @@ CREATE OR REPLACE MACRO rankeval_R_value(pos, rel_value, num_rel, k, rel, norm) 
             0),
         0);
 
+-- rankeval_R_expected: the expected R over every ordering of tied rows (ties
+-- 'average'), over rows of rankeval_tied: relevant replaced by r / n of the row's tie
+-- group (n rows, r relevant).
+CREATE OR REPLACE MACRO rankeval_R_expected(pos, tie_n, tie_r, num_rel, k, norm) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN k IS NULL OR pos <= k
+                      THEN CAST(tie_r AS DOUBLE) / NULLIF(tie_n, 0) ELSE 0 END) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN norm = 'min' AND k IS NOT NULL AND k < MAX(num_rel) THEN k
+                 ELSE MAX(num_rel) END,
+            0),
+        0);
+
 CREATE OR REPLACE MACRO rankeval_R(
     run_table, qrels_table, k := NULL, rel := 1, norm := 'R'
 ) AS TABLE

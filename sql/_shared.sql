@@ -98,6 +98,7 @@ CREATE OR REPLACE MACRO rankeval_idcg(qrels_table, k := NULL, gain := 'linear') 
 --   _nonrel     judged non-relevant rows (0 <= relevance < rel) at positions <= _pos
 --   _ideal_pos  position of this row in the ideal ordering of the retrieved rows
 --   _num_rel, _num_nonrel   R and N of the query (NULL: query not in the qrels)
+--   _score      the score the rows were ranked by (equal scores: a tie group)
 CREATE OR REPLACE MACRO rankeval_joined(run_table, qrels_table, rel := 1, duplicates := 'error')
 AS TABLE
     SELECT h.*,
@@ -111,9 +112,51 @@ AS TABLE
             PARTITION BY h.query ORDER BY CASE WHEN h._rel > 0 THEN h._rel ELSE 0 END DESC, h._pos
         ) AS _ideal_pos
     FROM (
-        SELECT r.query, r.item, r._pos, CAST(q.relevance AS DOUBLE) AS _rel,
+        SELECT r.query, r.item, r._pos, r.score AS _score, CAST(q.relevance AS DOUBLE) AS _rel,
             s._num_rel, s._num_nonrel
         FROM rankeval_ranked(run_table, duplicates := duplicates) AS r
         LEFT JOIN query_table(qrels_table) AS q ON r.query = q.query AND r.item = q.item
         LEFT JOIN rankeval_qstats(qrels_table, rel := rel) AS s ON r.query = s.query
     ) AS h;
+
+-- rankeval_joined plus the tie-group columns that the rankeval_<family>_expected macros
+-- read (the expected value over every ordering of tied rows, evaluate(ties='average');
+-- twin of _with_ties in polars_rankeval/_judge.py).  A tie group is the rows of a query
+-- with equal score: its n rows, with s rows above, hold positions s+1 .. s+n in any
+-- order; the row at _pos is its j-th, j = _pos - s.
+--   _tie_n, _tie_s     n and s
+--   _tie_r, _tie_h     relevant rows (relevance >= rel) in the group, and above it
+--   _tie_q             Q(j) = C(n-r, j-1) / C(n, j-1): the probability that none of the
+--                      group's first j-1 positions is relevant (a product over the rows
+--                      above in the group, as EXP(SUM(LN)); 0 once j-1 > n-r)
+--   _tie_gain_linear, _tie_gain_exp   mean gain of the group's rows
+CREATE OR REPLACE MACRO rankeval_tied(run_table, qrels_table, rel := 1, duplicates := 'error')
+AS TABLE
+    SELECT g.*,
+        MIN(g._hits - CASE WHEN g._rel >= rel THEN 1 ELSE 0 END) OVER (
+            PARTITION BY g.query, g._score
+        ) AS _tie_h,
+        CASE WHEN g._pos - g._tie_s > g._tie_n - g._tie_r + 1 THEN CAST(0 AS DOUBLE)
+             ELSE EXP(COALESCE(SUM(
+                 CASE WHEN g._tie_n - g._tie_r - (g._pos - g._tie_s) + 1 > 0
+                      THEN LN(CAST(g._tie_n - g._tie_r - (g._pos - g._tie_s) + 1 AS DOUBLE))
+                           - LN(CAST(g._tie_n - (g._pos - g._tie_s) + 1 AS DOUBLE))
+                      ELSE 0 END) OVER (
+                 PARTITION BY g.query, g._score ORDER BY g._pos
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+             ), 0)) END AS _tie_q
+    FROM (
+        SELECT j.*,
+            COUNT(*) OVER (PARTITION BY j.query, j._score) AS _tie_n,
+            MIN(j._pos) OVER (PARTITION BY j.query, j._score) - 1 AS _tie_s,
+            SUM(CASE WHEN j._rel >= rel THEN 1 ELSE 0 END) OVER (
+                PARTITION BY j.query, j._score
+            ) AS _tie_r,
+            AVG(CASE WHEN j._rel > 0 THEN j._rel ELSE 0 END) OVER (
+                PARTITION BY j.query, j._score
+            ) AS _tie_gain_linear,
+            AVG(CASE WHEN j._rel > 0 THEN POWER(2.0, j._rel) - 1 ELSE 0 END) OVER (
+                PARTITION BY j.query, j._score
+            ) AS _tie_gain_exp
+        FROM rankeval_joined(run_table, qrels_table, rel := rel, duplicates := duplicates) AS j
+    ) AS g;

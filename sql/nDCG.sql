@@ -14,6 +14,24 @@ AS
             0),
         0);
 
+-- rankeval_nDCG_expected: the expected nDCG over every ordering of tied rows (ties
+-- 'average'; sklearn's and torchmetrics' nDCG), over rows of rankeval_tied: each gain
+-- replaced by the mean gain of the row's tie group; the ideal does not depend on the order.
+CREATE OR REPLACE MACRO rankeval_nDCG_expected(
+    pos, rel_value, ideal_pos, tie_gain_linear, tie_gain_exp, idcg, k, gain, ideal
+) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN k IS NULL OR pos <= k
+                      THEN CAST(CASE WHEN gain = 'exp' THEN tie_gain_exp ELSE tie_gain_linear END
+                                AS DOUBLE)
+                           / NULLIF(LN(CAST(pos AS DOUBLE) + 1) / LN(2.0), 0)
+                      ELSE 0 END) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN ideal = 'run' THEN rankeval_dcg(rel_value, ideal_pos, k, gain)
+                 ELSE MAX(idcg) END,
+            0),
+        0);
+
 CREATE OR REPLACE MACRO rankeval_nDCG(
     run_table, qrels_table, k := NULL, rel := 1, gain := 'linear', ideal := 'qrels'
 ) AS TABLE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from polars_rankeval._errors import MeasureError
 from polars_rankeval._registry import Family, Judged, Measure, Param, Stat, register, safe_div
 
 
@@ -19,6 +20,36 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
         denominator = num_rel if m.k is None else pl.min_horizontal(num_rel, pl.lit(float(m.k)))
     else:  # hits: relevant items retrieved within the cutoff
         denominator = counted.sum()
+    return safe_div(precision_at_hits, denominator)
+
+
+def _expected(m: Measure, j: Judged) -> pl.Expr:
+    """E[AP] over the orderings of tied rows.  At position p, the j-th of a group of n
+    rows with r relevant and h relevant rows above it:
+    E[rel(p) * hits(<= p)] = h r/n + r/n + (j-1) r(r-1) / (n(n-1)) (no last term when
+    n = 1); summed / p over p <= k and divided by the norm, which must not depend on
+    the order."""
+    t = j.ties
+    assert t is not None
+    norm = m["norm"]
+    if norm == "hits" and m.k is not None:
+        raise MeasureError(
+            f"{m}: with ties='average' the norm=hits denominator (relevant items in the "
+            "top k) depends on the order of a tie group across position k, and the "
+            "expected ratio has no closed form here; use norm=R or norm=min, no cutoff, "
+            "or ties='trec_eval'"
+        )
+    n, r, h = t.size, t.relevant(m.rel), t.relevant_above(m.rel)
+    pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise(0.0)
+    both = (h + 1.0) * r / n + (t.index(j.pos) - 1.0) * pairs
+    precision_at_hits = (both / j.pos.cast(pl.Float64)).filter(j.in_top(m.k)).sum()
+    num_rel = j.stat(Stat("num_rel", m.rel))
+    if norm == "R":
+        denominator = num_rel
+    elif norm == "min":
+        denominator = num_rel if m.k is None else pl.min_horizontal(num_rel, pl.lit(float(m.k)))
+    else:  # hits without a cutoff: every relevant retrieved item, whatever the order
+        denominator = j.is_relevant(m.rel).sum()
     return safe_div(precision_at_hits, denominator)
 
 
@@ -41,6 +72,7 @@ AP = register(
             ),
         ),
         expression=_expression,
+        expected=_expected,
         stats=lambda m: (Stat("num_rel", m.rel),),
     )
 )

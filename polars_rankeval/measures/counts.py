@@ -11,6 +11,12 @@ def _num_rel(m: Measure) -> Stat:
     return Stat("num_rel", m.rel)
 
 
+def _expected_relevant(j: Judged, level: float) -> pl.Expr:
+    """With ties="average": r/n of the row's tie group, its expected relevance."""
+    assert j.ties is not None
+    return j.ties.share(level)
+
+
 NUM_RET = register(
     Family(
         name="NumRet",
@@ -19,6 +25,7 @@ NUM_RET = register(
         trec_eval="num_ret",
         aggregate="sum",
         expression=lambda m, j: j.in_top(m.k).sum(),
+        expected=lambda m, j: j.in_top(m.k).sum(),  # the order of tied rows does not matter
     )
 )
 
@@ -31,6 +38,7 @@ NUM_REL = register(
         cutoff=False,
         aggregate="sum",
         expression=lambda m, j: j.stat(_num_rel(m)),
+        expected=lambda m, j: j.stat(_num_rel(m)),  # no order at all
         stats=lambda m: (_num_rel(m),),
         missing=lambda m, stat: stat(_num_rel(m)),
     )
@@ -44,6 +52,7 @@ NUM_REL_RET = register(
         trec_eval="num_rel_ret",
         aggregate="sum",
         expression=lambda m, j: (j.is_relevant(m.rel) & j.in_top(m.k)).sum(),
+        expected=lambda m, j: _expected_relevant(j, m.rel).filter(j.in_top(m.k)).sum(),
     )
 )
 

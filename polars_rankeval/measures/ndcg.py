@@ -23,6 +23,17 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
     return safe_div(dcg, ideal)
 
 
+def _expected(m: Measure, j: Judged) -> pl.Expr:
+    """E[nDCG@k] over the orderings of tied rows: each gain replaced by the mean gain of
+    the row's tie group; the ideal DCG does not depend on the order (sklearn's and
+    torchmetrics' tie-averaged nDCG)."""
+    assert j.ties is not None
+    kind = str(m["gain"])
+    dcg = (j.ties.mean_gain(kind) * discount(j.pos)).filter(j.in_top(m.k)).sum()
+    ideal = stat_expr(_ideal(m), j.rel) if m["ideal"] == "run" else j.stat(_ideal(m))
+    return safe_div(dcg, ideal)
+
+
 NDCG = register(
     Family(
         name="nDCG",
@@ -48,6 +59,7 @@ NDCG = register(
             ),
         ),
         expression=_expression,
+        expected=_expected,
         stats=lambda m: (_ideal(m),) if m["ideal"] == "qrels" else (),
     )
 )

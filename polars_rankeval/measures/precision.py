@@ -16,6 +16,18 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
     return hits / m.k  # trec_eval P_k: divide by k even if fewer were retrieved
 
 
+def _expected(m: Measure, j: Judged) -> pl.Expr:
+    """E[P@k] over the orderings of tied rows: relevant replaced by r/n of the row's tie
+    group (the positions a group occupies do not depend on its order)."""
+    assert j.ties is not None
+    hits = j.ties.share(m.rel).filter(j.in_top(m.k)).sum()
+    if m.k is None:
+        return safe_div(hits, pl.len())
+    if m["norm"] == "ret":
+        return safe_div(hits, j.in_top(m.k).sum())
+    return hits / m.k
+
+
 P = register(
     Family(
         name="P",
@@ -34,5 +46,6 @@ P = register(
             ),
         ),
         expression=_expression,
+        expected=_expected,
     )
 )

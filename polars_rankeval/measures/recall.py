@@ -15,6 +15,17 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
     return safe_div(hits, num_rel)
 
 
+def _expected(m: Measure, j: Judged) -> pl.Expr:
+    """E[R@k] over the orderings of tied rows: relevant replaced by r/n of the row's tie
+    group."""
+    assert j.ties is not None
+    hits = j.ties.share(m.rel).filter(j.in_top(m.k)).sum()
+    num_rel = j.stat(Stat("num_rel", m.rel))
+    if m["norm"] == "min" and m.k is not None:
+        return safe_div(hits, pl.min_horizontal(num_rel, pl.lit(float(m.k))))
+    return safe_div(hits, num_rel)
+
+
 R = register(
     Family(
         name="R",
@@ -31,6 +42,7 @@ R = register(
             ),
         ),
         expression=_expression,
+        expected=_expected,
         stats=lambda m: (Stat("num_rel", m.rel),),
     )
 )

@@ -11,6 +11,14 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
     return (j.is_relevant(m.rel) & j.in_top(m.k)).any().cast(pl.Float64)
 
 
+def _expected(m: Measure, j: Judged) -> pl.Expr:
+    """P(a relevant item in the top k) over the orderings of tied rows: 1 - P(none at
+    positions <= the last row within k); for the group across k with m of its n
+    positions within k, P(none there) = C(n-r, m) / C(n, m)."""
+    assert j.ties is not None
+    return 1.0 - j.ties.none_through(m.rel, j.pos).filter(j.in_top(m.k)).min()
+
+
 SUCCESS = register(
     Family(
         name="Success",
@@ -19,5 +27,6 @@ SUCCESS = register(
         formula="1 if relevant in top k > 0 else 0",
         trec_eval="success_k",
         expression=_expression,
+        expected=_expected,
     )
 )
