@@ -258,11 +258,8 @@ def test_torchmetrics(case: dict[str, Any]) -> None:
     indexes = case.get("indexes") or [0] * len(preds)
     if family in TORCH_SCORE_QUIRK and min(preds) <= 0:
         pytest.skip("torchmetrics zeroes targets whose pred <= 0: no such rule here")
-    for q in set(indexes):
-        scores = [p for p, i in zip(preds, indexes) if i == q]
-        if family == "nDCG" and len(set(scores)) != len(scores):
-            pytest.skip("tied preds: torchmetrics averages nDCG over ties (ties='average' "
-                        "is not implemented)")  # fmt: skip
+    # torchmetrics averages nDCG over tied preds (its other measures sort them)
+    ties = "average" if family == "nDCG" else "trec_eval"
     k = case["kwargs"].get("top_k")
     assert set(case["kwargs"]) <= {"top_k"}, case["kwargs"]
     name = family if k is None else f"{family}@{k}"
@@ -274,7 +271,7 @@ def test_torchmetrics(case: dict[str, Any]) -> None:
             "relevant": [int(t) for t in target],
         }
     )
-    got = _values(rk.evaluate(run, None, [name], conventions="torchmetrics"))[name]
+    got = _values(rk.evaluate(run, None, [name], conventions="torchmetrics", ties=ties))[name]
     # the docstring prints 4 decimals
     assert got == pytest.approx(case["expected"], abs=5e-5), (name, got)
 
@@ -529,11 +526,13 @@ def test_sklearn(case: dict[str, Any]) -> None:
     y_true = case["y_true"] if isinstance(case["y_true"][0], list) else [case["y_true"]]
     y_score = case["y_score"] if isinstance(case["y_score"][0], list) else [case["y_score"]]
     ignore_ties = kwargs.pop("ignore_ties", False)
-    if any(_ties_matter(t, s) for t, s in zip(y_true, y_score)) and not ignore_ties:
-        pytest.skip("tied scores with different labels: sklearn averages over the tie "
-                    "(ties='average' is not implemented)")  # fmt: skip
-    # ignore_ties=True: sklearn takes argsort(y_score)[::-1], i.e. among tied scores the
-    # later column first; with item ids d0..d4 that is our item-descending tie rule.
+    tied = any(_ties_matter(t, s) for t, s in zip(y_true, y_score))
+    if tied and not ignore_ties and function != "ndcg_score":
+        pytest.skip("tied scores with different labels: sklearn's own tie rule")
+    # ndcg_score averages over tied scores (ties="average"); ignore_ties=True: sklearn
+    # takes argsort(y_score)[::-1], i.e. among tied scores the later column first; with
+    # item ids d0..d4 that is our item-descending tie rule.
+    ties = "average" if function == "ndcg_score" and not ignore_ties else "trec_eval"
     k = kwargs.pop("k", None)
     assert not kwargs, kwargs
     if function == "ndcg_score":
@@ -551,14 +550,14 @@ def test_sklearn(case: dict[str, Any]) -> None:
         orient="row",
     )
     expected = case["value_computed_with_sklearn_1.9.1"]
-    got = _values(rk.evaluate(run, None, names))[names[0]]
+    got = _values(rk.evaluate(run, None, names, ties=ties))[names[0]]
     assert got == pytest.approx(expected, abs=1e-9)
     printed = case["docstring_output"].rstrip(".")
     assert abs(got - float(printed)) < 10 ** -(len(printed.split(".")[1]) if "." in printed else 0)
     if function == "ndcg_score":  # the same through qrels with ideal=run
         qrels = run.select("query", "item", pl.col("relevant").alias("relevance"))
         name = "nDCG(ideal=run)" if k is None else f"nDCG(ideal=run)@{k}"
-        got_qrels = _values(rk.evaluate(run.drop("relevant"), qrels, [name]))[name]
+        got_qrels = _values(rk.evaluate(run.drop("relevant"), qrels, [name], ties=ties))[name]
         assert got_qrels == pytest.approx(expected, abs=1e-9)
         if "pytrec_eval_0.5.11_same_input" in case:  # and trec_eval's ndcg (ideal=qrels)
             trec = case["pytrec_eval_0.5.11_same_input"]["value"]
@@ -574,7 +573,7 @@ def test_sklearn_case_count() -> None:
     runnable = [
         c for c in SK["cases"]
         if c["function"] != "dcg_score"
-        and (c["kwargs"].get("ignore_ties") or not any(
+        and (c["function"] == "ndcg_score" or c["kwargs"].get("ignore_ties") or not any(
             _ties_matter(t, s)
             for t, s in zip(
                 c["y_true"] if isinstance(c["y_true"][0], list) else [c["y_true"]],
@@ -582,5 +581,5 @@ def test_sklearn_case_count() -> None:
             )
         ))
     ]  # fmt: skip
-    # 12 cases: 4 dcg_score skipped, 1 ndcg with ties that matter skipped
-    assert (len(runnable), len(SK["cases"])) == (7, 12)
+    # 12 cases: 4 dcg_score skipped; the ndcg with ties that matter runs with ties="average"
+    assert (len(runnable), len(SK["cases"])) == (8, 12)
