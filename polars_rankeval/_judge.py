@@ -169,6 +169,15 @@ def _order_column(c: Columns, schema: pl.Schema) -> str | None:
     return None
 
 
+def order_key(c: Columns, order_column: str) -> pl.Expr:
+    """The value rows are ranked by, higher first: the score as trec_eval compares it,
+    in single precision (trec_eval keeps scores in a C ``float``, so scores equal in
+    float32 tie), or minus the rank."""
+    if order_column == c.score:
+        return pl.col(order_column).cast(pl.Float32)
+    return -pl.col(order_column)
+
+
 def position(c: Columns, order_column: str, keys: Sequence[str]) -> pl.Expr:
     """The 1-based position of each run row within its query: trec_eval's order.
 
@@ -177,8 +186,7 @@ def position(c: Columns, order_column: str, keys: Sequence[str]) -> pl.Expr:
     (key, item) descending, i.e. ROW_NUMBER() OVER (ORDER BY key DESC, item DESC); measured
     ~2x faster than int_range().over(order_by=...) on string items.
     """
-    key = pl.col(order_column) if order_column == c.score else -pl.col(order_column)
-    order = pl.struct(key, pl.col(c.item).cast(pl.String))
+    order = pl.struct(order_key(c, order_column), pl.col(c.item).cast(pl.String))
     return order.rank("ordinal", descending=True).over(list(keys)).cast(pl.Int64)
 
 
@@ -217,6 +225,7 @@ def _tie_suffix(level: float) -> str:
 def _with_ties(
     rows: pl.LazyFrame,
     keys: Sequence[str],
+    columns: Columns,
     order_column: str,
     levels: Sequence[float],
     gains: Sequence[str],
@@ -226,7 +235,7 @@ def _with_ties(
     by item only among equal order values), so with ``s`` = its top position - 1 a
     row's place in it is ``pos - s``."""
     keys = list(keys)
-    group = [*keys, order_column]
+    group = [*keys, order_key(columns, order_column)]
     pos = pl.col(POS)
 
     def relevant(level: float) -> pl.Expr:
@@ -411,7 +420,7 @@ def judge(
 
     tie_columns = None
     if ties == "average":
-        rows, tie_columns = _with_ties(rows, keys, order_column, tie_levels, tie_gains)
+        rows, tie_columns = _with_ties(rows, keys, c, order_column, tie_levels, tie_gains)
     judged = Judged(pos=pl.col(POS), rel=pl.col(REL), stat=stat, ties=tie_columns)
     return Judgement(
         rows=rows,

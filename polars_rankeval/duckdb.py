@@ -257,7 +257,8 @@ def per_query_duckdb(
         if by
         else "_q"
     )
-    score = "score" if score_mode else "-CAST(_rank AS DOUBLE)"
+    # trec_eval compares scores in single precision (a C float): so does the twin
+    score = "CAST(CAST(score AS REAL) AS DOUBLE)" if score_mode else "-CAST(_rank AS DOUBLE)"
     relevance = "" if has_qrels else ", relevance"
     views = [
         (
