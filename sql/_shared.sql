@@ -7,7 +7,8 @@
 -- query and item must have the same type in both tables (both text or both integers).
 --
 -- trec_eval conventions (polars_rankeval/_judge.py is the polars twin):
---   * rank = score descending, ties broken by item descending in byte order;
+--   * rank = score descending, ties broken by item descending in byte order; scores
+--     are compared as REAL (single precision), as trec_eval keeps them in a C float;
 --   * run rows join the qrels on (query, item); a row not in the qrels is unjudged;
 --   * R (relevant items) and N (judged non-relevant items) are per-query constants of
 --     the qrels; a negative judgment is "judged but unjudged" (trec_eval m_bpref.c);
@@ -59,7 +60,7 @@ CREATE OR REPLACE MACRO rankeval_ranked(run_table, duplicates := 'error') AS TAB
         FROM (
             SELECT r.*,
                 ROW_NUMBER() OVER (
-                    PARTITION BY r.query ORDER BY r.score DESC, CAST(r.item AS VARCHAR) DESC
+                    PARTITION BY r.query ORDER BY CAST(r.score AS REAL) DESC, CAST(r.item AS VARCHAR) DESC
                 ) AS _pos
             FROM query_table(run_table) AS r
         ) AS p
@@ -112,7 +113,7 @@ AS TABLE
             PARTITION BY h.query ORDER BY CASE WHEN h._rel > 0 THEN h._rel ELSE 0 END DESC, h._pos
         ) AS _ideal_pos
     FROM (
-        SELECT r.query, r.item, r._pos, r.score AS _score, CAST(q.relevance AS DOUBLE) AS _rel,
+        SELECT r.query, r.item, r._pos, CAST(r.score AS REAL) AS _score, CAST(q.relevance AS DOUBLE) AS _rel,
             s._num_rel, s._num_nonrel
         FROM rankeval_ranked(run_table, duplicates := duplicates) AS r
         LEFT JOIN query_table(qrels_table) AS q ON r.query = q.query AND r.item = q.item
