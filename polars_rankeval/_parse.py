@@ -35,6 +35,10 @@ TREC_ALIASES: dict[str, str] = {
     r"num_ret": "NumRet",
     r"num_rel": "NumRel",
     r"num_rel_ret": "NumRelRet",
+    r"num_q": "NumQ",
+    r"set_F": "F1",
+    r"Rprec_mult_(\d+\.\d+)": "Rprec_mult(mult={})",
+    r"gm_map": "GMAP",
 }
 
 # Presets: parameter defaults per family, for parameters a measure name leaves unset.
@@ -51,7 +55,9 @@ def known_measures() -> str:
     names = ", ".join(
         f.name + ("" if not f.aliases else f" ({'/'.join(f.aliases)})") for f in REGISTRY.values()
     )
-    trec = ", ".join(p.replace(r"(\d+)", "k") for p in TREC_ALIASES)
+    trec = ", ".join(
+        p.replace(r"(\d+\.\d+)", "x.xx").replace(r"(\d+)", "k") for p in TREC_ALIASES
+    )
     return f"known measures: {names}; trec_eval names: {trec}"
 
 
@@ -137,8 +143,9 @@ def parse_measure(
         ) from None
 
     k: int | None = None
+    at: ast.expr | None = None  # what follows @: a cutoff, or the family's at_param
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
-        k = _cutoff(tree.right, text)
+        at = tree.right
         tree = tree.left
     given: dict[str, ParamValue] = {}
     if isinstance(tree, ast.Call):
@@ -152,6 +159,15 @@ def parse_measure(
     if not isinstance(tree, ast.Name):
         raise MeasureError(f"cannot parse measure {text!r}; {known_measures()}")
     family = _family(tree.id, text)
+    if at is not None and family.at_param is not None:
+        if family.at_param in given:
+            raise MeasureError(f"measure {text!r}: {family.at_param} given twice")
+        value = _literal(at, text)
+        if isinstance(value, str):
+            raise MeasureError(f"measure {text!r}: the {family.at_param} after @ must be a number")
+        given[family.at_param] = value
+    elif at is not None:
+        k = _cutoff(at, text)
     if k is not None and not family.cutoff:
         raise MeasureError(f"measure {text!r}: {family.name} takes no @k cutoff")
 

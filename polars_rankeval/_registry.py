@@ -33,6 +33,7 @@ class Param:
     choices: tuple[str, ...] | None = None  # string-valued parameter: allowed values
     minimum: float | None = None  # numeric parameter: open lower bound
     maximum: float | None = None  # numeric parameter: open upper bound
+    closed: bool = False  # numeric parameter: the bounds themselves are allowed
 
     def validate(self, value: ParamValue) -> ParamValue:
         """Return ``value`` normalised, or raise ``ValueError`` saying what is allowed."""
@@ -44,6 +45,12 @@ class Param:
             return value
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise ValueError(f"{self.name} must be a finite number, got {value!r}")
+        if self.closed:
+            if self.minimum is not None and value < self.minimum:
+                raise ValueError(f"{self.name} must be >= {self.minimum}, got {value!r}")
+            if self.maximum is not None and value > self.maximum:
+                raise ValueError(f"{self.name} must be <= {self.maximum}, got {value!r}")
+            return float(value)
         if self.minimum is not None and value <= self.minimum:
             raise ValueError(f"{self.name} must be > {self.minimum}, got {value!r}")
         if self.maximum is not None and value >= self.maximum:
@@ -63,7 +70,7 @@ class Stat:
     an ideal DCG.  Engines compute each distinct stat once, however many measures use it.
     """
 
-    kind: Literal["num_rel", "num_nonrel", "idcg"]
+    kind: Literal["num_rel", "num_nonrel", "idcg", "max_rel"]
     level: float | None = None
     gain: str | None = None
     k: int | None = None
@@ -73,6 +80,8 @@ class Stat:
         """A column name that identifies this stat (used by both engines)."""
         if self.kind == "idcg":
             return f"_stat_idcg_{self.gain}_{self.k or 'all'}"
+        if self.kind == "max_rel":  # highest judged level (>= 0) of the query
+            return "_stat_max_rel"
         level = f"{self.level:g}".replace(".", "p").replace("-", "m")
         return f"_stat_{self.kind}_{level}"
 
@@ -169,7 +178,11 @@ class Family:
     expression: Callable[[Measure, Judged], pl.Expr]
     params: tuple[Param, ...] = ()
     cutoff: bool = True
-    aggregate: Literal["mean", "sum"] = "mean"
+    # over queries: mean, sum (counts) or gmean (trec_eval gm_map: exp(mean(log(max(x, 1e-5)))))
+    aggregate: Literal["mean", "sum", "gmean"] = "mean"
+    # a parameter that `@` sets instead of a rank cutoff (IPrec@0.1: the recall level,
+    # as ir_measures' AT_PARAM); such a family has cutoff=False and prints it after @
+    at_param: str | None = None
     aliases: tuple[str, ...] = ()
     stats: Callable[[Measure], tuple[Stat, ...]] = field(default=lambda m: ())
     # Value for a query that is in the qrels but has no run rows (only with complete=True),
@@ -207,12 +220,15 @@ class Measure:
         return float(self["rel"])
 
     def __str__(self) -> str:
+        at = self.family.at_param
         changed = [
             f"{name}={_format_value(value)}"
             for name, value in self.params
-            if value != self.family.param(name).default
+            if value != self.family.param(name).default and name != at
         ]
         text = self.family.name + (f"({','.join(changed)})" if changed else "")
+        if at is not None:
+            return f"{text}@{_format_value(self[at])}"
         return text + (f"@{self.k}" if self.k is not None else "")
 
     def expression(self, judged: Judged) -> pl.Expr:

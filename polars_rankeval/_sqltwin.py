@@ -47,11 +47,13 @@ ROW_ARGUMENTS = {
     "ideal_pos": "_ideal_pos",
     "num_rel": "_num_rel",
     "num_nonrel": "_num_nonrel",
+    "pooled": "_pooled",
+    "err_decay": "_err_decay",
 }
 # ... of which these depend on the relevance level the rows were joined at.
 LEVEL_ARGUMENTS = {"hits", "nonrel", "num_rel", "num_nonrel"}
 # Parameters that are per-query stats joined from the qrels side (kind of Stat).
-STAT_ARGUMENTS = {"idcg": "idcg"}
+STAT_ARGUMENTS = {"idcg": "idcg", "max_rel": "max_rel"}
 # Parameters of a family's expected macro (ties='average') that are the tie-group
 # columns rankeval_tied adds to rankeval_joined's; tie_r, tie_h, tie_q depend on the level.
 TIE_ARGUMENTS = {
@@ -211,6 +213,8 @@ def _stat_sql(stat: Stat, p: Params) -> str:
         return f"rankeval_num_nonrel(i._rel, {p(stat.level)})"
     if stat.kind == "idcg":
         return f"CAST(rankeval_dcg(i._rel, i._ideal_pos, {p(stat.k)}, {p(stat.gain)}) AS DOUBLE)"
+    if stat.kind == "max_rel":
+        return "CAST(MAX(CASE WHEN i._rel >= 0 THEN i._rel END) AS DOUBLE)"
     raise ValueError(f"no SQL for stat {stat!r}")
 
 

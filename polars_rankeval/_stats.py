@@ -1,4 +1,5 @@
-"""Per-query constants of the judged set (R, judged non-relevant N, ideal DCG@k).
+"""Per-query constants of the judged set (R, judged non-relevant N, ideal DCG@k, the
+highest relevance level).
 
 Each is an aggregation over the rows of one query's judged set: the qrels rows of
 the query, or the run's own rows when no qrels are given.  ``rel`` is the relevance
@@ -45,4 +46,8 @@ def stat_expr(stat: Stat, rel: pl.Expr) -> pl.Expr:
         if stat.k is not None:
             ideal = ideal.filter(ideal_pos <= stat.k)
         return ideal.sum().cast(pl.Float64)
+    if stat.kind == "max_rel":
+        # trec_eval's highest relevance level of the query (negative judgments are not
+        # levels); null when the query has no judgment >= 0
+        return rel.filter(rel >= 0).max().cast(pl.Float64)
     raise ValueError(f"unknown stat {stat!r}")

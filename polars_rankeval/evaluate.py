@@ -25,6 +25,7 @@ __all__ = ["evaluate", "resolve_measures"]
 
 IN_RUN = "_in_run"
 IN_QRELS = "_in_qrels"
+GMEAN_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
@@ -195,6 +196,16 @@ def _complete_by_groups(
     )
 
 
+def _aggregate(values: pl.Expr, m: Measure) -> pl.Expr:
+    """The summary over queries: the mean, the sum (counts) or trec_eval's geometric
+    mean exp(mean(log(max(x, 1e-5)))) (gm_map)."""
+    if m.family.aggregate == "sum":
+        return values.sum()
+    if m.family.aggregate == "gmean":
+        return values.clip(lower_bound=GMEAN_FLOOR).log().mean().exp()
+    return values.mean()
+
+
 def _long(
     wide: pl.LazyFrame, keys: list[str], names: Sequence[str], *, per_query: bool
 ) -> pl.LazyFrame:
@@ -287,8 +298,9 @@ def evaluate(
     -------
     A frame with ``measure`` (the name as given) and ``value`` (Float64), plus the
     ``by`` columns and, with ``per_query=True``, the query column.  Means over queries,
-    except the count measures (NumRet, NumRel, NumRelRet), which are sums.  A LazyFrame
-    in gives a LazyFrame out, with nothing collected.
+    except the count measures (NumRet, NumRel, NumRelRet, NumQ), which are sums, and
+    GMAP, a geometric mean (trec_eval ``gm_map``).  A LazyFrame in gives a LazyFrame
+    out, with nothing collected.
 
     Examples
     --------
@@ -373,10 +385,7 @@ def evaluate(
         result = _long(wide, keys, names, per_query=True)
     else:
         by_keys = keys[:-1]
-        aggregates = [
-            (pl.col(_column(i)).sum() if m.family.aggregate == "sum" else pl.col(_column(i)).mean())
-            for i, m in enumerate(measure_list)
-        ]
+        aggregates = [_aggregate(pl.col(_column(i)), m) for i, m in enumerate(measure_list)]
         summary = wide.group_by(by_keys).agg(*aggregates) if by_keys else wide.select(*aggregates)
         result = _long(summary, by_keys, names, per_query=False)
     return result.collect() if eager else result

@@ -188,9 +188,10 @@ def render(
     trec_eval does (score descending, ties by item descending in byte order) and
     returns ``query, measure, value`` for the queries in both tables, or with
     ``per_query=False`` ``measure, value``: the mean over those queries (the sum for
-    NumRet, NumRel, NumRelRet).  Without ``qrels_table`` relevance comes from the run's
-    ``relevant`` column.  Duplicate (query, item) run rows are not checked: remove
-    them first (the polars and DuckDB engines refuse them).
+    NumRet, NumRel, NumRelRet, NumQ; the geometric mean for GMAP).  Without
+    ``qrels_table`` relevance comes from the run's ``relevant`` column.  Duplicate
+    (query, item) run rows are not checked: remove them first (the polars and DuckDB
+    engines refuse them).
 
     Values equal ``evaluate(...)``'s to 1e-9; on PostgreSQL the item tie-break uses
     ``COLLATE "C"`` (byte order, whatever the database's collation).
@@ -290,10 +291,21 @@ def render(
             if sums
             else exp.false()
         )
-        value = exp.Case(
-            ifs=[exp.If(this=is_sum, true=exp.func("SUM", exp.column("value", "e")))],
-            default=exp.func("AVG", exp.column("value", "e")),
-        )
+        ifs = [exp.If(this=is_sum, true=exp.func("SUM", exp.column("value", "e")))]
+        gmeans = [name for name, m in resolved if m.family.aggregate == "gmean"]
+        if gmeans:  # trec_eval's gm_map: EXP(AVG(LN(max(value, 0.00001))))
+            floor = exp.Literal.number("0.00001")
+            floored = exp.Case(
+                ifs=[exp.If(this=exp.GT(this=exp.column("value", "e"), expression=floor),
+                            true=exp.column("value", "e"))],
+                default=floor.copy(),
+            )
+            is_gmean = exp.In(
+                this=exp.column("measure", "e"), expressions=[_literal(g) for g in gmeans]
+            )
+            gmean = exp.func("EXP", exp.func("AVG", exp.func("LN", floored)))
+            ifs.append(exp.If(this=is_gmean, true=gmean))
+        value = exp.Case(ifs=ifs, default=exp.func("AVG", exp.column("value", "e")))
         order_case = exp.Case(
             ifs=[
                 exp.If(

@@ -99,6 +99,9 @@ CREATE OR REPLACE MACRO rankeval_idcg(qrels_table, k := NULL, gain := 'linear') 
 --   _nonrel     judged non-relevant rows (0 <= relevance < rel) at positions <= _pos
 --   _ideal_pos  position of this row in the ideal ordering of the retrieved rows
 --   _num_rel, _num_nonrel   R and N of the query (NULL: query not in the qrels)
+--   _pooled     rows in the qrels (any judgment, also negative) at positions <= _pos
+--   _err_decay  ERR's probability that the user reaches this row: the product over the
+--               rows above of (1 - R), R = (2^g - 1) / 2^4, g = relevance clipped to 0..4
 --   _score      the score the rows were ranked by (equal scores: a tie group)
 CREATE OR REPLACE MACRO rankeval_joined(run_table, qrels_table, rel := 1, duplicates := 'error')
 AS TABLE
@@ -111,7 +114,14 @@ AS TABLE
         ) AS _nonrel,
         ROW_NUMBER() OVER (
             PARTITION BY h.query ORDER BY CASE WHEN h._rel > 0 THEN h._rel ELSE 0 END DESC, h._pos
-        ) AS _ideal_pos
+        ) AS _ideal_pos,
+        SUM(CASE WHEN h._rel IS NOT NULL THEN 1 ELSE 0 END) OVER (
+            PARTITION BY h.query ORDER BY h._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _pooled,
+        EXP(COALESCE(SUM(LN(1 - (POWER(2.0, CASE WHEN h._rel > 4 THEN 4 WHEN h._rel > 0
+                                                 THEN h._rel ELSE 0 END) - 1) * 0.0625)) OVER (
+            PARTITION BY h.query ORDER BY h._pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ), 0)) AS _err_decay
     FROM (
         SELECT r.query, r.item, r._pos, CAST(r.score AS REAL) AS _score, CAST(q.relevance AS DOUBLE) AS _rel,
             s._num_rel, s._num_nonrel

@@ -411,6 +411,9 @@ IRM_NAMES: dict[str, str] = {
     "SetR(rel=3)": "R(rel=3)",
     "SetF(rel=1)": "F1(rel=1)",  # set_F with beta = 1
     "SetF(rel=3)": "F1(rel=3)",
+    "SetF(rel=1, beta=0.5)": "F1(rel=1,beta=0.5)",  # trec_eval set_F.0.5
+    "SetF(rel=1, beta=2.0)": "F1(rel=1,beta=2)",
+    "NumQ": "NumQ",
     "AP": "AP",
     "AP(rel=2)": "AP(rel=2)",
     "nDCG": "nDCG",
@@ -418,10 +421,8 @@ IRM_NAMES: dict[str, str] = {
     "P@4": "P@4",
 }
 IRM_UNSUPPORTED: dict[str, str] = {
-    "NumQ": "NumQ (number of queries) is not a measure here",
     "SetRelP": "set_relative_P is not implemented",
     "SetAP": "set_map is not implemented",
-    "SetF(rel=1, beta": "set_F with beta != 1 is not implemented",
     "IPrec": "interpolated precision at recall is not implemented yet",
     "infAP": "infAP is not implemented",
     "nDCG(gains=": "custom per-level gains are not implemented",
@@ -493,8 +494,9 @@ def test_ir_measures_coverage() -> None:
     mapped = [m for m, _ in expectations if m in IRM_NAMES]
     assert len(expectations) == 119
     # NumRet x4, NumRel, Success x3, SetP x3, SetR x3, AP x2 (3 values each) = 48;
-    # SetF(rel=1), SetF(rel=3): 4 values each = 8; nDCG, nDCG@3, P@4: 2 each = 6
-    assert len(mapped) == 62
+    # SetF(rel=1), SetF(rel=3): 4 values each = 8; nDCG, nDCG@3, P@4: 2 each = 6;
+    # SetF(rel=1, beta=0.5), SetF(rel=1, beta=2.0): 4 values each = 8; NumQ: 3
+    assert len(mapped) == 73
 
 
 # ======================================================================================

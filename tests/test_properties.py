@@ -18,9 +18,11 @@ BOUNDED = [
     "AP", "AP@5", "AP(norm=min)@3", "AP(norm=hits)@3", "P@3", "P(norm=ret)@3", "P",
     "R@3", "R(norm=min)@2", "R", "RR", "RR@2", "nDCG", "nDCG@3", "nDCG(gain=exp)@3",
     "nDCG(ideal=run)@3", "Success@1", "Success", "Rprec", "Bpref", "P(rel=2)@3", "AP(rel=2)",
+    "F1", "F1@3", "F1(beta=0.5)@3", "GMAP", "GMAP@3", "Rprec_mult(mult=0.6)", "Rprec_mult(mult=2)",
 ]
 CUTOFF = ["AP@3", "P@3", "R@3", "RR@3", "nDCG@3", "Success@3", "NumRelRet@3", "NumRet@3",
-          "AP(norm=min)@3", "AP(norm=hits)@3", "R(norm=min)@3", "nDCG(gain=exp)@3"]
+          "AP(norm=min)@3", "AP(norm=hits)@3", "R(norm=min)@3", "nDCG(gain=exp)@3",
+          "F1@3", "GMAP@3"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

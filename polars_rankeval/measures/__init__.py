@@ -14,3 +14,7 @@ from polars_rankeval.measures import success  # noqa: F401
 from polars_rankeval.measures import rprec  # noqa: F401
 from polars_rankeval.measures import bpref  # noqa: F401
 from polars_rankeval.measures import counts  # noqa: F401
+from polars_rankeval.measures import numq  # noqa: F401
+from polars_rankeval.measures import f1  # noqa: F401
+from polars_rankeval.measures import rprec_mult  # noqa: F401
+from polars_rankeval.measures import gmap  # noqa: F401
