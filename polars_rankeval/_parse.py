@@ -39,6 +39,8 @@ TREC_ALIASES: dict[str, str] = {
     r"set_F": "F1",
     r"Rprec_mult_(\d+\.\d+)": "Rprec_mult(mult={})",
     r"gm_map": "GMAP",
+    r"iprec_at_recall_(\d+\.\d+)": "IPrec@{}",
+    r"11pt_avg": "IPrec11pt",
 }
 
 # Presets: parameter defaults per family, for parameters a measure name leaves unset.

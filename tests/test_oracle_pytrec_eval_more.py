@@ -3,7 +3,11 @@
 Same data as ``test_oracle_pytrec_eval.py`` (its hypothesis strategy and pinned cases:
 ties broken by item id in byte order, -1 judgments, queries without relevant items,
 run-only and qrels-only queries, integer ids), for the measures pytrec_eval (trec_eval
-9.x) has beyond the first release: ``num_q``, ``gm_map``, ``Rprec_mult_*``, ``set_F``.
+9.x) has beyond the first release: ``num_q``, ``gm_map``, ``Rprec_mult_*``, ``set_F``,
+``iprec_at_recall_*`` and ``11pt_avg`` (with ``rounding=v9``: trec_eval 9.x turns a
+recall level x R into a number of relevant items as floor(x R + 0.9); 10.0, our default,
+rounds it, and is checked against trec_eval 10.0's own outputs in
+``test_trec_eval_conformance.py``).
 
 Each of our names is compared with pytrec_eval's key, per query and for trec_eval's
 ``all`` line, through both engines.  pytrec_eval's per-query ``gm_map`` is
@@ -29,6 +33,7 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 
 TOL = 1e-9
 MULTS = ("0.20", "0.40", "0.60", "0.80", "1.00", "1.20", "1.40", "1.60", "1.80", "2.00")
+LEVELS = ("0.00", "0.10", "0.20", "0.30", "0.40", "0.50", "0.60", "0.70", "0.80", "0.90", "1.00")
 
 # our name -> (pytrec_eval measure request, its key in the output, how `all` aggregates)
 ORACLE: dict[str, tuple[str, str, str]] = {
@@ -43,6 +48,13 @@ ORACLE: dict[str, tuple[str, str, str]] = {
     **{f"Rprec_mult_{m}": ("Rprec_mult", f"Rprec_mult_{m}", "mean") for m in MULTS},
     "Rprec_mult(mult=0.35)": ("Rprec_mult.0.35", "Rprec_mult_0.35", "mean"),
     "Rprec_mult(mult=5)": ("Rprec_mult.5.0", "Rprec_mult_5.00", "mean"),
+    **{
+        f"IPrec(rounding=v9)@{x}": ("iprec_at_recall", f"iprec_at_recall_{x}", "mean")
+        for x in LEVELS
+    },
+    "IPrec(rounding=v9)@0.25": ("iprec_at_recall.0.25", "iprec_at_recall_0.25", "mean"),
+    "IPrec(rounding=v9)@0.33": ("iprec_at_recall.0.33", "iprec_at_recall_0.33", "mean"),
+    "IPrec11pt(rounding=v9)": ("11pt_avg", "11pt_avg", "mean"),
 }
 NAMES = list(ORACLE)
 

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(
 SUPPORTED = re.compile(
     r"map|map_cut_\d+|P_\d+|set_P|recall_\d+|set_recall|ndcg|ndcg_cut_\d+|recip_rank"
     r"|Rprec|bpref|success_\d+|num_ret|num_rel|num_rel_ret"
-    r"|num_q|gm_map|Rprec_mult_\d+\.\d+|set_F"
+    r"|num_q|gm_map|Rprec_mult_\d+\.\d+|set_F|iprec_at_recall_\d+\.\d+|11pt_avg"
 )
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_q"}
 TOLERANCE = 5e-5  # values are printed with %6.4f
@@ -41,35 +41,49 @@ TOLERANCE = 5e-5  # values are printed with %6.4f
 # Values matched per expected-output file (supported measures only, per query + all).
 # all_trec has 49 supported measures (map, Rprec, bpref, recip_rank, ndcg, set_P,
 # set_recall, 3 counts, 9 each of P/recall/map_cut/ndcg_cut, success_1/5/10), printed
-# for 3 queries + all.  Since issue #5 also: Rprec_mult_0.20 ... 2.00 and set_F (11
-# measures printed per query + all), and num_q and gm_map (printed in `all` only).
-NEW = 11 * 4 + 2
+# for 3 queries + all.  Since issue #5 also: Rprec_mult_0.20 ... 2.00, set_F,
+# iprec_at_recall_0.00 ... 1.00 and 11pt_avg (23 measures printed per query + all), and
+# num_q and gm_map (printed in `all` only).
+NEW = 23 * 4 + 2
 EXPECTED_MATCHES = {
     "aq": 49 * 4 + NEW,  # -q, topics 301-303 + all
     "aqc": 49 * 4 + NEW,  # -q -c: topic 302 (missing from the run) printed and averaged as 0
     "aql": 49 * 4 + NEW,  # -q -l2 on graded qrels
-    # P_3/5/7, recall_20/2000, ndcg_cut_10/20/23, success_2/5/20; Rprec_mult_0.20/0.35/5.00
-    "meas_params": 14 * 4,
-    # default set, all only: counts, map, Rprec, bpref, recip_rank, 9 x P_k; num_q, gm_map
-    "test": 18,
-    "test_with_comments": 18,  # same expected file, qrels with comments and a '#' docno
-    "comment": 18,  # RAG 2024 qrels/run, default set, all only
+    # P_3/5/7, recall_20/2000, ndcg_cut_10/20/23, success_2/5/20; Rprec_mult_0.20/0.35/5.00,
+    # iprec_at_recall_0.10/0.20/0.25/0.50/0.75 (not 11pt_avg_.25,.5,.75: a level list)
+    "meas_params": 19 * 4,
+    # default set, all only: counts, map, Rprec, bpref, recip_rank, 9 x P_k; num_q, gm_map,
+    # 11 x iprec_at_recall
+    "test": 29,
+    "test_with_comments": 29,  # same expected file, qrels with comments and a '#' docno
+    "comment": 29,  # RAG 2024 qrels/run, default set, all only
 }
 # The number of trec_eval 10.0 values this file reproduces (quoted in the docs); each
 # is checked three times: polars in memory, polars streaming, DuckDB (MODES below).
-TREC_EVAL_VALUES_MATCHED = sum(EXPECTED_MATCHES.values())  # 836
-assert TREC_EVAL_VALUES_MATCHED == 836
+TREC_EVAL_VALUES_MATCHED = sum(EXPECTED_MATCHES.values())  # 1033
+assert TREC_EVAL_VALUES_MATCHED == 1033
 
-# trec_eval 9.0.8 outputs (v9.0.8/): identical to v10 for every measure we support; -c
-# there omits the per-query lines of the missing topic 302 (so 3 per-query lines).
+# trec_eval 9.0.8 outputs (v9.0.8/): identical to v10 for every measure we support
+# except iprec_at_recall and 11pt_avg, whose rounding of level x R changed in 10.0
+# (checked with rounding=v9, see v9_name); -c there omits the per-query lines of the
+# missing topic 302 (so 3 per-query lines).
 EXPECTED_MATCHES_V9 = {
     "aq": 49 * 4 + NEW,
-    "aqc": 49 * 3 + 11 * 3 + 2,
+    "aqc": 49 * 3 + 23 * 3 + 2,
     "aql": 49 * 4 + NEW,
-    "meas_params": 14 * 4,
-    "test": 18,
+    "meas_params": 19 * 4,
+    "test": 29,
 }
-TREC_EVAL_V9_VALUES_MATCHED = sum(EXPECTED_MATCHES_V9.values())  # 740
+TREC_EVAL_V9_VALUES_MATCHED = sum(EXPECTED_MATCHES_V9.values())  # 903
+
+
+def v9_name(name: str) -> str:
+    """Our name for a trec_eval 9.x measure: interpolated precision rounds level x R as
+    9.x did (rounding=v9); every other name is the same."""
+    match = re.fullmatch(r"iprec_at_recall_(\d+\.\d+)", name)
+    if match:
+        return f"IPrec(rounding=v9)@{match.group(1)}"
+    return "IPrec11pt(rounding=v9)" if name == "11pt_avg" else name
 
 
 def _expected(path: Path) -> dict[tuple[str, str], str]:
@@ -187,7 +201,9 @@ def test_measure_parameters(mode: str) -> None:
     assert names == {
         "P_3", "P_5", "P_7", "recall_20", "recall_2000", "ndcg_cut_10", "ndcg_cut_20",
         "ndcg_cut_23", "success_2", "success_5", "success_20",
-        "Rprec_mult_0.20", "Rprec_mult_0.35", "Rprec_mult_5.00",
+        "Rprec_mult_0.20", "Rprec_mult_0.35", "Rprec_mult_5.00", "iprec_at_recall_0.10",
+        "iprec_at_recall_0.20", "iprec_at_recall_0.25", "iprec_at_recall_0.50",
+        "iprec_at_recall_0.75",
     }  # fmt: skip
 
 
@@ -246,9 +262,12 @@ def test_trec_eval_v9(out_file: str, qrels: str, run: str, kwargs: dict, key: st
         pytest.skip(f"{path} not found")
     expected = _expected(path)
     names = sorted({m for m, _ in expected})
-    per_query, overall = _ours(qrels, run, names, **kwargs)
-    got = {(m, q): v for q, m, v in per_query.select("query", "measure", "value").iter_rows()}
-    got.update({(m, "all"): v for m, v in overall.select("measure", "value").iter_rows()})
+    ours = {v9_name(m): m for m in names}
+    per_query, overall = _ours(qrels, run, list(ours), **kwargs)
+    got = {
+        (ours[m], q): v for q, m, v in per_query.select("query", "measure", "value").iter_rows()
+    }
+    got.update({(ours[m], "all"): v for m, v in overall.select("measure", "value").iter_rows()})
     bad = [
         (m, q, text, got.get((m, q)))
         for (m, q), text in expected.items()
@@ -260,8 +279,8 @@ def test_trec_eval_v9(out_file: str, qrels: str, run: str, kwargs: dict, key: st
 
 def test_total_matched() -> None:
     """The headline number: trec_eval values reproduced by this file."""
-    assert TREC_EVAL_VALUES_MATCHED == 836
-    assert TREC_EVAL_V9_VALUES_MATCHED == 740
+    assert TREC_EVAL_VALUES_MATCHED == 1033
+    assert TREC_EVAL_V9_VALUES_MATCHED == 903
 
 
 def test_no_stray_warnings_on_shared_queries() -> None:

@@ -18,3 +18,5 @@ from polars_rankeval.measures import numq  # noqa: F401
 from polars_rankeval.measures import f1  # noqa: F401
 from polars_rankeval.measures import rprec_mult  # noqa: F401
 from polars_rankeval.measures import gmap  # noqa: F401
+from polars_rankeval.measures import iprec  # noqa: F401
+from polars_rankeval.measures import iprec11pt  # noqa: F401
