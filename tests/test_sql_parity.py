@@ -502,12 +502,6 @@ def test_numrel_without_qrels_duckdb(data: dict[str, Any]) -> None:
     _assert_oracle(got, oracle(labels, None, names), by=None, per_query=True)
 
 
-@pytest.mark.xfail(
-    reason="polars engine bug: NumRel without qrels looks for the qrels stat column "
-    "(_per_query_polars coalesces with Measure.missing, which needs qrels stats)",
-    raises=pl.exceptions.ColumnNotFoundError,
-    strict=False,
-)
 def test_numrel_without_qrels_polars() -> None:
     run = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0], "relevant": [1]})
     assert rk.evaluate(run, None, ["NumRel"])["value"].to_list() == [1.0]
