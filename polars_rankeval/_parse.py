@@ -41,6 +41,8 @@ TREC_ALIASES: dict[str, str] = {
     r"gm_map": "GMAP",
     r"iprec_at_recall_(\d+\.\d+)": "IPrec@{}",
     r"11pt_avg": "IPrec11pt",
+    r"infAP": "infAP",
+    r"unj_(\d+)": "Unjudged@{}",
 }
 
 # Presets: parameter defaults per family, for parameters a measure name leaves unset.

@@ -414,6 +414,8 @@ IRM_NAMES: dict[str, str] = {
     "SetF(rel=1, beta=0.5)": "F1(rel=1,beta=0.5)",  # trec_eval set_F.0.5
     "SetF(rel=1, beta=2.0)": "F1(rel=1,beta=2)",
     "NumQ": "NumQ",
+    "infAP": "infAP",
+    "infAP(rel=2)": "infAP(rel=2)",
     # ir_measures computes IPrec with pytrec_eval: trec_eval 9.x's rounding of level x R
     **{f"IPrec@{x}": f"IPrec(rounding=v9)@{x}" for x in ("0.25", "0.5", "0.75")},
     **{f"IPrec(rel=2)@{x}": f"IPrec(rel=2,rounding=v9)@{x}" for x in ("0.1", "0.25", "0.5", "0.75")},
@@ -426,7 +428,6 @@ IRM_NAMES: dict[str, str] = {
 IRM_UNSUPPORTED: dict[str, str] = {
     "SetRelP": "set_relative_P is not implemented",
     "SetAP": "set_map is not implemented",
-    "infAP": "infAP is not implemented",
     "nDCG(gains=": "custom per-level gains are not implemented",
     "P(judged_only=True)": "judged_only (trec_eval -J) is not implemented",
 }
@@ -498,8 +499,8 @@ def test_ir_measures_coverage() -> None:
     # NumRet x4, NumRel, Success x3, SetP x3, SetR x3, AP x2 (3 values each) = 48;
     # SetF(rel=1), SetF(rel=3): 4 values each = 8; nDCG, nDCG@3, P@4: 2 each = 6;
     # SetF(rel=1, beta=0.5), SetF(rel=1, beta=2.0): 4 values each = 8; NumQ: 3;
-    # IPrec at 3 levels, IPrec(rel=2) at 4 levels: 3 values each = 21
-    assert len(mapped) == 94
+    # IPrec at 3 levels, IPrec(rel=2) at 4 levels: 3 values each = 21; infAP x2: 6
+    assert len(mapped) == 100
 
 
 # ======================================================================================

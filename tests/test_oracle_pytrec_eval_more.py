@@ -4,9 +4,9 @@ Same data as ``test_oracle_pytrec_eval.py`` (its hypothesis strategy and pinned 
 ties broken by item id in byte order, -1 judgments, queries without relevant items,
 run-only and qrels-only queries, integer ids), for the measures pytrec_eval (trec_eval
 9.x) has beyond the first release: ``num_q``, ``gm_map``, ``Rprec_mult_*``, ``set_F``,
-``iprec_at_recall_*`` and ``11pt_avg`` (with ``rounding=v9``: trec_eval 9.x turns a
-recall level x R into a number of relevant items as floor(x R + 0.9); 10.0, our default,
-rounds it, and is checked against trec_eval 10.0's own outputs in
+``infAP``, ``iprec_at_recall_*`` and ``11pt_avg`` (with ``rounding=v9``: trec_eval 9.x
+turns a recall level x R into a number of relevant items as floor(x R + 0.9); 10.0, our
+default, rounds it, and is checked against trec_eval 10.0's own outputs in
 ``test_trec_eval_conformance.py``).
 
 Each of our names is compared with pytrec_eval's key, per query and for trec_eval's
@@ -55,6 +55,7 @@ ORACLE: dict[str, tuple[str, str, str]] = {
     "IPrec(rounding=v9)@0.25": ("iprec_at_recall.0.25", "iprec_at_recall_0.25", "mean"),
     "IPrec(rounding=v9)@0.33": ("iprec_at_recall.0.33", "iprec_at_recall_0.33", "mean"),
     "IPrec11pt(rounding=v9)": ("11pt_avg", "11pt_avg", "mean"),
+    "infAP": ("infAP", "infAP", "mean"),
 }
 NAMES = list(ORACLE)
 

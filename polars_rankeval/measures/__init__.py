@@ -20,3 +20,6 @@ from polars_rankeval.measures import rprec_mult  # noqa: F401
 from polars_rankeval.measures import gmap  # noqa: F401
 from polars_rankeval.measures import iprec  # noqa: F401
 from polars_rankeval.measures import iprec11pt  # noqa: F401
+from polars_rankeval.measures import infap  # noqa: F401
+from polars_rankeval.measures import judged  # noqa: F401
+from polars_rankeval.measures import unjudged  # noqa: F401

@@ -1,0 +1,29 @@
+"""Unjudged@k: the share of the top k without a judgment (trec_eval 10's ``unj_k``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankeval._registry import Family, Judged, Measure, register, safe_div
+
+
+def _expression(m: Measure, j: Judged) -> pl.Expr:
+    # trec_eval m_unjudged.c: not in the qrels, or a negative judgment (pooled but not
+    # judged); the rows missing below a short ranking count as judged, so divide by k
+    unjudged = (j.rel < 0).fill_null(True) & j.in_top(m.k)
+    if m.k is not None:
+        return unjudged.sum() / float(m.k)
+    return safe_div(unjudged.sum(), pl.len())
+
+
+UNJUDGED = register(
+    Family(
+        name="Unjudged",
+        summary="Share of the top k without a relevance judgment, over k even when fewer "
+        "were retrieved (a red flag for incomplete judgments).",
+        formula="unjudged in top k / k (no cutoff: / retrieved); unjudged = not in the "
+        "qrels or a negative judgment; rel= is ignored",
+        trec_eval="unj_k (trec_eval 10)",
+        expression=_expression,
+    )
+)
