@@ -23,7 +23,7 @@ from importlib import resources
 from pathlib import Path
 
 from polars_rankeval._errors import MeasureError
-from polars_rankeval._registry import REGISTRY, Measure, Stat
+from polars_rankeval._registry import Measure, Stat
 
 __all__ = [
     "Macro",
@@ -364,7 +364,3 @@ def build_query(
     else:
         raise ValueError(final)
     return Query("WITH " + ",\n".join(ctes) + "\n" + body, p.values, stat_columns)
-
-
-def measure_families() -> list[str]:
-    return list(REGISTRY)

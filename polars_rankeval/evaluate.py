@@ -100,7 +100,6 @@ def _per_query_polars(
     """One row per evaluated (by..., query) with a Float64 column ``_m{i}`` per measure."""
     j = judgement.judged
     keys = judgement.keys
-    by = keys[:-1]
     query = judgement.query
     value = Measure.expression if j.ties is None else Measure.expected
     values = judgement.rows.group_by(keys).agg(
