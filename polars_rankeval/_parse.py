@@ -43,6 +43,8 @@ TREC_ALIASES: dict[str, str] = {
     r"11pt_avg": "IPrec11pt",
     r"infAP": "infAP",
     r"unj_(\d+)": "Unjudged@{}",
+    r"rbp": "RBP",
+    r"rbp_resid": "RBP_resid",
 }
 
 # Presets: parameter defaults per family, for parameters a measure name leaves unset.

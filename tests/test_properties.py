@@ -21,11 +21,11 @@ BOUNDED = [
     "F1", "F1@3", "F1(beta=0.5)@3", "GMAP", "GMAP@3", "Rprec_mult(mult=0.6)", "Rprec_mult(mult=2)",
     "IPrec", "IPrec@0.5", "IPrec(rounding=v9)@0.3", "IPrec(rel=2)@1", "IPrec11pt",
     "IPrec11pt(rounding=v9)", "infAP", "infAP(rel=2)", "Judged", "Judged@3", "Unjudged",
-    "Unjudged@3",
+    "Unjudged@3", "RBP", "RBP@3", "RBP(p=0.5,gain=binary)@3", "RBP_resid", "RBP_resid(p=0.5)",
 ]
 CUTOFF = ["AP@3", "P@3", "R@3", "RR@3", "nDCG@3", "Success@3", "NumRelRet@3", "NumRet@3",
           "AP(norm=min)@3", "AP(norm=hits)@3", "R(norm=min)@3", "nDCG(gain=exp)@3",
-          "F1@3", "GMAP@3", "Judged@3", "Unjudged@3"]
+          "F1@3", "GMAP@3", "Judged@3", "Unjudged@3", "RBP@3", "RBP(gain=binary)@3"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -34,7 +34,7 @@ SUPPORTED = re.compile(
     r"map|map_cut_\d+|P_\d+|set_P|recall_\d+|set_recall|ndcg|ndcg_cut_\d+|recip_rank"
     r"|Rprec|bpref|success_\d+|num_ret|num_rel|num_rel_ret"
     r"|num_q|gm_map|Rprec_mult_\d+\.\d+|set_F|iprec_at_recall_\d+\.\d+|11pt_avg"
-    r"|infAP|unj_\d+"
+    r"|infAP|unj_\d+|rbp|rbp_resid"
 )
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_q"}
 TOLERANCE = 5e-5  # values are printed with %6.4f
@@ -44,14 +44,15 @@ TOLERANCE = 5e-5  # values are printed with %6.4f
 # set_recall, 3 counts, 9 each of P/recall/map_cut/ndcg_cut, success_1/5/10), printed
 # for 3 queries + all.  Since issue #5 also: Rprec_mult_0.20 ... 2.00, set_F,
 # iprec_at_recall_0.00 ... 1.00, 11pt_avg and infAP (24 measures printed per query +
-# all), num_q and gm_map (printed in `all` only), and trec_eval 10's unj_5/10/20.
+# all), num_q and gm_map (printed in `all` only), and trec_eval 10's unj_5/10/20, rbp
+# and rbp_resid (5 measures per query + all, not in 9.x).
 NEW = 24 * 4 + 2
-UNJ = 3 * 4
+V10_ONLY = 5 * 4
 EXPECTED_MATCHES = {
-    "aq": 49 * 4 + NEW + UNJ,  # -q, topics 301-303 + all
+    "aq": 49 * 4 + NEW + V10_ONLY,  # -q, topics 301-303 + all
     # -q -c: topic 302 (missing from the run) printed and averaged as 0
-    "aqc": 49 * 4 + NEW + UNJ,
-    "aql": 49 * 4 + NEW + UNJ,  # -q -l2 on graded qrels
+    "aqc": 49 * 4 + NEW + V10_ONLY,
+    "aql": 49 * 4 + NEW + V10_ONLY,  # -q -l2 on graded qrels
     # P_3/5/7, recall_20/2000, ndcg_cut_10/20/23, success_2/5/20; Rprec_mult_0.20/0.35/5.00,
     # iprec_at_recall_0.10/0.20/0.25/0.50/0.75 (not 11pt_avg_.25,.5,.75: a level list)
     "meas_params": 19 * 4,
@@ -63,8 +64,8 @@ EXPECTED_MATCHES = {
 }
 # The number of trec_eval 10.0 values this file reproduces (quoted in the docs); each
 # is checked three times: polars in memory, polars streaming, DuckDB (MODES below).
-TREC_EVAL_VALUES_MATCHED = sum(EXPECTED_MATCHES.values())  # 1081
-assert TREC_EVAL_VALUES_MATCHED == 1081
+TREC_EVAL_VALUES_MATCHED = sum(EXPECTED_MATCHES.values())  # 1105
+assert TREC_EVAL_VALUES_MATCHED == 1105
 
 # trec_eval 9.0.8 outputs (v9.0.8/): identical to v10 for every measure we support
 # except iprec_at_recall and 11pt_avg, whose rounding of level x R changed in 10.0
@@ -282,7 +283,7 @@ def test_trec_eval_v9(out_file: str, qrels: str, run: str, kwargs: dict, key: st
 
 def test_total_matched() -> None:
     """The headline number: trec_eval values reproduced by this file."""
-    assert TREC_EVAL_VALUES_MATCHED == 1081
+    assert TREC_EVAL_VALUES_MATCHED == 1105
     assert TREC_EVAL_V9_VALUES_MATCHED == 914
 
 

@@ -23,3 +23,5 @@ from polars_rankeval.measures import iprec11pt  # noqa: F401
 from polars_rankeval.measures import infap  # noqa: F401
 from polars_rankeval.measures import judged  # noqa: F401
 from polars_rankeval.measures import unjudged  # noqa: F401
+from polars_rankeval.measures import rbp  # noqa: F401
+from polars_rankeval.measures import rbp_resid  # noqa: F401
