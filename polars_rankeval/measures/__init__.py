@@ -25,3 +25,4 @@ from polars_rankeval.measures import judged  # noqa: F401
 from polars_rankeval.measures import unjudged  # noqa: F401
 from polars_rankeval.measures import rbp  # noqa: F401
 from polars_rankeval.measures import rbp_resid  # noqa: F401
+from polars_rankeval.measures import err  # noqa: F401
