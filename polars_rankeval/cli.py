@@ -85,11 +85,8 @@ class Reader:
     def run(self, argument: str) -> pl.LazyFrame:
         """A run as a lazy frame with String ``query``/``item`` and ``score``/``rank``."""
         path = self._path(argument)
-        if path.suffix.lower() == ".parquet":
-            frame = pl.scan_parquet(path)
-        elif path.suffix.lower() == ".csv":
-            frame = pl.scan_csv(path, infer_schema=False)
-        else:
+        frame = _scan_table(path)
+        if frame is None:
             from polars_rankeval.io import read_trec_run
 
             return read_trec_run(path)
@@ -104,11 +101,8 @@ class Reader:
     def qrels(self, argument: str) -> pl.LazyFrame:
         """Qrels as a lazy frame with String ``query``/``item`` and ``relevance``."""
         path = self._path(argument)
-        if path.suffix.lower() == ".parquet":
-            frame = pl.scan_parquet(path)
-        elif path.suffix.lower() == ".csv":
-            frame = pl.scan_csv(path, infer_schema=False)
-        else:
+        frame = _scan_table(path)
+        if frame is None:
             from polars_rankeval.io import read_trec_qrels
 
             return read_trec_qrels(path)
@@ -127,6 +121,17 @@ class Reader:
         for temporary, alias in self.aliases.items():
             text = text.replace(temporary, alias)
         return text
+
+
+
+def _scan_table(path: Path) -> pl.LazyFrame | None:
+    """A Parquet or CSV file by extension (CSV read as text, typed by the caller);
+    None for anything else, which is read as TREC text."""
+    if path.suffix.lower() == ".parquet":
+        return pl.scan_parquet(path)
+    if path.suffix.lower() == ".csv":
+        return pl.scan_csv(path, infer_schema=False)
+    return None
 
 
 def _typed(
