@@ -3,9 +3,15 @@
 ``judge(...)`` turns a user's run (and qrels) into lazy frames with fixed internal
 column names that every measure expression reads:
 
-* ``rows``: one row per kept run row: the key columns (``by`` + query), ``_pos`` (1-based
-  position, trec_eval order), ``_rel`` (relevance value, null when not in the qrels) and,
-  with qrels, the per-query stat columns (``Stat.column``) copied from the qrels side.
+* ``rows``: the rows the measures aggregate: the key columns (``by`` + query), ``_pos``
+  (1-based position, trec_eval order), ``_rel`` (relevance value, null when not in the
+  qrels) and, with qrels, the per-query stat columns (``Stat.column``) copied from the
+  qrels side.  With qrels (and trec_eval's tie order, duplicates an error) only the
+  *judged* retrieved rows, with the query's ``_num_ret``: the measures never need the
+  unjudged rows, only how many there are (see ``Judged.judged_only``).  Otherwise every
+  kept run row.
+* ``queries``: with judged-only rows, one row per run query (keys) with ``_num_ret``,
+  the run checks' counts and ``_in_run``: the only aggregation over the whole run.
 * ``qstats``: with qrels, one row per qrels query with the stat columns.
 
 It also declares the data checks (``Check``) that the engines count while they
@@ -28,6 +34,8 @@ __all__ = ["Check", "Columns", "Judgement", "judge", "tie_needs"]
 
 POS = "_pos"
 REL = "_rel"
+NUM_RET = "_num_ret"
+IN_RUN = "_in_run"
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,9 @@ class Check:
     problem: str
     predicate: pl.Expr
     counter: pl.Expr
+    # for a counter that may over-count (a hash-based one): the exact count over the
+    # whole frame, computed only when the counter is not 0
+    recount: Callable[[pl.LazyFrame], int] | None = None
 
     @property
     def name(self) -> str:
@@ -66,11 +77,32 @@ def _row_check(frame: str, column: str, problem: str, predicate: pl.Expr) -> Che
     return Check(frame, column, problem, predicate, predicate.fill_null(True).sum())
 
 
+def _duplicate_check(frame: str, keys: Sequence[str], item: str, problem: str) -> Check:
+    """Rows repeating the (keys, item) of another row, counted per query by hashing the
+    items (measured 1.3x faster than an exact ``n_unique`` on strings): a hash collision
+    can only over-count, so a non-zero count is recounted exactly before it is reported."""
+    keys = list(keys)
+
+    def recount(source: pl.LazyFrame) -> int:
+        extra = source.group_by(keys).agg((pl.len() - pl.col(item).n_unique()).alias("_n"))
+        return int(extra.select(pl.col("_n").sum()).collect().item() or 0)
+
+    return Check(
+        frame,
+        item,
+        problem,
+        pl.struct(*keys, item).is_duplicated(),
+        pl.len() - pl.col(item).hash().n_unique(),
+        recount,
+    )
+
+
 @dataclass(frozen=True)
 class Judgement:
     """Everything the engines need, lazily: see the module docstring."""
 
     rows: pl.LazyFrame
+    queries: pl.LazyFrame | None  # with judged-only rows: keys, _num_ret, run checks, _in_run
     qstats: pl.LazyFrame | None
     keys: list[str]  # by columns + query
     query: str
@@ -78,6 +110,7 @@ class Judgement:
     run_checks: list[Check]
     qrels_checks: list[Check]
     run: pl.LazyFrame  # the user's run, for examples of bad rows
+    ranked: pl.LazyFrame  # every kept run row with keys, item and _pos
     qrels: pl.LazyFrame | None
     duplicates_dropped: pl.LazyFrame | None  # keys + _dropped, with duplicates="first"
 
@@ -358,13 +391,7 @@ def judge(
             _row_check("qrels", c.query, "query id is null", pl.col(c.query).is_null()),
             _row_check("qrels", c.item, "item id is null", pl.col(c.item).is_null()),
             *_float_checks("qrels", c.relevance, qrels_schema[c.relevance], "relevance"),
-            Check(
-                "qrels",
-                c.item,
-                "duplicate (query, item) judgments",
-                pl.struct(c.query, c.item).is_duplicated(),
-                pl.len() - pl.col(c.item).n_unique(),
-            ),
+            _duplicate_check("qrels", [c.query], c.item, "duplicate (query, item) judgments"),
         ]
         rel = pl.col(REL)
 
@@ -383,17 +410,19 @@ def judge(
         ranked = ranked.filter(pl.col("_first")).drop("_first")
     else:
         run_checks.append(
-            Check(
+            _duplicate_check(
                 "run",
+                keys,
                 c.item,
                 "duplicate (query, item) rows (pass duplicates='first' to keep the "
                 "best-ranked one)",
-                pl.struct(*keys, c.item).is_duplicated(),
-                pl.len() - pl.col(c.item).n_unique(),
             )
         )
 
     stats = list(dict.fromkeys(stats))
+    queries = None
+    num_ret = pl.len()
+    judged_only = qrels is not None and ties == "trec_eval" and duplicates == "error"
     if qrels is None:
         rows = ranked.with_columns(rel)
         qstats = None
@@ -411,19 +440,52 @@ def judge(
         qrels_rows = judged_qrels.select(c.query, c.item, REL).join(
             per_query, on=c.query, how="left"
         )
-        # run order kept: sums over a query then add in the same order on every call
-        rows = ranked.join(qrels_rows, on=[c.query, c.item], how="left", maintain_order="left")
+        if judged_only:
+            # the one aggregation over every run row: counts and checks, no ranks
+            retrieved = pl.len().cast(pl.Int64)
+            if top is not None:
+                retrieved = pl.min_horizontal(retrieved, pl.lit(top, dtype=pl.Int64))
+            queries = run_prepared.group_by(keys).agg(
+                retrieved.alias(NUM_RET),
+                *[check.counter.alias(check.name) for check in run_checks],
+                pl.lit(True).alias(IN_RUN),
+            )
+            # run order kept: sums over a query then add in the same order on every call
+            rows = ranked.join(
+                qrels_rows, on=[c.query, c.item], how="inner", maintain_order="left"
+            ).join(
+                # a null by-value is a group like any other
+                queries.select(*keys, NUM_RET), on=keys, how="left", maintain_order="left",
+                nulls_equal=True,
+            )
+            num_ret = pl.col(NUM_RET).first()
 
-        def stat(s: Stat) -> pl.Expr:
-            # null on rows that are not in the qrels: max() skips them
-            return pl.col(s.column).max()
+            def stat(s: Stat) -> pl.Expr:
+                return pl.col(s.column).first()
+
+        else:
+            rows = ranked.join(
+                qrels_rows, on=[c.query, c.item], how="left", maintain_order="left"
+            )
+
+            def stat(s: Stat) -> pl.Expr:
+                # null on rows that are not in the qrels: max() skips them
+                return pl.col(s.column).max()
 
     tie_columns = None
     if ties == "average":
         rows, tie_columns = _with_ties(rows, keys, c, order_column, tie_levels, tie_gains)
-    judged = Judged(pos=pl.col(POS), rel=pl.col(REL), stat=stat, ties=tie_columns)
+    judged = Judged(
+        pos=pl.col(POS),
+        rel=pl.col(REL),
+        stat=stat,
+        ties=tie_columns,
+        num_ret=num_ret,
+        judged_only=judged_only,
+    )
     return Judgement(
         rows=rows,
+        queries=queries,
         qstats=qstats,
         keys=keys,
         query=c.query,
@@ -431,6 +493,7 @@ def judge(
         run_checks=run_checks,
         qrels_checks=qrels_checks,
         run=run,
+        ranked=ranked,
         qrels=qrels,
         duplicates_dropped=duplicates_dropped,
     )
@@ -444,8 +507,10 @@ def raise_for_checks(
         if check.name not in frame.columns:
             continue
         count = int(frame[check.name].fill_null(0).sum())
+        origin = source(check.frame) if count else None
+        if count and check.recount is not None and origin is not None:
+            count = check.recount(origin)
         if count:
-            origin = source(check.frame)
             example = _example(origin, check.predicate) if origin is not None else "(none)"
             raise InputError(
                 f"{check.frame} column {check.column!r}: {check.problem}: {count} row(s); "

@@ -135,13 +135,31 @@ class Judged:
     ``pos``: 1-based position of the row (unique within the query);
     ``rel``: relevance value (Float64; null when the item is not in the qrels);
     ``stat``: the per-query constant for a :class:`Stat`;
-    ``ties``: the tie-group columns, only with ``ties="average"`` (else None).
+    ``ties``: the tie-group columns, only with ``ties="average"`` (else None);
+    ``num_ret``: the number of rows the query retrieved;
+    ``judged_only``: the rows are only the query's *judged* retrieved rows (those in the
+    qrels, at their positions in the whole ranking); the unjudged ones, which gain
+    nothing, are not there.  The engine then aggregates ~1/20 of the rows.  So an
+    expression never reduces over unjudged rows: it counts retrieved rows with
+    :meth:`count_top` and derives unjudged counts from it.  A query none of whose
+    retrieved rows is judged has no group and takes the family's ``missing`` value.
     """
 
     pos: pl.Expr
     rel: pl.Expr
     stat: Callable[[Stat], pl.Expr]
     ties: Ties | None = None
+    num_ret: pl.Expr = field(default_factory=pl.len)
+    judged_only: bool = False
+
+    def count_top(self, k: int | None) -> pl.Expr:
+        """The number of retrieved rows within the cutoff (all without one).  Judged-only
+        rows hold positions 1..num_ret with gaps, so it is min(k, num_ret) there."""
+        if not self.judged_only:
+            return self.in_top(k).sum()
+        if k is None:
+            return self.num_ret
+        return pl.min_horizontal(self.num_ret, pl.lit(k, dtype=pl.Int64))
 
     def is_relevant(self, level: float) -> pl.Expr:
         """Boolean per row: relevance >= level (unjudged rows are not relevant)."""
@@ -185,9 +203,11 @@ class Family:
     at_param: str | None = None
     aliases: tuple[str, ...] = ()
     stats: Callable[[Measure], tuple[Stat, ...]] = field(default=lambda m: ())
-    # Value for a query that is in the qrels but has no run rows (only with complete=True),
-    # or whose retrieved rows are all unjudged.  None means 0.
-    missing: Callable[[Measure, Callable[[Stat], pl.Expr]], pl.Expr] | None = None
+    # Value for a query without rows to aggregate: in the qrels but not in the run
+    # (complete=True; num_ret 0) or, with judged-only rows, none of whose retrieved rows
+    # is judged.  It reads a Judged whose stat() and count_top() are per-query columns
+    # (no rows).  None means 0.
+    missing: Callable[[Measure, Judged], pl.Expr] | None = None
     # The expected value over every ordering of tied rows (ties="average"), reading
     # ``Judged.ties``; None: the family does not support it.  It may raise MeasureError
     # for parameter values without a closed form.
@@ -251,10 +271,11 @@ class Measure:
     def stats(self) -> tuple[Stat, ...]:
         return self.family.stats(self)
 
-    def missing(self, stat: Callable[[Stat], pl.Expr]) -> pl.Expr:
+    def missing(self, judged: Judged) -> pl.Expr:
+        """The value of a query without rows (see ``Family.missing``)."""
         if self.family.missing is None:
             return pl.lit(0.0)
-        return self.family.missing(self, stat).cast(pl.Float64)
+        return self.family.missing(self, judged).cast(pl.Float64)
 
 
 def _format_value(value: ParamValue) -> str:

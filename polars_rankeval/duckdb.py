@@ -134,7 +134,7 @@ def _check_sql(
 def _polars_count(check: Check, judgement: Judgement) -> int:
     """Fallback for a check without SQL: count it as the polars engine does."""
     if check.frame == "run":
-        frame, keys = judgement.rows, judgement.keys
+        frame, keys = judgement.ranked, judgement.keys
     else:
         assert judgement.qrels is not None
         frame, keys = judgement.qrels, [judgement.query]

@@ -10,6 +10,8 @@ import polars as pl
 
 from polars_rankeval._errors import InputError, MeasureError, RankevalWarning
 from polars_rankeval._judge import (
+    IN_RUN,
+    NUM_RET,
     TIES,
     Columns,
     Judgement,
@@ -19,11 +21,10 @@ from polars_rankeval._judge import (
     tie_needs,
 )
 from polars_rankeval._parse import parse_measure
-from polars_rankeval._registry import Measure
+from polars_rankeval._registry import Judged, Measure
 
 __all__ = ["evaluate", "resolve_measures"]
 
-IN_RUN = "_in_run"
 IN_QRELS = "_in_qrels"
 GMEAN_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -102,11 +103,22 @@ def _per_query_polars(
     keys = judgement.keys
     query = judgement.query
     value = Measure.expression if j.ties is None else Measure.expected
-    values = judgement.rows.group_by(keys).agg(
-        *[value(m, j).alias(_column(i)) for i, m in enumerate(measures)],
-        *[check.counter.alias(check.name) for check in judgement.run_checks],
-        pl.lit(True).alias(IN_RUN),
-    )
+    measure_values = [value(m, j).alias(_column(i)) for i, m in enumerate(measures)]
+    if judgement.queries is not None:
+        # judged-only rows: a query none of whose retrieved rows is judged has no group
+        # here; the left join keeps it (values null, filled by select_evaluated)
+        values = judgement.queries.join(
+            judgement.rows.group_by(keys).agg(*measure_values),
+            on=keys,
+            how="left",
+            nulls_equal=True,
+        )
+    else:
+        values = judgement.rows.group_by(keys).agg(
+            *measure_values,
+            *[check.counter.alias(check.name) for check in judgement.run_checks],
+            pl.lit(True).alias(IN_RUN),
+        )
     if judgement.duplicates_dropped is not None:
         values = values.join(judgement.duplicates_dropped, on=keys, how="left")
     has_qrels = judgement.qstats is not None
@@ -139,14 +151,18 @@ def select_evaluated(
     complete: bool,
 ) -> FrameT:
     """From the checked per-query frame of either engine (``_m{i}`` values, stat columns,
-    ``_in_run``/``_in_qrels`` flags): the evaluated queries, missing values filled.
+    ``_in_run``/``_in_qrels`` flags, ``_num_ret`` with judged-only rows): the evaluated
+    queries, missing values filled.
 
     Queries in both run and qrels by default; every qrels query with ``complete`` (for
-    each ``by`` group of the run); a query without run rows takes each measure's
-    ``missing`` value (0, or R for NumRel).
+    each ``by`` group of the run); a query without values (no run rows, or no judged
+    retrieved rows) takes each measure's ``missing`` value (0, or R for NumRel...).
     """
     by = keys[:-1]
+    columns = checked.collect_schema() if isinstance(checked, pl.LazyFrame) else checked.schema
     value_columns = [_column(i) for i in range(len(measures))]
+    if NUM_RET in columns:
+        value_columns.append(NUM_RET)
     in_run = pl.col(IN_RUN).fill_null(False)
     in_qrels = pl.col(IN_QRELS).fill_null(False)
     if not complete:
@@ -163,15 +179,21 @@ def select_evaluated(
     else:
         base = _complete_by_groups(checked, keys, stat_columns, value_columns)
     if not has_qrels:  # every query has run rows: nothing is missing
-        return base.select(*keys, *value_columns)
+        return base.select(*keys, *value_columns[: len(measures)])
 
-    def stat(s):  # per-query stat column, for measures' values on missing queries
-        return pl.col(s.column)
-
+    # a query without rows, seen by the measures' ``missing``: per-query columns
+    num_ret = pl.col(NUM_RET).fill_null(0) if NUM_RET in columns else pl.lit(0, pl.Int64)
+    empty = Judged(
+        pos=pl.lit(None, pl.Int64),
+        rel=pl.lit(None, pl.Float64),
+        stat=lambda s: pl.col(s.column),
+        num_ret=num_ret,
+        judged_only=True,
+    )
     return base.select(
         *keys,
         *[
-            pl.coalesce(pl.col(_column(i)), m.missing(stat)).alias(_column(i))
+            pl.coalesce(pl.col(_column(i)), m.missing(empty)).alias(_column(i))
             for i, m in enumerate(measures)
         ],
     )

@@ -24,8 +24,9 @@ NUM_RET = register(
         formula="retrieved in top k; rel= is ignored",
         trec_eval="num_ret",
         aggregate="sum",
-        expression=lambda m, j: j.in_top(m.k).sum(),
-        expected=lambda m, j: j.in_top(m.k).sum(),  # the order of tied rows does not matter
+        expression=lambda m, j: j.count_top(m.k),
+        expected=lambda m, j: j.count_top(m.k),  # the order of tied rows does not matter
+        missing=lambda m, j: j.count_top(m.k),
     )
 )
 
@@ -40,7 +41,7 @@ NUM_REL = register(
         expression=lambda m, j: j.stat(_num_rel(m)),
         expected=lambda m, j: j.stat(_num_rel(m)),  # no order at all
         stats=lambda m: (_num_rel(m),),
-        missing=lambda m, stat: stat(_num_rel(m)),
+        missing=lambda m, j: j.stat(_num_rel(m)),
     )
 )
 

@@ -12,7 +12,7 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
     # P = hits / d with d = k (trec_eval P_k) or, without a cutoff, the number retrieved
     # (trec_eval set_P); R = hits / num_rel.  (beta + 1) P R / (beta P + R) is then
     # (beta + 1) hits / (beta num_rel + d): 0 when nothing relevant is found.
-    retrieved = pl.lit(float(m.k)) if m.k is not None else pl.len().cast(pl.Float64)
+    retrieved = pl.lit(float(m.k)) if m.k is not None else j.num_ret.cast(pl.Float64)
     beta = float(m["beta"])
     return safe_div((beta + 1.0) * hits, beta * j.stat(Stat("num_rel", m.rel)) + retrieved)
 

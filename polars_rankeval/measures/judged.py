@@ -12,7 +12,7 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
     # "pooled but unjudged" (as for bpref, infAP and unj_k)
     judged = (j.rel >= 0).fill_null(False)
     top = j.in_top(m.k)
-    return safe_div((judged & top).sum(), top.sum())
+    return safe_div((judged & top).sum(), j.count_top(m.k))
 
 
 JUDGED = register(

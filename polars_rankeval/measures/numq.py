@@ -20,6 +20,6 @@ NUM_Q = register(
         cutoff=False,
         aggregate="sum",
         expression=_expression,
-        missing=lambda m, stat: pl.lit(1.0),
+        missing=lambda m, j: pl.lit(1.0),
     )
 )

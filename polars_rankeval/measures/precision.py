@@ -10,9 +10,9 @@ from polars_rankeval._registry import Family, Judged, Measure, Param, register, 
 def _expression(m: Measure, j: Judged) -> pl.Expr:
     hits = (j.is_relevant(m.rel) & j.in_top(m.k)).sum()
     if m.k is None:
-        return safe_div(hits, pl.len())  # trec_eval set_P
+        return safe_div(hits, j.num_ret)  # trec_eval set_P
     if m["norm"] == "ret":
-        return safe_div(hits, j.in_top(m.k).sum())
+        return safe_div(hits, j.count_top(m.k))
     return hits / m.k  # trec_eval P_k: divide by k even if fewer were retrieved
 
 
@@ -22,9 +22,9 @@ def _expected(m: Measure, j: Judged) -> pl.Expr:
     assert j.ties is not None
     hits = j.ties.share(m.rel).filter(j.in_top(m.k)).sum()
     if m.k is None:
-        return safe_div(hits, pl.len())
+        return safe_div(hits, j.num_ret)
     if m["norm"] == "ret":
-        return safe_div(hits, j.in_top(m.k).sum())
+        return safe_div(hits, j.count_top(m.k))
     return hits / m.k
 
 

@@ -9,11 +9,21 @@ from polars_rankeval._registry import Family, Judged, Measure, register, safe_di
 
 def _expression(m: Measure, j: Judged) -> pl.Expr:
     # trec_eval m_unjudged.c: not in the qrels, or a negative judgment (pooled but not
-    # judged); the rows missing below a short ranking count as judged, so divide by k
-    unjudged = (j.rel < 0).fill_null(True) & j.in_top(m.k)
+    # judged): the retrieved rows within k minus the judged ones (>= 0) among them
+    judged = ((j.rel >= 0) & j.in_top(m.k)).fill_null(False).sum()
+    return _share(m, j, j.count_top(m.k) - judged)
+
+
+def _share(m: Measure, j: Judged, unjudged: pl.Expr) -> pl.Expr:
+    # the rows missing below a short ranking count as judged, so divide by k
     if m.k is not None:
-        return unjudged.sum() / float(m.k)
-    return safe_div(unjudged.sum(), pl.len())
+        return unjudged / float(m.k)
+    return safe_div(unjudged, j.num_ret)
+
+
+def _missing(m: Measure, j: Judged) -> pl.Expr:
+    # no retrieved row is judged: every one is unjudged
+    return _share(m, j, j.count_top(m.k))
 
 
 UNJUDGED = register(
@@ -25,5 +35,6 @@ UNJUDGED = register(
         "qrels or a negative judgment; rel= is ignored",
         trec_eval="unj_k (trec_eval 10)",
         expression=_expression,
+        missing=_missing,
     )
 )
