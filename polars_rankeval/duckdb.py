@@ -10,6 +10,8 @@ macros in an in-process DuckDB when the result is collected.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -67,10 +69,36 @@ def _connection() -> _duckdb.DuckDBPyConnection:
 
     with _DATABASE_LOCK:
         if _DATABASE is None:
-            database = duckdb.connect()
+            # row order is never relied upon (results are sorted in polars): not keeping
+            # it lets DuckDB stream more.  It spills to the system's temporary folder
+            # (an in-memory database's default is ./.tmp, the user's working folder).
+            spill = os.path.join(tempfile.gettempdir(), f"rankeval-duckdb-{os.getpid()}")
+            database = duckdb.connect(
+                config={"preserve_insertion_order": False, "temp_directory": spill}
+            )
             install(database)
             _DATABASE = database
         return _DATABASE.cursor()
+
+
+def _hand_over(
+    con: _duckdb.DuckDBPyConnection, name: str, source: pl.LazyFrame, *, eager: bool, folder: str
+) -> None:
+    """Make ``source`` the table ``name`` of ``con``.
+
+    A frame already in memory goes over as Arrow (no copy).  A lazy one is streamed
+    by polars into a Parquet file that DuckDB scans: neither side holds the whole
+    table in memory, and DuckDB can spill its own work to disk (at 100M rows, the
+    in-memory Arrow copy this replaced took the process above 16 GiB).
+    """
+    if eager:
+        con.register(name, source.collect().to_arrow())
+        return
+    path = os.path.join(folder, f"{name}.parquet")
+    # lz4: cheap to write and to read back, the file lives for one evaluation
+    source.sink_parquet(path, compression="lz4")
+    literal = "'" + path.replace("'", "''") + "'"
+    con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM read_parquet({literal})")
 
 
 def _plain(dtype: pl.DataType) -> pl.DataType:
@@ -315,13 +343,18 @@ def per_query_duckdb(
     def compute() -> pl.DataFrame:
         from polars_rankeval.evaluate import IN_QRELS, IN_RUN, _check_per_query, select_evaluated
 
-        run_frame = run_source.collect()
-        qrels_frame = None if qrels_source is None else qrels_source.collect()
         con = _connection()
+        folder = tempfile.TemporaryDirectory(prefix="rankeval-duckdb-")
         try:
-            con.register(RUN_SOURCE, run_frame.to_arrow())
-            if qrels_frame is not None:
-                con.register(QRELS_SOURCE, qrels_frame.to_arrow())
+            _hand_over(
+                con, RUN_SOURCE, run_source, eager=isinstance(run, pl.DataFrame),
+                folder=folder.name,
+            )
+            if qrels_source is not None:
+                _hand_over(
+                    con, QRELS_SOURCE, qrels_source, eager=isinstance(qrels, pl.DataFrame),
+                    folder=folder.name,
+                )
             for view in views:
                 con.execute(view)
             counts, repeated = _count_checks(
@@ -340,6 +373,7 @@ def per_query_duckdb(
             rows = result.fetchall()
         finally:
             con.close()
+            folder.cleanup()
         frame = pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
         frame = frame.with_columns(
             pl.col(name).cast(pl.Float64)

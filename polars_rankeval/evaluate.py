@@ -106,7 +106,7 @@ def _per_query_polars(
     measure_values = [value(m, j).alias(_column(i)) for i, m in enumerate(measures)]
     if judgement.queries is not None:
         # judged-only rows: a query none of whose retrieved rows is judged has no group
-        # here; the left join keeps it (values null, filled by select_evaluated)
+        # there; the left join keeps it (values null, filled by select_evaluated)
         values = judgement.queries.join(
             judgement.rows.group_by(keys).agg(*measure_values),
             on=keys,
@@ -407,6 +407,12 @@ def evaluate(
     else:
         by_keys = keys[:-1]
         aggregates = [_aggregate(pl.col(_column(i)), m) for i, m in enumerate(measure_list)]
-        summary = wide.group_by(by_keys).agg(*aggregates) if by_keys else wide.select(*aggregates)
+        # sorted: the means add in the same order on every call, whatever the engine
+        wide = wide.sort(keys, nulls_last=True)
+        summary = (
+            wide.group_by(by_keys, maintain_order=True).agg(*aggregates)
+            if by_keys
+            else wide.select(*aggregates)
+        )
         result = _long(summary, by_keys, names, per_query=False)
     return result.collect() if eager else result
