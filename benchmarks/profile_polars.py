@@ -312,8 +312,8 @@ def _judged_only(
     the positions of the judged retrieved rows plus per-query counts; the 10M-row side
     then needs nothing but a rank window, the join and streamable reductions, so the
     streaming engine never falls back to an in-memory aggregation of the joined rows.
-    Like ``rk.evaluate`` today it ranks float64 scores; trec_eval ranks them as float32
-    (see RESULTS.md), a cast the real fix would add to the order key.
+    The engine now follows this recipe (``judge()``, judged-only rows); unlike it, this
+    sketch ranks float64 scores where trec_eval and ``rk.evaluate`` rank float32.
     """
     judged = qrels.select("query", "item", pl.col("relevance").cast(pl.Float64).alias("_rel"))
     stats = judged.group_by("query").agg(
