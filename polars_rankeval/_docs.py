@@ -1,6 +1,15 @@
-"""Markdown tables for the README, generated from the registry (a test keeps them in sync)."""
+"""Markdown tables for the README and the docs, generated from the registry.
+
+``python -m polars_rankeval._docs --write`` rewrites the README's generated sections
+(between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``); a test fails when they are
+stale, so adding a measure never means editing a table by hand.
+"""
 
 from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES
 from polars_rankeval._registry import REGISTRY
@@ -54,7 +63,36 @@ def preset_table() -> str:
     return "\n".join(lines)
 
 
+def sections() -> dict[str, str]:
+    """The generated README sections by marker name."""
+    return {"measures": measure_table(), "presets": preset_table()}
+
+
+def rewrite(text: str) -> str:
+    """``text`` with every generated section replaced by its current content."""
+    for name, table in sections().items():
+        pattern = re.compile(rf"(<!-- {name}:start -->\n).*?(\n<!-- {name}:end -->)", re.DOTALL)
+        if not pattern.search(text):
+            raise ValueError(f"no <!-- {name}:start --> ... <!-- {name}:end --> section")
+        text = pattern.sub(lambda m: m.group(1) + table + m.group(2), text)
+    return text
+
+
+def main(argv: list[str]) -> int:
+    """``--write [README]``: rewrite the sections; ``--check [README]``: exit 1 if stale."""
+    if not argv or argv[0] not in ("--write", "--check"):
+        print(measure_table(), "\n")
+        print(preset_table(), "\n")
+        print(alias_list())
+        return 0
+    path = Path(argv[1] if len(argv) > 1 else "README.md")
+    text = path.read_text(encoding="utf-8")
+    fresh = rewrite(text)
+    if argv[0] == "--check":
+        return 0 if fresh == text else 1
+    path.write_text(fresh, encoding="utf-8")
+    return 0
+
+
 if __name__ == "__main__":
-    print(measure_table(), "\n")
-    print(preset_table(), "\n")
-    print(alias_list())
+    sys.exit(main(sys.argv[1:]))

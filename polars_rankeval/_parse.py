@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 
 import polars_rankeval.measures  # noqa: F401  (registers the families)
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._registry import REGISTRY, Family, Measure, ParamValue
 
-__all__ = ["PRESETS", "TREC_ALIASES", "parse_measure", "known_measures"]
+__all__ = ["PRESETS", "TREC_ALIASES", "known_measures", "parse_measure", "resolve_measures"]
 
 MAX_CUTOFF = 2**31 - 1
 
@@ -35,6 +36,7 @@ TREC_ALIASES: dict[str, str] = {
     r"num_ret": "NumRet",
     r"num_rel": "NumRel",
     r"num_rel_ret": "NumRelRet",
+    r"num_nonrel_judged_ret": "NumNonRelJudgedRet",
     r"num_q": "NumQ",
     r"set_F": "F1",
     r"Rprec_mult_(\d+\.\d+)": "Rprec_mult(mult={})",
@@ -196,3 +198,23 @@ def parse_measure(
         except ValueError as error:
             raise MeasureError(f"measure {text!r}: {error}") from None
     return Measure(family=family, k=k, params=tuple(params.items()))
+
+
+def resolve_measures(
+    measures: str | Iterable[str], *, conventions: str = "trec_eval", rel: float | None = None
+) -> list[tuple[str, Measure]]:
+    """Parse measure names; returns (name as given, measure) pairs, repeats removed.
+
+    >>> [(name, str(m)) for name, m in resolve_measures(["map", "P@5", "map"])]
+    [('map', 'AP'), ('P@5', 'P@5')]
+    """
+    if isinstance(measures, str):
+        measures = [measures]
+    if not isinstance(measures, Iterable):
+        raise MeasureError(
+            f"measures={measures!r}: give a measure name or a list of names, e.g. ['AP', 'nDCG@10']"
+        )
+    names = list(dict.fromkeys(measures))
+    if not names:
+        raise MeasureError("no measure given")
+    return [(name, parse_measure(name, conventions=conventions, rel=rel)) for name in names]

@@ -212,6 +212,13 @@ class Family:
     # ``Judged.ties``; None: the family does not support it.  It may raise MeasureError
     # for parameter values without a closed form.
     expected: Callable[[Measure, Judged], pl.Expr] | None = None
+    # Place in the tables of the README and the docs (then by name).
+    order: int = 1000
+    # Per-query values lie in [0, 1] (the property tests check it; counts do not).
+    bounded: bool = True
+    # Parameterised names the generic tests run besides the bare name and name@3
+    # (e.g. "AP(norm=min)@3"): one per parameter value worth covering.
+    examples: tuple[str, ...] = ()
 
     @property
     def all_params(self) -> tuple[Param, ...]:
@@ -255,15 +262,19 @@ class Measure:
         """Aggregation expression giving this measure's value for one query (Float64)."""
         return self.family.expression(self, judged).cast(pl.Float64)
 
-    def expected(self, judged: Judged) -> pl.Expr:
-        """Aggregation giving the expected value over every ordering of the query's tied
-        rows (``ties="average"``); MeasureError when the measure has none."""
+    def require_expected(self) -> None:
+        """MeasureError when the family has no expected value over tied orderings."""
         if self.family.expected is None:
             supported = ", ".join(n for n, f in REGISTRY.items() if f.expected is not None)
             raise MeasureError(
                 f"{self} does not support ties='average' (measures that do: {supported}); "
                 "use ties='trec_eval'"
             )
+
+    def expected(self, judged: Judged) -> pl.Expr:
+        """Aggregation giving the expected value over every ordering of the query's tied
+        rows (``ties="average"``); MeasureError when the measure has none."""
+        self.require_expected()
         if judged.ties is None:
             raise RuntimeError("ties='average' needs the tie-group columns of judge()")
         return self.family.expected(self, judged).cast(pl.Float64)
@@ -288,8 +299,11 @@ REGISTRY: dict[str, Family] = {}
 
 
 def register(family: Family) -> Family:
-    """Add a family to :data:`REGISTRY` (called once per module in ``measures/``)."""
+    """Add a family to :data:`REGISTRY` (called once per module in ``measures/``), in
+    table order (``Family.order``, then name)."""
     if family.name in REGISTRY:
         raise RuntimeError(f"measure family {family.name} registered twice")
-    REGISTRY[family.name] = family
+    families = sorted([*REGISTRY.values(), family], key=lambda f: (f.order, f.name))
+    REGISTRY.clear()
+    REGISTRY.update((f.name, f) for f in families)
     return family

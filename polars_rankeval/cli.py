@@ -30,7 +30,7 @@ import polars as pl
 
 from polars_rankeval._errors import InputError, MeasureError, RankevalError
 from polars_rankeval._files import atomic_write
-from polars_rankeval._judge import keep_top
+from polars_rankeval.prepare.ranking import keep_top
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._trec_names import PSEUDO, SUMMARY_ONLY, expand, is_count
 from polars_rankeval.evaluate import evaluate

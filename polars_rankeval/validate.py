@@ -13,6 +13,9 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rankeval._errors import InputError
+from polars_rankeval.options import Columns
+from polars_rankeval.prepare.checks import rank_check
+from polars_rankeval.prepare.ranking import order_column, order_key, position
 
 __all__ = ["validate"]
 
@@ -68,7 +71,7 @@ def validate(
     run: pl.DataFrame | pl.LazyFrame,
     qrels: pl.DataFrame | pl.LazyFrame | None = None,
     *,
-    cutoffs: Sequence[int] = (10,),
+    cutoffs: Sequence[int] | int = (10,),
     query: str = "query",
     item: str = "item",
     rank: str | None = "rank",
@@ -106,149 +109,202 @@ def validate(
     │ unjudged items in top 1     ┆ warning ┆ 1     │
     └─────────────────────────────┴─────────┴───────┘
     """
-    report = _Report([])
+    cutoffs = _cutoffs(cutoffs)
+    columns = Columns(query, item, rank, score, relevant, relevance)
     run_df = _collect(run, "run")
     qrels_df = None if qrels is None else _collect(qrels, "qrels")
-    cutoffs = sorted({int(k) for k in cutoffs if int(k) > 0})
+    checks = _Validation(_Report([]), run_df, qrels_df, columns)
+    checks.schema()
+    checks.values()
+    checks.duplicates()
+    checks.overlap()
+    checks.ranking(cutoffs)
+    checks.counts()
+    return pl.DataFrame(checks.report.rows, schema=SCHEMA)
 
-    # --- columns and types -------------------------------------------------------------
-    usable_run = _columns(report, "run", run_df, {"query": query, "item": item})
-    order_column = None
-    if score is not None and score in run_df.columns:
-        order_column = score
-    elif rank is not None and rank in run_df.columns:
-        order_column = rank
-    if order_column is None:
-        report.add("run ranking column", ERROR, 1,
-                   f"no score column {score!r} and no rank column {rank!r}", _first(run_df))
-    elif not run_df.schema[order_column].is_numeric():
-        report.add("run ranking column", ERROR, 1,
-                   f"{order_column!r} is {run_df.schema[order_column]}, not numeric",
-                   _first(run_df))
-        order_column = None
-    else:
-        report.add("run ranking column", OK, 0,
-                   f"ranked by {'score' if order_column == score else 'rank'} ({order_column!r})")
 
-    label_ok = False
-    if qrels_df is None:
-        label_ok = _numeric(report, "run", run_df, relevant, "relevance label")
-        usable_qrels = False
-    else:
-        usable_qrels = _columns(report, "qrels", qrels_df, {"query": query, "item": item})
-        label_ok = _numeric(report, "qrels", qrels_df, relevance, "relevance")
+def _cutoffs(cutoffs: object) -> list[int]:
+    """Validated cutoffs: positive integers (a bare int is one cutoff)."""
+    if isinstance(cutoffs, int) and not isinstance(cutoffs, bool):
+        cutoffs = [cutoffs]
+    if isinstance(cutoffs, str) or not isinstance(cutoffs, Sequence):
+        raise InputError(f"cutoffs={cutoffs!r}: give a list of positive integers, e.g. [5, 10]")
+    bad = [k for k in cutoffs if isinstance(k, bool) or not isinstance(k, int) or k <= 0]
+    if bad:
+        raise InputError(
+            f"cutoffs={list(cutoffs)!r}: {bad[0]!r} is not a positive integer; "
+            "give cutoffs such as [5, 10]"
+        )
+    return sorted(set(cutoffs))
 
-    # --- nulls and values --------------------------------------------------------------
-    if usable_run:
-        for column in (query, item):
-            report.flag(f"run {column}: null", run_df.filter(pl.col(column).is_null()),
-                        "null ids")
-    if order_column is not None:
-        values = pl.col(order_column)
-        if order_column == score:
-            bad = values.is_null() | (~values.is_finite() if run_df.schema[score].is_float()
-                                      else pl.lit(False))
-            report.flag(f"run {score}: null/NaN/inf", run_df.filter(bad), "unusable scores")
+
+@dataclass
+class _Validation:
+    """The checks of :func:`validate`, section by section, into one report."""
+
+    report: _Report
+    run: pl.DataFrame
+    qrels: pl.DataFrame | None
+    c: Columns
+    order: str | None = None
+    usable_run: bool = False
+    usable_qrels: bool = False
+    label_ok: bool = False
+
+    def schema(self) -> None:
+        """Columns present and of usable types; which column ranks the run."""
+        report, run, c = self.report, self.run, self.c
+        self.usable_run = _columns(report, "run", run, {"query": c.query, "item": c.item})
+        order = order_column(c, run.schema)
+        if order is None:
+            report.add("run ranking column", ERROR, 1,
+                       f"no score column {c.score!r} and no rank column {c.rank!r}", _first(run))
+        elif not run.schema[order].is_numeric():
+            report.add("run ranking column", ERROR, 1,
+                       f"{order!r} is {run.schema[order]}, not numeric", _first(run))
+            order = None
         else:
-            bad = values.is_null() | (values <= 0)
-            if run_df.schema[rank].is_float():
-                bad = bad | ~values.is_finite() | (values != values.floor())
-            report.flag(f"run {rank}: not a positive integer", run_df.filter(bad), "bad ranks")
-    labels = run_df if qrels_df is None else qrels_df
-    label_column = relevant if qrels_df is None else relevance
-    if label_ok:
-        value = pl.col(label_column)
-        bad = value.is_null() | (value.cast(pl.Float64).is_nan())
-        report.flag(f"{'run' if qrels_df is None else 'qrels'} {label_column}: null/NaN",
-                    labels.filter(bad), "missing relevance")
-    if usable_qrels:
-        for column in (query, item):
-            report.flag(f"qrels {column}: null", qrels_df.filter(pl.col(column).is_null()),
-                        "null ids")
+            kind = "score" if order == c.score else "rank"
+            report.add("run ranking column", OK, 0, f"ranked by {kind} ({order!r})")
+        self.order = order
+        if self.qrels is None:
+            self.label_ok = _numeric(report, "run", run, c.relevant, "relevance label")
+        else:
+            names = {"query": c.query, "item": c.item}
+            self.usable_qrels = _columns(report, "qrels", self.qrels, names)
+            self.label_ok = _numeric(report, "qrels", self.qrels, c.relevance, "relevance")
 
-    # --- duplicates -----------------------------------------------------------------------
-    if usable_run:
-        report.flag("run duplicate (query, item)",
-                    run_df.filter(pl.struct(query, item).is_duplicated()),
-                    "rows sharing a (query, item); evaluate(duplicates='first') keeps the "
-                    "best-ranked")
-    if usable_qrels:
-        report.flag("qrels duplicate (query, item)",
-                    qrels_df.filter(pl.struct(query, item).is_duplicated()),
-                    "judgments sharing a (query, item)")
+    def values(self) -> None:
+        """Null ids, unusable scores or ranks, missing relevance."""
+        report, run, c, order = self.report, self.run, self.c, self.order
+        if self.usable_run:
+            for column in (c.query, c.item):
+                report.flag(f"run {column}: null", run.filter(pl.col(column).is_null()),
+                            "null ids")
+        if order is not None and order == c.score:
+            values = pl.col(order)
+            finite = ~values.is_finite() if run.schema[order].is_float() else pl.lit(False)
+            report.flag(f"run {order}: null/NaN/inf", run.filter(values.is_null() | finite),
+                        "unusable scores")
+        elif order is not None:
+            report.flag(f"run {order}: not a positive integer",
+                        run.filter(rank_check(order, run.schema[order]).predicate), "bad ranks")
+        labels = run if self.qrels is None else self.qrels
+        label_column = c.relevant if self.qrels is None else c.relevance
+        if self.label_ok:
+            value = pl.col(label_column)
+            bad = value.is_null() | (value.cast(pl.Float64).is_nan())
+            report.flag(f"{'run' if self.qrels is None else 'qrels'} {label_column}: null/NaN",
+                        labels.filter(bad), "missing relevance")
+        if self.usable_qrels and self.qrels is not None:
+            for column in (c.query, c.item):
+                report.flag(f"qrels {column}: null",
+                            self.qrels.filter(pl.col(column).is_null()), "null ids")
 
-    # --- run vs qrels ----------------------------------------------------------------------
-    if usable_run and usable_qrels:
-        for column in (query, item):
-            left, right = run_df.schema[column], qrels_df.schema[column]
+    def duplicates(self) -> None:
+        c = self.c
+        if self.usable_run:
+            self.report.flag(
+                "run duplicate (query, item)",
+                self.run.filter(pl.struct(c.query, c.item).is_duplicated()),
+                "rows sharing a (query, item); evaluate(duplicates='first') keeps the "
+                "best-ranked",
+            )
+        if self.usable_qrels and self.qrels is not None:
+            self.report.flag(
+                "qrels duplicate (query, item)",
+                self.qrels.filter(pl.struct(c.query, c.item).is_duplicated()),
+                "judgments sharing a (query, item)",
+            )
+
+    def overlap(self) -> None:
+        """Id types on both sides, queries on one side only, queries without relevant."""
+        if not (self.usable_run and self.usable_qrels and self.qrels is not None):
+            return
+        report, run, qrels, c = self.report, self.run, self.qrels, self.c
+        for column in (c.query, c.item):
+            left, right = run.schema[column], qrels.schema[column]
             if left.is_integer() != right.is_integer():
                 report.add(f"{column} id types", ERROR, 1,
                            f"run {column} is {left}, qrels {column} is {right}: ids never match",
-                           f"run {_first(run_df.select(column))}, "
-                           f"qrels {_first(qrels_df.select(column))}")
+                           f"run {_first(run.select(column))}, "
+                           f"qrels {_first(qrels.select(column))}")
             else:
                 report.add(f"{column} id types", OK, 0, f"{left} / {right}")
-        run_q = run_df.select(pl.col(query).cast(pl.String)).unique().drop_nulls()
-        qrels_q = qrels_df.select(pl.col(query).cast(pl.String)).unique().drop_nulls()
-        only_run = run_q.join(qrels_q, on=query, how="anti").sort(query)
-        only_qrels = qrels_q.join(run_q, on=query, how="anti").sort(query)
-        report.flag("queries only in the run", only_run,
-                    "ignored by evaluate (a warning counts them)", WARNING)
-        report.flag("queries only in the qrels", only_qrels,
-                    "ignored, or scored 0 with complete=True", WARNING)
+        run_q = run.select(pl.col(c.query).cast(pl.String)).unique().drop_nulls()
+        qrels_q = qrels.select(pl.col(c.query).cast(pl.String)).unique().drop_nulls()
+        report.flag("queries only in the run", run_q.join(qrels_q, on=c.query, how="anti")
+                    .sort(c.query), "ignored by evaluate (a warning counts them)", WARNING)
+        report.flag("queries only in the qrels", qrels_q.join(run_q, on=c.query, how="anti")
+                    .sort(c.query), "ignored, or scored 0 with complete=True", WARNING)
         no_relevant = (
-            qrels_df.group_by(pl.col(query).cast(pl.String))
-            .agg((pl.col(relevance) >= 1).sum().alias("relevant"))
+            qrels.group_by(pl.col(c.query).cast(pl.String))
+            .agg((pl.col(c.relevance) >= 1).sum().alias("relevant"))
             .filter(pl.col("relevant") == 0)
-            if label_ok else pl.DataFrame()
+            if self.label_ok else pl.DataFrame()
         )
         report.flag("qrels queries without a relevant item", no_relevant,
                     "they score 0 on every measure that divides by R", WARNING)
 
-    # --- ranking -----------------------------------------------------------------------------
-    if usable_run and order_column is not None:
-        ranked = _ranked(run_df, query, item, order_column, descending=order_column == score)
-        if rank is not None and rank in run_df.columns and run_df.schema[rank].is_numeric():
-            gaps = ranked.group_by(query).agg(
-                (pl.col(rank).sort() != pl.int_range(1, pl.len() + 1)).any().alias("gap")
-            ).filter(pl.col("gap"))
-            report.flag("rank column is not 1..n per query", gaps,
-                        "gaps or repeats: positions are renumbered 1..n", WARNING)
-            if order_column == score:
-                disagree = ranked.filter(pl.col(rank) != pl.col("_pos"))
-                report.flag("rank column disagrees with the score order", disagree,
-                            "evaluate ranks by score (as trec_eval); pass score=None to use "
-                            "the rank column", WARNING)
-        for k in cutoffs:
-            if order_column != score:
-                break
-            at_k = ranked.filter(pl.col("_pos").is_in([k, k + 1]))
-            straddle = at_k.group_by(query).agg(
-                ((pl.len() == 2) & (pl.col(score).n_unique() == 1)).alias("_tie")
-            ).filter(pl.col("_tie"))
-            report.flag(f"score ties across @{k}", straddle,
-                        f"queries whose items at positions {k} and {k + 1} tie: @{k} values "
-                        "depend on the tie-break (item id, descending)", WARNING)
-        if usable_qrels:
-            judged = qrels_df.select(
-                pl.col(query).cast(pl.String), pl.col(item).cast(pl.String),
-                pl.lit(True).alias("_judged"),
-            ).unique(subset=[query, item])
-            joined = ranked.with_columns(
-                pl.col(query).cast(pl.String), pl.col(item).cast(pl.String)
-            ).join(judged, on=[query, item], how="left")
+    def ranking(self, cutoffs: Sequence[int]) -> None:
+        """Rank gaps, rank/score disagreement, ties across cutoffs, unjudged in the top k."""
+        if not self.usable_run or self.order is None:
+            return
+        c, order = self.c, self.order
+        ranked = _ranked(self.run, c, order)
+        if c.rank is not None and c.rank in self.run.columns and \
+                self.run.schema[c.rank].is_numeric():
+            self._rank_column(ranked)
+        if order == c.score:
             for k in cutoffs:
-                unjudged = joined.filter((pl.col("_pos") <= k) & pl.col("_judged").is_null())
-                top = joined.filter(pl.col("_pos") <= k).height
-                share = f"{unjudged.height / top:.1%}" if top else "n/a"
-                report.flag(f"unjudged items in top {k}", unjudged,
-                            f"{share} of the top {k}: counted as not relevant", WARNING)
-        num_ret = ranked.group_by(query).len()["len"]
-        report.add("num_ret per query", OK, num_ret.len(), _spread(num_ret))
-    if usable_qrels and label_ok:
-        num_rel = qrels_df.group_by(query).agg((pl.col(relevance) >= 1).sum())[relevance]
-        report.add("num_rel per query", OK, num_rel.len(), _spread(num_rel))
-    return pl.DataFrame(report.rows, schema=SCHEMA)
+                at_k = ranked.filter(pl.col("_pos").is_in([k, k + 1]))
+                straddle = at_k.group_by(c.query).agg(
+                    ((pl.len() == 2) & (order_key(c, order).n_unique() == 1)).alias("_tie")
+                ).filter(pl.col("_tie"))
+                self.report.flag(f"score ties across @{k}", straddle,
+                                 f"queries whose items at positions {k} and {k + 1} tie: @{k} "
+                                 "values depend on the tie-break (item id, descending)", WARNING)
+        if self.usable_qrels:
+            self._unjudged(ranked, cutoffs)
+        num_ret = ranked.group_by(c.query).len()["len"]
+        self.report.add("num_ret per query", OK, num_ret.len(), _spread(num_ret))
+
+    def _rank_column(self, ranked: pl.DataFrame) -> None:
+        c = self.c
+        assert c.rank is not None
+        gaps = ranked.group_by(c.query).agg(
+            (pl.col(c.rank).sort() != pl.int_range(1, pl.len() + 1)).any().alias("gap")
+        ).filter(pl.col("gap"))
+        self.report.flag("rank column is not 1..n per query", gaps,
+                         "gaps or repeats: positions are renumbered 1..n", WARNING)
+        if self.order == c.score:
+            disagree = ranked.filter(pl.col(c.rank) != pl.col("_pos"))
+            self.report.flag("rank column disagrees with the score order", disagree,
+                             "evaluate ranks by score (as trec_eval); pass score=None to use "
+                             "the rank column", WARNING)
+
+    def _unjudged(self, ranked: pl.DataFrame, cutoffs: Sequence[int]) -> None:
+        c, qrels = self.c, self.qrels
+        assert qrels is not None
+        judged = qrels.select(
+            pl.col(c.query).cast(pl.String), pl.col(c.item).cast(pl.String),
+            pl.lit(True).alias("_judged"),
+        ).unique(subset=[c.query, c.item])
+        joined = ranked.with_columns(
+            pl.col(c.query).cast(pl.String), pl.col(c.item).cast(pl.String)
+        ).join(judged, on=[c.query, c.item], how="left")
+        for k in cutoffs:
+            unjudged = joined.filter((pl.col("_pos") <= k) & pl.col("_judged").is_null())
+            top = joined.filter(pl.col("_pos") <= k).height
+            share = f"{unjudged.height / top:.1%}" if top else "n/a"
+            self.report.flag(f"unjudged items in top {k}", unjudged,
+                             f"{share} of the top {k}: counted as not relevant", WARNING)
+
+    def counts(self) -> None:
+        if self.usable_qrels and self.label_ok and self.qrels is not None:
+            c = self.c
+            num_rel = self.qrels.group_by(c.query).agg((pl.col(c.relevance) >= 1).sum())
+            self.report.add("num_rel per query", OK, num_rel.height, _spread(num_rel[c.relevance]))
 
 
 def _columns(report: _Report, what: str, frame: pl.DataFrame, names: dict[str, str]) -> bool:
@@ -278,16 +334,11 @@ def _numeric(report: _Report, what: str, frame: pl.DataFrame, name: str, role: s
     return True
 
 
-def _ranked(frame: pl.DataFrame, query: str, item: str, by: str, *, descending: bool):
-    key = pl.col(by) if descending else -pl.col(by)
-    rows = frame.filter(pl.col(query).is_not_null() & pl.col(item).is_not_null())
-    return rows.with_columns(
-        pl.struct(key, pl.col(item).cast(pl.String))
-        .rank("ordinal", descending=True)
-        .over(query)
-        .cast(pl.Int64)
-        .alias("_pos")
-    )
+def _ranked(frame: pl.DataFrame, columns: Columns, order: str) -> pl.DataFrame:
+    """The rows with usable ids, positioned as ``evaluate`` positions them (the one
+    trec_eval ranking: float32 scores, ties by item descending)."""
+    rows = frame.filter(pl.col(columns.query).is_not_null() & pl.col(columns.item).is_not_null())
+    return rows.with_columns(position(columns, order, [columns.query]).alias("_pos"))
 
 
 def _spread(values: pl.Series) -> str:

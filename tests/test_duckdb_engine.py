@@ -16,7 +16,10 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_rankeval as rk
-from polars_rankeval.duckdb import install, per_query_duckdb
+from polars_rankeval.duckdb import install
+from polars_rankeval.engines import duckdb as duckdb_engine
+from polars_rankeval.engines.spec import Spec
+from polars_rankeval.options import Columns, EvalOptions
 
 RUN = pl.DataFrame(
     {
@@ -234,15 +237,15 @@ def test_hostile_values_are_data() -> None:
 
 
 def test_per_query_duckdb_contract() -> None:
-    """Returns (LazyFrame with keys + _m{i} Float64, keys), as _per_query_polars."""
-    from polars_rankeval._judge import Columns
-    from polars_rankeval.evaluate import resolve_measures
+    """Returns (LazyFrame with keys + _m{i} Float64, keys), as the polars engine."""
+    from polars_rankeval._parse import resolve_measures
 
-    measures = [m for _, m in resolve_measures(["AP", "P@1"])]
-    wide, keys = per_query_duckdb(
-        RUN.with_columns(sys=pl.lit("x")), QRELS, measures, columns=Columns(), by=["sys"],
-        complete=False, duplicates="error",
+    resolved = resolve_measures(["AP", "P@1"])
+    spec = Spec(
+        RUN.with_columns(sys=pl.lit("x")), QRELS, [m for _, m in resolved],
+        [n for n, _ in resolved], Columns(), EvalOptions(by=("sys",), engine="duckdb"),
     )  # fmt: skip
+    wide, keys = duckdb_engine.per_query(spec)
     assert keys == ["sys", "query"]
     assert isinstance(wide, pl.LazyFrame)
     assert wide.collect_schema() == pl.Schema(

@@ -18,7 +18,7 @@ import pytest
 
 import polars_rankeval as rk
 from polars_rankeval._registry import REGISTRY
-from polars_rankeval._sqltwin import (
+from polars_rankeval.engines.sqltwin.build import (
     ROW_ARGUMENTS,
     STAT_ARGUMENTS,
     macros,
@@ -248,7 +248,7 @@ def test_wheel_ships_the_sql_files(tmp_path: Path) -> None:
         archive.extractall(tmp_path / "site")
     assert shipped == {p.name: p.read_bytes() for p in SQL.glob("*.sql")}
     probe = (
-        "import polars_rankeval, polars_rankeval._sqltwin as t, duckdb\n"
+        "import polars_rankeval, polars_rankeval.engines.sqltwin.build as t, duckdb\n"
         "from polars_rankeval.duckdb import install\n"
         "print(polars_rankeval.__file__)\n"
         "print(len(t.sql_files()))\n"

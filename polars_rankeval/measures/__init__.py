@@ -1,28 +1,12 @@
 """One module per measure family: its declaration and its polars expression.
 
-Importing this package registers every family in :data:`polars_rankeval._registry.REGISTRY`,
-in the order below (the order of the README's measure table).
+Importing this package imports every module in it, and each registers its families in
+:data:`polars_rankeval._registry.REGISTRY` (in table order: ``Family.order``).  Adding a
+measure is adding a module here (plus its SQL twin in ``sql/`` and its tests).
 """
 
-# isort: skip_file
-from polars_rankeval.measures import ap  # noqa: F401
-from polars_rankeval.measures import precision  # noqa: F401
-from polars_rankeval.measures import recall  # noqa: F401
-from polars_rankeval.measures import rr  # noqa: F401
-from polars_rankeval.measures import ndcg  # noqa: F401
-from polars_rankeval.measures import success  # noqa: F401
-from polars_rankeval.measures import rprec  # noqa: F401
-from polars_rankeval.measures import bpref  # noqa: F401
-from polars_rankeval.measures import counts  # noqa: F401
-from polars_rankeval.measures import numq  # noqa: F401
-from polars_rankeval.measures import f1  # noqa: F401
-from polars_rankeval.measures import rprec_mult  # noqa: F401
-from polars_rankeval.measures import gmap  # noqa: F401
-from polars_rankeval.measures import iprec  # noqa: F401
-from polars_rankeval.measures import iprec11pt  # noqa: F401
-from polars_rankeval.measures import infap  # noqa: F401
-from polars_rankeval.measures import judged  # noqa: F401
-from polars_rankeval.measures import unjudged  # noqa: F401
-from polars_rankeval.measures import rbp  # noqa: F401
-from polars_rankeval.measures import rbp_resid  # noqa: F401
-from polars_rankeval.measures import err  # noqa: F401
+import importlib
+import pkgutil
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")

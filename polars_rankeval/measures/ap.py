@@ -56,6 +56,8 @@ def _expected(m: Measure, j: Judged) -> pl.Expr:
 AP = register(
     Family(
         name="AP",
+        order=10,
+        examples=("AP(norm=min)@3", "AP(norm=hits)@3", "AP(rel=2)"),
         aliases=("MAP",),
         summary="Average precision: mean of the precision at each relevant item's position.",
         formula="sum over relevant items at position i <= k of (relevant in top i / i), "

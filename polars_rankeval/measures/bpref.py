@@ -27,6 +27,7 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 BPREF = register(
     Family(
         name="Bpref",
+        order=80,
         summary="Binary preference: how often judged relevant items precede judged "
         "non-relevant ones (unjudged items are skipped).",
         formula="(1/R) * sum over retrieved relevant r of "

@@ -20,6 +20,8 @@ def _expected_relevant(j: Judged, level: float) -> pl.Expr:
 NUM_RET = register(
     Family(
         name="NumRet",
+        order=90,
+        bounded=False,
         summary="Number of items retrieved (within the top k). Sum over queries.",
         formula="retrieved in top k; rel= is ignored",
         trec_eval="num_ret",
@@ -33,6 +35,8 @@ NUM_RET = register(
 NUM_REL = register(
     Family(
         name="NumRel",
+        order=91,
+        bounded=False,
         summary="Number of relevant items (R). Sum over queries.",
         formula="R = judged items with relevance >= rel",
         trec_eval="num_rel",
@@ -48,6 +52,8 @@ NUM_REL = register(
 NUM_REL_RET = register(
     Family(
         name="NumRelRet",
+        order=92,
+        bounded=False,
         summary="Number of relevant items retrieved (within the top k). Sum over queries.",
         formula="relevant in top k",
         trec_eval="num_rel_ret",

@@ -27,6 +27,7 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 ERR = register(
     Family(
         name="ERR",
+        order=210,
         summary="Expected reciprocal rank: 1/position of the item where a cascading user "
         "stops, each item stopping them with a probability set by its grade.",
         formula="sum over top k of R_i / i * prod over positions j < i of (1 - R_j), R = "

@@ -20,6 +20,8 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 F1 = register(
     Family(
         name="F1",
+        order=110,
+        examples=("F1(beta=0.5)@3",),
         aliases=("F", "SetF"),
         summary="F measure: harmonic mean of precision and recall (of the top k, or of the "
         "whole retrieved set without a cutoff).",

@@ -22,6 +22,7 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 GMAP = register(
     Family(
         name="GMAP",
+        order=130,
         summary="Geometric mean of AP over queries (per query: AP).",
         formula="per query AP (divided by R, as AP@k for a cutoff); over queries "
         "exp(mean(log(max(AP, 0.00001))))",

@@ -41,6 +41,8 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 INFAP = register(
     Family(
         name="infAP",
+        order=160,
+        examples=("infAP(rel=2)",),
         aliases=("InfAP",),
         summary="Inferred AP (Yilmaz & Aslam): AP estimated from a sampled judgment pool; "
         "a negative judgment marks an item pooled but not judged.",

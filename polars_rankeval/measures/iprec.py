@@ -43,6 +43,8 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 IPREC = register(
     Family(
         name="IPrec",
+        order=140,
+        examples=("IPrec@0.5", "IPrec(rounding=v9)@0.3", "IPrec(rel=2)@1"),
         aliases=("iPrec",),
         summary="Interpolated precision at a recall level: the best precision at any rank "
         "where at least that share of the relevant items has been found.",

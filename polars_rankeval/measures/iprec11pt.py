@@ -22,6 +22,8 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 IPREC_11PT = register(
     Family(
         name="IPrec11pt",
+        order=150,
+        examples=("IPrec11pt(rounding=v9)",),
         summary="11-point interpolated average precision: the mean of IPrec at the recall "
         "levels 0, 0.1, ..., 1.",
         formula="(IPrec@0 + IPrec@0.1 + ... + IPrec@1) / 11, with the same rounding=",

@@ -18,6 +18,7 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 JUDGED = register(
     Family(
         name="Judged",
+        order=170,
         summary="Judgment rate: the share of the top k (of what was retrieved there) that "
         "has a relevance judgment.",
         formula="judged in top k / retrieved in top k (min(k, retrieved)); judged = in "

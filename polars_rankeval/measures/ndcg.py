@@ -37,6 +37,8 @@ def _expected(m: Measure, j: Judged) -> pl.Expr:
 NDCG = register(
     Family(
         name="nDCG",
+        order=50,
+        examples=("nDCG(gain=exp)@3", "nDCG(ideal=run)@3"),
         aliases=("NDCG",),
         summary="Normalised discounted cumulative gain.",
         formula="sum over top k of gain / log2(position + 1), divided by the same sum for "

@@ -14,6 +14,8 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 NUM_Q = register(
     Family(
         name="NumQ",
+        order=100,
+        bounded=False,
         summary="Number of queries evaluated: 1 per query, summed over queries.",
         formula="1 per query (also a query scored 0 by complete=True); rel= is ignored",
         trec_eval="num_q",

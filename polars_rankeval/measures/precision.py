@@ -31,6 +31,8 @@ def _expected(m: Measure, j: Judged) -> pl.Expr:
 P = register(
     Family(
         name="P",
+        order=20,
+        examples=("P(norm=ret)@3", "P(rel=2)@3"),
         aliases=("Precision",),
         summary="Precision: fraction of the top k that is relevant.",
         formula="relevant in top k / k (norm=k) or / min(k, retrieved) (norm=ret); "

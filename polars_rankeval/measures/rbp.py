@@ -34,6 +34,8 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 RBP = register(
     Family(
         name="RBP",
+        order=190,
+        examples=("RBP(p=0.5,gain=binary)@3", "RBP(gain=binary)@3"),
         summary="Rank-biased precision: the expected gain per item seen by a user who goes "
         "on to the next item with probability p.",
         formula="(1 - p) * sum over top k of gain * p^(position - 1); gain = relevance / "

@@ -36,6 +36,8 @@ def _missing(m: Measure, j: Judged) -> pl.Expr:
 RBP_RESID = register(
     Family(
         name="RBP_resid",
+        order=200,
+        examples=("RBP_resid(p=0.5)",),
         summary="Residual of RBP: how much RBP could still rise if the unjudged items "
         "retrieved were relevant (and the ranking went on).",
         formula="p^n + (1 - p) * sum over unjudged retrieved of p^(position - 1), n = "

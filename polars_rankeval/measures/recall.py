@@ -29,6 +29,8 @@ def _expected(m: Measure, j: Judged) -> pl.Expr:
 R = register(
     Family(
         name="R",
+        order=30,
+        examples=("R(norm=min)@2",),
         aliases=("Recall",),
         summary="Recall: fraction of the relevant items found in the top k.",
         formula="relevant in top k / R (norm=R) or / min(R, k) (norm=min)",

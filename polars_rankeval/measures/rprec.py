@@ -23,6 +23,7 @@ def _expected(m: Measure, j: Judged) -> pl.Expr:
 RPREC = register(
     Family(
         name="Rprec",
+        order=70,
         summary="R-precision: precision at position R.",
         formula="relevant in top R / R",
         trec_eval="Rprec",

@@ -18,6 +18,8 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 RPREC_MULT = register(
     Family(
         name="Rprec_mult",
+        order=120,
+        examples=("Rprec_mult(mult=0.6)", "Rprec_mult(mult=2)"),
         summary="Precision at position mult x R (R-precision at a multiple of R).",
         formula="relevant in top c / c, c = floor(mult * R + 0.9) (trec_eval's rounding); "
         "0 when c = 0; mult=1 is Rprec",

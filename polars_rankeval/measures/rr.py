@@ -24,6 +24,7 @@ def _expected(m: Measure, j: Judged) -> pl.Expr:
 RR = register(
     Family(
         name="RR",
+        order=40,
         aliases=("MRR",),
         summary="Reciprocal rank of the first relevant item.",
         formula="1 / position of the first relevant item within the top k, 0 if none",

@@ -22,6 +22,7 @@ def _expected(m: Measure, j: Judged) -> pl.Expr:
 SUCCESS = register(
     Family(
         name="Success",
+        order=60,
         aliases=("HitRate",),
         summary="Success (hit rate): 1 if any relevant item is in the top k, else 0.",
         formula="1 if relevant in top k > 0 else 0",

@@ -29,6 +29,7 @@ def _missing(m: Measure, j: Judged) -> pl.Expr:
 UNJUDGED = register(
     Family(
         name="Unjudged",
+        order=180,
         summary="Share of the top k without a relevance judgment, over k even when fewer "
         "were retrieved (a red flag for incomplete judgments).",
         formula="unjudged in top k / k (no cutoff: / retrieved); unjudged = not in the "

@@ -6,8 +6,8 @@ The ``.sql`` files are the canonical SQL: DuckDB macros, one file per measure fa
 ``rankeval_AP``, a table macro) plus ``_shared.sql`` (ranking, qrels join, per-query
 stats).  :func:`build_query` assembles an evaluation of any list of measures from them,
 in one pass over the ranked, joined run per relevance level; it is executed as is by
-:mod:`polars_rankeval.duckdb` (macros installed, values bound as ``$p`` parameters) and
-inlined and transpiled by :mod:`polars_rankeval.sql`.
+:mod:`polars_rankeval.engines.duckdb` (macros installed, values bound as ``$p`` parameters) and
+inlined and transpiled by :mod:`polars_rankeval.engines.sqltwin.render`.
 
 Every name that appears in the generated text is one of ours (views, CTEs, ``_m{i}``,
 stat columns); user values only ever travel as bound parameters.
@@ -77,7 +77,7 @@ def _sql_dir() -> Path | resources.abc.Traversable:
     try:
         return resources.files("polars_rankeval._sqlfiles")
     except ModuleNotFoundError:  # a source checkout that was not installed
-        return Path(__file__).resolve().parent.parent / "sql"
+        return Path(__file__).resolve().parents[3] / "sql"
 
 
 @functools.cache
@@ -250,6 +250,91 @@ def _call(m: Measure, macro: Macro, p: Params, stat_alias: str) -> tuple[str, bo
     return f"{macro.name}({', '.join(args)})", uses_stats
 
 
+def _levels(measures: Sequence[Measure], macros_: Sequence[Macro]) -> dict[float, list[int]]:
+    """Measure indices by the relevance level their rows must be joined at; measures
+    whose macro reads no level-dependent column go with the first level."""
+    levels: dict[float, list[int]] = {}
+    free: list[int] = []
+    for i, (m, macro) in enumerate(zip(measures, macros_, strict=True)):
+        if any(name in LEVEL_ARGUMENTS for name in macro.params):
+            levels.setdefault(m.rel, []).append(i)
+        else:
+            free.append(i)
+    if not levels:
+        levels[measures[0].rel] = []
+    first = next(iter(levels))
+    levels[first] = sorted(levels[first] + free)
+    return levels
+
+
+def _qstats_cte(stats: Sequence[Stat], stats_view: str, p: Params) -> str:
+    select = "".join(f",\n        {_stat_sql(s, p)} AS {quote(s.column)}" for s in stats)
+    return (
+        "qstats AS (\n    SELECT i.query" + select
+        + f"\n    FROM rankeval_ideal({name_literal(stats_view)}) AS i\n    GROUP BY i.query\n)"
+    )
+
+
+def _level_cte(
+    n: int, level: float, calls: Sequence[tuple[int, str, bool]], *, rows_macro: str,
+    run_view: str, qrels_view: str, raw_query: Callable[[str], str], duplicates: str,
+    p: Params,
+) -> str:
+    """One pass over the rows joined at ``level``: a value column per measure call."""
+    columns = "".join(f",\n        {call} AS {quote(f'_m{i}')}" for i, call, _ in calls)
+    join_stats = any(uses_stats for _, _, uses_stats in calls)
+    stats_join = f"\n    LEFT JOIN qstats AS s ON {raw_query('j')} = s.query" if join_stats else ""
+    rows = (
+        f"{rows_macro}({name_literal(run_view)}, {name_literal(qrels_view)}, "
+        f"rel := {p(level)}, duplicates := {p(duplicates)})"
+    )
+    return (
+        f"level{n} AS (\n    SELECT j.query{columns}\n    FROM {rows} AS j{stats_join}"
+        "\n    GROUP BY j.query\n)"
+    )
+
+
+def _engine_select(
+    values: Sequence[str], joins: str, stat_columns: Sequence[str], *, by: Sequence[str],
+    has_qrels: bool, raw_query: Callable[[str], str],
+) -> str:
+    """One row per run key and per qrels query: ``_b0``.., ``_q``, ``_m{i}``, stats,
+    ``_in_run``, ``_in_qrels``."""
+    keys = [f"l0.query.{quote(f'b{n}')} AS {quote(f'_b{n}')}" for n in range(len(by))]
+    key = "l0.query.q" if by else "l0.query"
+    if not has_qrels:
+        select = [*keys, f"{key} AS _q", *values, "TRUE AS _in_run", "TRUE AS _in_qrels"]
+        return "SELECT " + ",\n    ".join(select) + "\nFROM level0 AS l0" + joins
+    select = [
+        *keys,
+        f"COALESCE({key}, s.query) AS _q",
+        *values,
+        *(f"s.{quote(c)}" for c in stat_columns),
+        "l0.query IS NOT NULL AS _in_run",
+        "s.query IS NOT NULL AS _in_qrels",
+    ]
+    tail = f"\nFULL JOIN qstats AS s ON {raw_query('l0')} = s.query"
+    return "SELECT " + ",\n    ".join(select) + "\nFROM level0 AS l0" + joins + tail
+
+
+def _long_select(
+    values: Sequence[str], joins: str, names: Sequence[str], *, has_qrels: bool, p: Params
+) -> str:
+    """``query, measure, value`` for the run queries in the qrels (``names``: labels)."""
+    cases = "".join(f" WHEN {i} THEN {v}" for i, v in enumerate(values))
+    rows = ", ".join(f"({i}, {p(name)})" for i, name in enumerate(names))
+    stats_filter = "\nJOIN qstats AS s ON l0.query = s.query" if has_qrels else ""
+    return (
+        "SELECT l0.query AS query, m.measure AS measure,\n"
+        f"    CASE m.ord{cases} END AS value\n"
+        "FROM level0 AS l0"
+        + stats_filter
+        + joins
+        + f"\nCROSS JOIN (VALUES {rows}) AS m(ord, measure)"
+        + "\nORDER BY l0.query, m.ord"
+    )
+
+
 def build_query(
     measures: Sequence[Measure],
     *,
@@ -281,86 +366,33 @@ def build_query(
     ``ties="average"``: the expected values over every ordering of tied rows, by the
     ``rankeval_<family>_expected`` macros over ``rankeval_tied``.
     """
+    if final not in ("engine", "long"):
+        raise ValueError(final)
     p = Params()
     average = ties == "average"
     macro_of = expected_macro if average else value_macro
-    rows_macro = "rankeval_tied" if average else "rankeval_joined"
     macros_ = [macro_of(m.family.name) for m in measures]
-    # group measures by the relevance level their rows must be joined at
-    levels: dict[float, list[int]] = {}
-    free: list[int] = []
-    for i, (m, macro) in enumerate(zip(measures, macros_, strict=True)):
-        if any(name in LEVEL_ARGUMENTS for name in macro.params):
-            levels.setdefault(m.rel, []).append(i)
-        else:
-            free.append(i)
-    if not levels:
-        levels[measures[0].rel] = []
-    first = next(iter(levels))
-    levels[first] = sorted(levels[first] + free)
-
+    levels = _levels(measures, macros_)
     stats = list(dict.fromkeys(s for m in measures for s in m.stats()))
-    stat_columns = [s.column for s in stats]
-    stat_select = "".join(f",\n        {_stat_sql(s, p)} AS {quote(s.column)}" for s in stats)
-    ctes = [
-        "qstats AS (\n    SELECT i.query"
-        + stat_select
-        + f"\n    FROM rankeval_ideal({name_literal(stats_view)}) AS i\n    GROUP BY i.query\n)"
-    ]
+    ctes = [_qstats_cte(stats, stats_view, p)]
     source: dict[int, str] = {}
     for n, (level, indices) in enumerate(levels.items()):
-        calls = []
-        join_stats = False
-        for i in indices:
-            call, uses_stats = _call(measures[i], macros_[i], p, "s")
-            join_stats |= uses_stats
-            calls.append(f",\n        {call} AS {quote(f'_m{i}')}")
-            source[i] = f"l{n}"
-        stats_join = (
-            f"\n    LEFT JOIN qstats AS s ON {raw_query('j')} = s.query" if join_stats else ""
-        )
-        ctes.append(
-            f"level{n} AS (\n    SELECT j.query"
-            + "".join(calls)
-            + f"\n    FROM {rows_macro}({name_literal(run_view)}, {name_literal(qrels_view)}, rel := {p(level)}, "
-            f"duplicates := {p(duplicates)}) AS j" + stats_join + "\n    GROUP BY j.query\n)"
-        )
+        calls = [(i, *_call(measures[i], macros_[i], p, "s")) for i in indices]
+        source |= {i: f"l{n}" for i in indices}
+        ctes.append(_level_cte(
+            n, level, calls, rows_macro="rankeval_tied" if average else "rankeval_joined",
+            run_view=run_view, qrels_view=qrels_view, raw_query=raw_query,
+            duplicates=duplicates, p=p,
+        ))
     joins = "".join(
         f"\nLEFT JOIN level{n} AS l{n} ON l0.query = l{n}.query" for n in range(1, len(levels))
     )
     values = [f"{source[i]}.{quote(f'_m{i}')}" for i in range(len(measures))]
-
+    stat_columns = [s.column for s in stats]
     if final == "engine":
-        keys = [f"l0.query.{quote(f'b{n}')} AS {quote(f'_b{n}')}" for n in range(len(by))]
-        if has_qrels:
-            key = "l0.query.q" if by else "l0.query"
-            keys.append(f"COALESCE({key}, s.query) AS _q")
-            select = [
-                *keys,
-                *values,
-                *(f"s.{quote(c)}" for c in stat_columns),
-                "l0.query IS NOT NULL AS _in_run",
-                "s.query IS NOT NULL AS _in_qrels",
-            ]
-            tail = f"\nFULL JOIN qstats AS s ON {raw_query('l0')} = s.query"
-        else:
-            keys.append(("l0.query.q" if by else "l0.query") + " AS _q")
-            select = [*keys, *values, "TRUE AS _in_run", "TRUE AS _in_qrels"]
-            tail = ""
-        body = "SELECT " + ",\n    ".join(select) + "\nFROM level0 AS l0" + joins + tail
-    elif final == "long":
-        cases = "".join(f" WHEN {i} THEN {v}" for i, v in enumerate(values))
-        rows = ", ".join(f"({i}, {p(name)})" for i, name in enumerate(names))
-        stats_filter = "\nJOIN qstats AS s ON l0.query = s.query" if has_qrels else ""
-        body = (
-            "SELECT l0.query AS query, m.measure AS measure,\n"
-            f"    CASE m.ord{cases} END AS value\n"
-            "FROM level0 AS l0"
-            + stats_filter
-            + joins
-            + f"\nCROSS JOIN (VALUES {rows}) AS m(ord, measure)"
-            + "\nORDER BY l0.query, m.ord"
+        body = _engine_select(
+            values, joins, stat_columns, by=by, has_qrels=has_qrels, raw_query=raw_query
         )
     else:
-        raise ValueError(final)
+        body = _long_select(values, joins, names, has_qrels=has_qrels, p=p)
     return Query("WITH " + ",\n".join(ctes) + "\n" + body, p.values, stat_columns)

@@ -1,0 +1,34 @@
+"""The engines behind ``evaluate``: each turns a :class:`~.spec.Spec` into one row per
+evaluated query with a column per measure (``per_query``) and says which measures and
+options it supports (``supports``); :mod:`.finish` does the rest for all of them.
+
+* :mod:`.polars`: lazy polars expressions (default);
+* :mod:`.duckdb`: the SQL twin's macros in an in-process DuckDB;
+* :mod:`.spark`: the SQL twin rendered for Spark SQL, on pyspark DataFrames.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+__all__ = ["engine", "is_spark_frame"]
+
+
+def engine(name: str) -> ModuleType:
+    """The engine module called ``name`` (imported on first use: DuckDB only when used)."""
+    if name == "polars":
+        from polars_rankeval.engines import polars as module
+    elif name == "duckdb":
+        from polars_rankeval.engines import duckdb as module
+    else:
+        from polars_rankeval.engines import spark as module
+    return module
+
+
+def is_spark_frame(frame: Any) -> bool:
+    """A pyspark DataFrame (classic or Connect), without importing pyspark."""
+    return any(
+        cls.__module__.startswith("pyspark.") and cls.__name__ == "DataFrame"
+        for cls in type(frame).__mro__
+    )

@@ -1,0 +1,228 @@
+"""After any engine: the per-query checks at collect time, which queries count
+(``complete``), the values of queries without rows, the aggregation over queries and
+the long output.  Every engine's per-query frame ends here, so these rules exist once.
+
+An engine's per-query frame has the key columns (``by`` + query), a Float64 column
+``_m{i}`` per measure, the per-query stat columns, ``_in_run`` / ``_in_qrels`` flags
+and, with judged-only rows, ``_num_ret``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TypeVar
+
+import polars as pl
+
+from polars_rankeval._errors import InputError, RankevalWarning
+from polars_rankeval._registry import Judged, Measure
+from polars_rankeval.prepare.checks import raise_for_checks
+from polars_rankeval.prepare.judge import IN_RUN, NUM_RET, Judgement
+
+__all__ = [
+    "GMEAN_FLOOR",
+    "IN_QRELS",
+    "aggregate",
+    "check_per_query",
+    "long_frame",
+    "select_evaluated",
+    "summarize",
+    "value_column",
+]
+
+IN_QRELS = "_in_qrels"
+GMEAN_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+
+def value_column(i: int) -> str:
+    """The name of measure ``i``'s column in a per-query frame."""
+    return f"_m{i}"
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+def _warn_skipped(frame: pl.DataFrame, query: str) -> None:
+    run_only = frame.filter(pl.col(IN_RUN).fill_null(False) & ~pl.col(IN_QRELS).fill_null(False))
+    queries = run_only[query].unique()
+    if queries.len():
+        n = queries.len()
+        warnings.warn(
+            f"{n} run quer{_plural(n, 'y is', 'ies are')} not in the qrels and "
+            f"{_plural(n, 'is', 'are')} ignored (as trec_eval does), e.g. "
+            f"{queries.head(3).to_list()}",
+            RankevalWarning,
+            stacklevel=3,
+        )
+
+
+def _check_overlap(frame: pl.DataFrame, query: str, *, complete: bool) -> None:
+    in_run = frame[IN_RUN].fill_null(False)
+    in_qrels = frame[IN_QRELS].fill_null(False)
+    if complete or frame.filter(in_run & in_qrels)[query].n_unique() > 0:
+        return
+    run_only = frame.filter(in_run & ~in_qrels)[query].unique()
+    qrels_queries = frame.filter(in_qrels)[query].unique()
+    raise InputError(
+        f"run and qrels share no query: the run's queries (e.g. "
+        f"{run_only.head(3).to_list()}) are not in the qrels (e.g. "
+        f"{qrels_queries.head(3).to_list()}); check the query column and its type"
+    )
+
+
+def check_per_query(
+    frame: pl.DataFrame, judgement: Judgement, *, has_qrels: bool, complete: bool
+) -> pl.DataFrame:
+    """Runs at collect time on the small per-query frame: raise on bad data, warn on
+    skipped data (with counts), pass the frame through unchanged."""
+    raise_for_checks(
+        frame,
+        # qrels first: duplicate judgments also duplicate run rows through the join
+        [*judgement.qrels_checks, *judgement.run_checks],
+        lambda which: judgement.run if which == "run" else judgement.qrels,
+    )
+    if not frame[IN_RUN].fill_null(False).any():
+        raise InputError("the run has no rows: there is nothing to evaluate")
+    if has_qrels:
+        _check_overlap(frame, judgement.query, complete=complete)
+        _warn_skipped(frame, judgement.query)
+    if "_dropped" in frame.columns:
+        dropped = int(frame["_dropped"].fill_null(0).sum())
+        if dropped:
+            warnings.warn(
+                f"duplicates='first': dropped {dropped} duplicate (query, item) run row(s), "
+                "keeping the best-ranked one of each",
+                RankevalWarning,
+                stacklevel=2,
+            )
+    return frame
+
+
+def _evaluated_queries(
+    checked: FrameT, keys: list[str], stat_columns: list[str], value_columns: list[str],
+    *, complete: bool,
+) -> FrameT:
+    """Queries in both run and qrels by default; every qrels query with ``complete``
+    (for each ``by`` group of the run)."""
+    in_run = pl.col(IN_RUN).fill_null(False)
+    in_qrels = pl.col(IN_QRELS).fill_null(False)
+    if not complete:
+        return checked.filter(in_run & in_qrels)
+    if len(keys) == 1:
+        return checked.filter(in_qrels)
+    if isinstance(checked, pl.LazyFrame):
+        # built eagerly on the small per-query frame, in one pass so the checks run once
+        schema = checked.collect_schema()
+        return checked.map_batches(
+            lambda frame: _complete_by_groups(frame, keys, stat_columns, value_columns),
+            schema={c: schema[c] for c in [*keys, *stat_columns, *value_columns]},
+        )
+    return _complete_by_groups(checked, keys, stat_columns, value_columns)
+
+
+def select_evaluated(
+    checked: FrameT,
+    *,
+    keys: list[str],
+    measures: Sequence[Measure],
+    stat_columns: list[str],
+    has_qrels: bool,
+    complete: bool,
+) -> FrameT:
+    """From the checked per-query frame of any engine: the evaluated queries, missing
+    values filled.  A query without values (no run rows, or no judged retrieved rows)
+    takes each measure's ``missing`` value (0, or R for NumRel...)."""
+    columns = checked.collect_schema() if isinstance(checked, pl.LazyFrame) else checked.schema
+    value_columns = [value_column(i) for i in range(len(measures))]
+    if NUM_RET in columns:
+        value_columns.append(NUM_RET)
+    base = _evaluated_queries(checked, keys, stat_columns, value_columns, complete=complete)
+    if not has_qrels:  # every query has run rows: nothing is missing
+        return base.select(*keys, *value_columns[: len(measures)])
+
+    # a query without rows, seen by the measures' ``missing``: per-query columns
+    num_ret = pl.col(NUM_RET).fill_null(0) if NUM_RET in columns else pl.lit(0, pl.Int64)
+    empty = Judged(
+        pos=pl.lit(None, pl.Int64),
+        rel=pl.lit(None, pl.Float64),
+        stat=lambda s: pl.col(s.column),
+        num_ret=num_ret,
+        judged_only=True,
+    )
+    return base.select(
+        *keys,
+        *[
+            pl.coalesce(pl.col(value_column(i)), m.missing(empty)).alias(value_column(i))
+            for i, m in enumerate(measures)
+        ],
+    )
+
+
+def _complete_by_groups(
+    frame: pl.DataFrame, keys: list[str], stat_columns: list[str], value_columns: list[str]
+) -> pl.DataFrame:
+    """complete=True with ``by``: every by-group of the run crossed with every qrels query,
+    with the values the group's run has (null = missing, filled by the caller)."""
+    by, query = keys[:-1], keys[-1]
+    in_run = pl.col(IN_RUN).fill_null(False)
+    in_qrels = pl.col(IN_QRELS).fill_null(False)
+    groups = frame.filter(in_run).select(by).unique()
+    qrels_queries = frame.filter(in_qrels).select(query, *stat_columns).unique(subset=[query])
+    found = frame.filter(in_run & in_qrels).select(*keys, *value_columns)
+    universe = groups.join(qrels_queries, how="cross")
+    # a null by-value is a group like any other
+    return universe.join(found, on=keys, how="left", nulls_equal=True).select(
+        *keys, *stat_columns, *value_columns
+    )
+
+
+def aggregate(values: pl.Expr, m: Measure) -> pl.Expr:
+    """The one aggregation over queries: the mean, the sum (count measures) or trec_eval's
+    geometric mean exp(mean(log(max(x, 1e-5)))) (gm_map).  Used by ``evaluate``'s
+    summaries, ``compare`` and the reports.
+
+    >>> import polars as pl
+    >>> from polars_rankeval._parse import parse_measure
+    >>> pl.select(aggregate(pl.lit(pl.Series([0.5, 0.0])), parse_measure("GMAP"))).item()
+    0.0022360679774997894
+    """
+    if m.family.aggregate == "sum":
+        return values.sum()
+    if m.family.aggregate == "gmean":
+        return values.clip(lower_bound=GMEAN_FLOOR).log().mean().exp()
+    return values.mean()
+
+
+def long_frame(wide: pl.LazyFrame, keys: list[str], names: Sequence[str]) -> pl.LazyFrame:
+    """``keys..., measure, value`` rows from a frame with a ``_m{i}`` column per measure,
+    in key order then the measures' order."""
+    value_columns = [value_column(i) for i in range(len(names))]
+    long = wide.unpivot(
+        on=value_columns, index=keys, variable_name="measure", value_name="value"
+    ).with_columns(pl.col("measure").str.slice(2).cast(pl.Int64).alias("_order"))
+    long = long.sort([*keys, "_order"]) if keys else long.sort("_order")
+    mapping = {value_column(i): name for i, name in enumerate(names)}
+    return long.select(
+        *keys,
+        pl.col("measure").replace_strict(mapping, return_dtype=pl.String),
+        pl.col("value").cast(pl.Float64),
+    )
+
+
+def summarize(
+    wide: pl.LazyFrame, keys: list[str], measures: Sequence[Measure], names: Sequence[str]
+) -> pl.LazyFrame:
+    """The summary over queries (per ``by`` group), in long form."""
+    by_keys = keys[:-1]
+    aggregates = [aggregate(pl.col(value_column(i)), m) for i, m in enumerate(measures)]
+    # sorted: the means add in the same order on every call, whatever the engine
+    wide = wide.sort(keys, nulls_last=True)
+    summary = (
+        wide.group_by(by_keys, maintain_order=True).agg(*aggregates)
+        if by_keys
+        else wide.select(*aggregates)
+    )
+    return long_frame(summary, by_keys, names)

@@ -1,0 +1,97 @@
+"""The polars engine: the measures' expressions aggregated over the judged rows, as one
+lazy plan (nothing runs before ``collect``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from polars_rankeval._errors import InputError
+from polars_rankeval._registry import Measure
+from polars_rankeval.engines.finish import (
+    IN_QRELS,
+    check_per_query,
+    select_evaluated,
+    value_column,
+)
+from polars_rankeval.engines.spec import Spec
+from polars_rankeval.prepare.judge import IN_RUN, Judgement, judge
+from polars_rankeval.prepare.ties import tie_needs
+
+__all__ = ["NAME", "per_query", "supports"]
+
+NAME = "polars"
+
+
+def supports(measure: Measure, spec: Spec) -> str | None:
+    """Every registered measure and option (None: supported)."""
+    return None
+
+
+def judgement_for(spec: Spec) -> Judgement:
+    """Rank the run and join the qrels as ``spec`` says (lazily)."""
+    tie_levels, tie_gains = tie_needs(spec.measures)
+    return judge(
+        spec.run.lazy(),
+        None if spec.qrels is None else spec.qrels.lazy(),
+        columns=spec.columns,
+        by=spec.options.by,
+        stats=[s for m in spec.measures for s in m.stats()],
+        duplicates=spec.options.duplicates,
+        top=spec.options.top,
+        ties=spec.options.ties,
+        tie_levels=tie_levels,
+        tie_gains=tie_gains,
+    )
+
+
+def _values(judgement: Judgement, measures: Sequence[Measure]) -> pl.LazyFrame:
+    """One row per run query with a column per measure (and the run checks' counts)."""
+    j = judgement.judged
+    keys = judgement.keys
+    value = Measure.expression if j.ties is None else Measure.expected
+    measure_values = [value(m, j).alias(value_column(i)) for i, m in enumerate(measures)]
+    if judgement.queries is not None:
+        # judged-only rows: a query none of whose retrieved rows is judged has no group
+        # there; the left join keeps it (values null, filled by select_evaluated)
+        return judgement.queries.join(
+            judgement.rows.group_by(keys).agg(*measure_values),
+            on=keys,
+            how="left",
+            nulls_equal=True,
+        )
+    return judgement.rows.group_by(keys).agg(
+        *measure_values,
+        *[check.counter.alias(check.name) for check in judgement.run_checks],
+        pl.lit(True).alias(IN_RUN),
+    )
+
+
+def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
+    """One row per evaluated (by..., query) with a Float64 column ``_m{i}`` per measure;
+    and the key columns."""
+    judgement = judgement_for(spec)
+    values = _values(judgement, spec.measures)
+    if judgement.duplicates_dropped is not None:
+        values = values.join(judgement.duplicates_dropped, on=judgement.keys, how="left")
+    has_qrels = judgement.qstats is not None
+    complete = spec.options.complete
+    if judgement.qstats is None:
+        if complete:
+            raise InputError("complete=True needs qrels: without them every query is in the run")
+        joined = values.with_columns(pl.lit(True).alias(IN_QRELS))
+        stat_columns: list[str] = []
+    else:
+        qstats = judgement.qstats.with_columns(pl.lit(True).alias(IN_QRELS))
+        stat_columns = [c for c in qstats.collect_schema() if c.startswith("_stat_")]
+        joined = values.join(qstats, on=judgement.query, how="full", coalesce=True)
+
+    checked = joined.map_batches(
+        lambda frame: check_per_query(frame, judgement, has_qrels=has_qrels, complete=complete)
+    )
+    wide = select_evaluated(
+        checked, keys=judgement.keys, measures=spec.measures, stat_columns=stat_columns,
+        has_qrels=has_qrels, complete=complete,
+    )
+    return wide, judgement.keys

@@ -1,0 +1,26 @@
+"""What the front hands an engine: the data, the resolved measures, the column names
+and the validated options."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from polars_rankeval._registry import Measure
+from polars_rankeval.options import Columns, EvalOptions
+
+__all__ = ["Spec"]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One evaluation, checked: ``run``/``qrels`` are the user's frames (polars frames
+    for the polars and DuckDB engines, pyspark DataFrames for Spark)."""
+
+    run: Any
+    qrels: Any | None
+    measures: Sequence[Measure]
+    names: Sequence[str]  # the measure names as given, one per measure
+    columns: Columns
+    options: EvalOptions
