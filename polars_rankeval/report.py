@@ -34,6 +34,7 @@ from polars_rankeval.compare import (
     per_query_values,
     stack_runs,
 )
+from polars_rankeval.options import TestOptions
 
 __all__ = [
     "Report",
@@ -671,12 +672,8 @@ def build_report(
         per_query.filter(pl.col("measure").is_in(names)),
         systems,
         names,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        n_resamples=n_resamples,
-        seed=seed,
+        options=TestOptions(test=test, correction=correction, alpha=alpha,
+                            n_resamples=n_resamples, seed=seed, baseline=baseline),
     )
     return Report(
         comparison=comparison,
