@@ -157,7 +157,7 @@ class _Comparison:
     measure: Measure
 
 
-def _tested(column: pl.Expr, m: Measure) -> pl.Expr:
+def compared_values(column: pl.Expr, m: Measure) -> pl.Expr:
     """The per-query values a test averages: log(max(x, 1e-5)) for a geometric mean
     (GMAP is exp of their mean), the values themselves otherwise."""
     if m.family.aggregate == "gmean":
@@ -207,7 +207,7 @@ def _pair(
     summary = paired.select(
         _aggregate(pl.col("b"), m).alias("mean"), _aggregate(pl.col("a"), m).alias("baseline_mean")
     ).row(0, named=True)
-    tested = paired.select(_tested(pl.col("b"), m) - _tested(pl.col("a"), m))
+    tested = paired.select(compared_values(pl.col("b"), m) - compared_values(pl.col("a"), m))
     row = {**key, "system": other, "baseline": base, "measure": name, "n_queries": n, **summary}
     return _Comparison(row, tested.to_series().to_numpy(), m)
 
