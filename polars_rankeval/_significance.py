@@ -304,33 +304,46 @@ def randomization(
     return float(p[0]) if single else p
 
 
-def bootstrap_means(d: np.ndarray, *, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Means of ``n_resamples`` bootstrap samples (queries drawn with replacement).
-
-    ``d``: n differences (returns n_resamples means) or C x n (n_resamples x C).  Each
-    resample is a row of counts (how often each query was drawn), so the means of all
-    C comparisons are one matrix product; blocks of resamples bound the memory.
-    """
-    batch, single = _batch(d)
+def _bootstrap_blocks(
+    batch: np.ndarray, *, n_resamples: int, rng: np.random.Generator
+) -> Iterator[np.ndarray]:
+    """Bootstrap means (resamples x C) a bounded block at a time.  Each resample is a
+    row of counts (how often each query was drawn), so the means of all C comparisons
+    are one matrix product."""
     n = batch.shape[1]
-    means = np.empty((n_resamples, batch.shape[0]))
-    start = 0
     for size in _blocks(n_resamples, n):
         index = rng.integers(0, n, size=(size, n))
         index += np.arange(size)[:, None] * n
         counts = np.bincount(index.ravel(), minlength=size * n).reshape(size, n)
-        means[start : start + size] = counts @ batch.T / n
-        start += size
+        yield counts @ batch.T / n
+
+
+def bootstrap_means(d: np.ndarray, *, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Means of ``n_resamples`` bootstrap samples (queries drawn with replacement).
+
+    ``d``: n differences (returns n_resamples means) or C x n (n_resamples x C).
+    """
+    batch, single = _batch(d)
+    means = np.concatenate(list(_bootstrap_blocks(batch, n_resamples=n_resamples, rng=rng)))
     return means[:, 0] if single else means
 
 
 def _bootstrap_batch(
     batch: np.ndarray, *, alpha: float, n_resamples: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    means = bootstrap_means(batch, n_resamples=n_resamples, rng=rng)
+    """p-values and percentile intervals of C comparisons; the means are kept (the
+    interval needs them all: 8 bytes x n_resamples x C), everything else is per block."""
     observed = batch.mean(axis=1)
-    p = np.minimum(1.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))
-    low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
+    means = np.empty((n_resamples, batch.shape[0]))
+    extreme = np.zeros(batch.shape[0], dtype=np.int64)
+    start = 0
+    for block in _bootstrap_blocks(batch, n_resamples=n_resamples, rng=rng):
+        means[start : start + block.shape[0]] = block
+        start += block.shape[0]
+        extreme += _count_extreme(block - observed, observed)
+    p = np.minimum(1.0, (1 + extreme) / (1 + n_resamples))
+    q = [100 * alpha / 2, 100 * (1 - alpha / 2)]
+    low, high = np.percentile(means, q, axis=0, overwrite_input=True)
     return p, low, high
 
 
