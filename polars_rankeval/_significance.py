@@ -217,7 +217,8 @@ class _Smallest:
     """The k smallest values of each column seen so far, in memory O(k + block)."""
 
     def __init__(self, k: int) -> None:
-        self.k, self.parts, self.rows = k, [], 0
+        self.k, self.rows = k, 0
+        self.parts: list[np.ndarray] = []
 
     def add(self, values: np.ndarray) -> None:
         self.parts.append(values)
@@ -389,7 +390,9 @@ def run_tests(
     results = []
     for start in range(0, d.shape[0], size):
         rng = np.random.default_rng(seed)
-        p, low, high = method(d[start : start + size], alpha=alpha, n_resamples=n_resamples, rng=rng)
+        p, low, high = method(
+            d[start : start + size], alpha=alpha, n_resamples=n_resamples, rng=rng
+        )
         results += [TestResult(float(x), float(y), float(z)) for x, y, z in zip(p, low, high)]
     return results
 

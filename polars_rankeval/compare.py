@@ -102,8 +102,6 @@ def stack_runs(runs: Mapping[str, Frame] | Frame, *, system: str) -> tuple[pl.La
     return stacked, list(runs)
 
 
-
-
 def by_columns(by: str | Sequence[str] | None, *, system: str, query: str) -> list[str]:
     """The ``by`` argument as a list of column names, checked."""
     if by is None:

@@ -93,7 +93,9 @@ class TestOptions:
     def check_baseline(self, systems: Sequence[str]) -> None:
         """Raise :class:`RankevalError` when the baseline is not one of ``systems``."""
         if self.baseline is not None and self.baseline not in systems:
-            raise RankevalError(f"baseline {self.baseline!r} is not a system; systems: {list(systems)}")
+            raise RankevalError(
+                f"baseline {self.baseline!r} is not a system; systems: {list(systems)}"
+            )
 
     def pairs(self, systems: Sequence[str]) -> list[tuple[str, str]]:
         """(baseline, system) pairs: against the baseline, or every pair in input order."""

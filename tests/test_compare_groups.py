@@ -124,7 +124,9 @@ def test_by_bad_arguments_and_small_groups():
         compare(runs, qrels, ["RR"], by=[3])
     # a group where a pair shares one query: named in the error
     small = {k: v.filter(pl.col("query").is_in(["x0", "x1", "y0"])) for k, v in runs.items()}
-    with pytest.raises(rk.InputError, match=r"only 1 evaluated query in common in group \{'segment': 'y'\}"):
+    with pytest.raises(
+        rk.InputError, match=r"only 1 evaluated query in common in group \{'segment': 'y'\}"
+    ):
         compare(small, qrels, ["RR"], by="segment")
 
 
@@ -246,7 +248,9 @@ def test_gmap_is_a_geometric_mean_in_compare_and_reports():
         got = result.filter(pl.col("measure") == "GMAP", pl.col("system") == "dense")[column]
         assert got.item() == pytest.approx(by_hand, rel=1e-12)
         assert got.item() < np.mean(ap)  # not the arithmetic mean
-    gmap = result.filter(pl.col("measure") == "GMAP", pl.col("system") == "dense").row(0, named=True)
+    gmap = result.filter(pl.col("measure") == "GMAP", pl.col("system") == "dense").row(
+        0, named=True
+    )
     assert gmap["delta"] == pytest.approx(gmap["mean"] - gmap["baseline_mean"], rel=1e-12)
     # the t-test on log(max(AP, 1e-5)); its interval mapped by baseline * (exp(.) - 1)
     log_ap = {s: np.log(np.maximum(rk.evaluate(runs[s], qrels, ["AP"], per_query=True)

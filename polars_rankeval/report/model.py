@@ -17,9 +17,9 @@ from polars_rankeval.compare import (
     Frame,
     by_columns,
     compare_per_query,
+    compared_values,
     per_query_values,
     stack_runs,
-    compared_values,
 )
 from polars_rankeval.evaluate import _aggregate, resolve_measures
 from polars_rankeval.options import TestOptions
