@@ -11,11 +11,13 @@ against ``scipy.stats``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
+    "CI_METHODS",
     "CORRECTIONS",
     "TESTS",
     "TestResult",
@@ -32,7 +34,15 @@ __all__ = [
 TESTS = ("t", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh")
 
-_BLOCK_CELLS = 2_000_000  # resamples x queries per block: 16 MB of float64
+# Resamples x queries cells of one block (8 bytes each; a block holds about three such
+# arrays: 24 MiB), and resamples x comparisons cells kept for the intervals (64 MiB).
+_BLOCK_CELLS = 2**20
+_KEPT_CELLS = 2**23
+CI_METHODS = {
+    "t": "t",
+    "randomization": "randomization (inverted)",
+    "bootstrap": "bootstrap percentile",
+}
 
 
 @dataclass(frozen=True)
@@ -161,8 +171,13 @@ def paired_t(d: np.ndarray, *, alpha: float) -> TestResult:
     return TestResult(p, mean - half, mean + half)
 
 
+def _block_rows(n: int) -> int:
+    """Resamples per block: a block holds a few resamples x queries arrays of 8 bytes."""
+    return max(1, _BLOCK_CELLS // max(n, 1))
+
+
 def _blocks(total: int, n: int) -> list[int]:
-    size = max(1, min(total, _BLOCK_CELLS // max(n, 1)))
+    size = min(total, _block_rows(n))
     return [min(size, total - start) for start in range(0, total, size)]
 
 
@@ -178,6 +193,102 @@ def _batch(d: np.ndarray) -> tuple[np.ndarray, bool]:
     return (d[None, :], True) if d.ndim == 1 else (d, False)
 
 
+def _exact(n: int, n_resamples: int) -> bool:
+    """Enumerate every sign pattern (an exact randomization test)?"""
+    return n < 63 and 2**n <= n_resamples
+
+
+def _sign_blocks(n: int, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """The randomization test's sign patterns (+-1.0), a bounded block at a time:
+    all 2^n of them when that is at most ``n_resamples``, else random fair flips."""
+    if _exact(n, n_resamples):
+        total, size = 2**n, _block_rows(n)
+        shifts = np.arange(n, dtype=np.int64)
+        for start in range(0, total, size):
+            ids = np.arange(start, min(total, start + size), dtype=np.int64)
+            yield 1.0 - 2.0 * ((ids[:, None] >> shifts) & 1)
+        return
+    for size in _blocks(n_resamples, n):
+        random_bytes = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
+        yield 1.0 - 2.0 * np.unpackbits(random_bytes, axis=1, count=n)  # fair coin flips
+
+
+class _Smallest:
+    """The k smallest values of each column seen so far, in memory O(k + block)."""
+
+    def __init__(self, k: int) -> None:
+        self.k, self.rows = k, 0
+        self.parts: list[np.ndarray] = []
+
+    def add(self, values: np.ndarray) -> None:
+        self.parts.append(values)
+        self.rows += values.shape[0]
+        if self.rows > 2 * self.k + 1024:  # amortised: partition only when it doubled
+            self._shrink()
+
+    def _shrink(self) -> None:
+        both = np.concatenate(self.parts)
+        if both.shape[0] > self.k:
+            both = np.partition(both, self.k - 1, axis=0)[: self.k]
+        self.parts, self.rows = [both], both.shape[0]
+
+    def kth(self) -> np.ndarray:
+        self._shrink()
+        return self.parts[0].max(axis=0)
+
+
+def _inverted_bounds(
+    a: np.ndarray, b: np.ndarray, observed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each sign pattern s (rows) and comparison (columns): the shifts delta for
+    which s is at least as extreme as the data in the test of mean(d - delta) = 0.
+
+    With a = mean(s d), b = mean(s) and m = mean(d), s is extreme when
+    |a - delta b| >= |m - delta|, i.e. (m - a - delta (1 - b)) (m + a - delta (1 + b)) <= 0:
+    the interval between (m - a) / (1 - b) and (m + a) / (1 + b), which holds m.  The
+    all-equal patterns (b = +-1) are extreme for every delta.
+    """
+    b = b[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        one, two = (observed - a) / (1.0 - b), (observed + a) / (1.0 + b)
+    constant = np.abs(b) == 1.0
+    low = np.where(constant, -np.inf, np.minimum(one, two))
+    high = np.where(constant, np.inf, np.maximum(one, two))
+    return low, high
+
+
+def _randomization_batch(
+    batch: np.ndarray, *, alpha: float, n_resamples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """p-values and the inverted (1 - alpha) intervals of C comparisons (C x n).
+
+    The interval is every shift delta that the same test, run on d - delta with the same
+    sign patterns, does not reject at level alpha (p(delta) > alpha).  p(delta) counts
+    the patterns whose extreme-set (see :func:`_inverted_bounds`) holds delta; each set
+    is an interval around the mean, so the ends are order statistics of the set ends.
+    """
+    n = batch.shape[1]
+    observed = batch.mean(axis=1)
+    exact = _exact(n, n_resamples)
+    total = 2**n if exact else n_resamples
+    # p(delta) = count / total (exact) or (1 + count) / (1 + total) is above alpha when
+    # count >= k
+    k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * (1 + total) - 1) + 1
+    extreme = np.zeros(batch.shape[0], dtype=np.int64)
+    lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 1))
+    for signs in _sign_blocks(n, n_resamples, rng):
+        a = signs @ batch.T / n
+        extreme += _count_extreme(a, observed)
+        low, high = _inverted_bounds(a, signs.mean(axis=1), observed)
+        lows.add(low)
+        highs.add(-high)
+    p = extreme / total if exact else (1 + extreme) / (1 + total)
+    if k <= 0:  # no shift can be rejected: alpha is below the smallest possible p
+        infinite = np.full(batch.shape[0], np.inf)
+        return p, -infinite, infinite
+    return p, lows.kth(), -highs.kth()
+
+
 def randomization(
     d: np.ndarray, *, n_resamples: int, rng: np.random.Generator
 ) -> float | np.ndarray:
@@ -190,50 +301,51 @@ def randomization(
     ``d``: n differences (returns a float) or C x n (returns C p-values).
     """
     batch, single = _batch(d)
-    n = batch.shape[1]
-    observed = batch.mean(axis=1)
-    if n < 63 and 2**n <= n_resamples:
-        patterns = np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)
-        signs = 1.0 - 2.0 * (patterns & 1)
-        p = _count_extreme(signs @ batch.T / n, observed) / 2**n
-    else:
-        extreme = np.zeros(batch.shape[0], dtype=np.int64)
-        for size in _blocks(n_resamples, n):
-            random_bytes = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-            bits = np.unpackbits(random_bytes, axis=1, count=n)  # fair coin flips
-            signs = 1.0 - 2.0 * bits
-            extreme += _count_extreme(signs @ batch.T / n, observed)
-        p = (1 + extreme) / (1 + n_resamples)
+    p, _, _ = _randomization_batch(batch, alpha=0.05, n_resamples=n_resamples, rng=rng)
     return float(p[0]) if single else p
+
+
+def _bootstrap_blocks(
+    batch: np.ndarray, *, n_resamples: int, rng: np.random.Generator
+) -> Iterator[np.ndarray]:
+    """Bootstrap means (resamples x C) a bounded block at a time.  Each resample is a
+    row of counts (how often each query was drawn), so the means of all C comparisons
+    are one matrix product."""
+    n = batch.shape[1]
+    for size in _blocks(n_resamples, n):
+        index = rng.integers(0, n, size=(size, n))
+        index += np.arange(size)[:, None] * n
+        counts = np.bincount(index.ravel(), minlength=size * n).reshape(size, n)
+        yield counts @ batch.T / n
 
 
 def bootstrap_means(d: np.ndarray, *, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Means of ``n_resamples`` bootstrap samples (queries drawn with replacement).
 
-    ``d``: n differences (returns n_resamples means) or C x n (n_resamples x C).  Each
-    resample is a row of counts (how often each query was drawn), so the means of all
-    C comparisons are one matrix product.
+    ``d``: n differences (returns n_resamples means) or C x n (n_resamples x C).
     """
     batch, single = _batch(d)
-    n = batch.shape[1]
-    parts = []
-    for size in _blocks(n_resamples, n):
-        index = rng.integers(0, n, size=(size, n))
-        index += np.arange(size)[:, None] * n
-        counts = np.bincount(index.ravel(), minlength=size * n).reshape(size, n)
-        parts.append(counts @ batch.T / n)
-    means = np.concatenate(parts)
+    means = np.concatenate(list(_bootstrap_blocks(batch, n_resamples=n_resamples, rng=rng)))
     return means[:, 0] if single else means
 
 
 def _bootstrap_batch(
     batch: np.ndarray, *, alpha: float, n_resamples: int, rng: np.random.Generator
-) -> list[TestResult]:
-    means = bootstrap_means(batch, n_resamples=n_resamples, rng=rng)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """p-values and percentile intervals of C comparisons; the means are kept (the
+    interval needs them all: 8 bytes x n_resamples x C), everything else is per block."""
     observed = batch.mean(axis=1)
-    p = np.minimum(1.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))
-    low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
-    return [TestResult(float(p[i]), float(low[i]), float(high[i])) for i in range(len(p))]
+    means = np.empty((n_resamples, batch.shape[0]))
+    extreme = np.zeros(batch.shape[0], dtype=np.int64)
+    start = 0
+    for block in _bootstrap_blocks(batch, n_resamples=n_resamples, rng=rng):
+        means[start : start + block.shape[0]] = block
+        start += block.shape[0]
+        extreme += _count_extreme(block - observed, observed)
+    p = np.minimum(1.0, (1 + extreme) / (1 + n_resamples))
+    q = [100 * alpha / 2, 100 * (1 - alpha / 2)]
+    low, high = np.percentile(means, q, axis=0, overwrite_input=True)
+    return p, low, high
 
 
 def bootstrap(
@@ -249,29 +361,40 @@ def bootstrap(
     d = _check(d)
     if d.ndim != 1:
         raise ValueError("bootstrap() takes one comparison; run_tests() takes a batch")
-    return _bootstrap_batch(d[None, :], alpha=alpha, n_resamples=n_resamples, rng=rng)[0]
+    p, low, high = _bootstrap_batch(d[None, :], alpha=alpha, n_resamples=n_resamples, rng=rng)
+    return TestResult(float(p[0]), float(low[0]), float(high[0]))
+
+
+def _chunk(n: int, n_resamples: int) -> int:
+    """Comparisons per pass: the per-comparison arrays (a resamples x comparisons block,
+    the kept bootstrap means) stay within the block budget, at least one comparison."""
+    return max(1, min(_BLOCK_CELLS // _block_rows(n), _KEPT_CELLS // n_resamples))
 
 
 def run_tests(
     d: np.ndarray, *, test: str, alpha: float, n_resamples: int, seed: int
 ) -> list[TestResult]:
-    """The test of each row of ``d`` (C comparisons x n queries, the same queries).
+    """The test of each row of ``d`` (C comparisons x n queries), with the interval
+    that matches it (:data:`CI_METHODS`).
 
-    Resampling tests draw from ``default_rng(seed)``; the randomization test reports the
-    bootstrap percentile interval.
+    Resampling tests draw from ``default_rng(seed)``, afresh for every pass over a
+    chunk of comparisons, so a comparison gets the same result alone or in a batch.
     """
     d = np.atleast_2d(_check(d))
     if test == "t":
         return [paired_t(row, alpha=alpha) for row in d]
     if test not in ("randomization", "bootstrap"):
         raise ValueError(f"unknown test {test!r}")
-    rng = np.random.default_rng(seed)
-    intervals = _bootstrap_batch(d, alpha=alpha, n_resamples=n_resamples, rng=rng)
-    if test == "bootstrap":
-        return intervals
-    rng = np.random.default_rng(seed)
-    p = np.atleast_1d(randomization(d, n_resamples=n_resamples, rng=rng))
-    return [TestResult(float(pi), r.ci_low, r.ci_high) for pi, r in zip(p, intervals)]
+    method = _randomization_batch if test == "randomization" else _bootstrap_batch
+    size = _chunk(d.shape[1], n_resamples)
+    results = []
+    for start in range(0, d.shape[0], size):
+        rng = np.random.default_rng(seed)
+        p, low, high = method(
+            d[start : start + size], alpha=alpha, n_resamples=n_resamples, rng=rng
+        )
+        results += [TestResult(float(x), float(y), float(z)) for x, y, z in zip(p, low, high)]
+    return results
 
 
 # ---------------------------------------------------------------- corrections

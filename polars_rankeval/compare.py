@@ -1,11 +1,11 @@
 """``compare(runs, qrels, measures)``: paired significance tests between systems.
 
 Every system is evaluated per query in one :func:`~polars_rankeval.evaluate` call
-(``by=system``); each comparison pairs the per-query values of two systems over the
-queries both were evaluated on (trec_eval's query universe: queries in the run and the
-qrels; every qrels query with ``complete=True``).  The tests are in
-:mod:`polars_rankeval._significance` (numpy; resampling vectorised over a
-resamples x queries matrix).
+(``by=[system, *by]``); each comparison pairs the per-query values of two systems over
+the queries both were evaluated on (trec_eval's query universe: queries in the run and
+the qrels; every qrels query with ``complete=True``), within one ``by`` group.  The
+tests are in :mod:`polars_rankeval._significance` (numpy; resampling vectorised over a
+resamples x queries matrix, in blocks of bounded memory).
 """
 
 from __future__ import annotations
@@ -13,47 +13,54 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from polars_rankeval._errors import InputError, RankevalError, RankevalWarning
+from polars_rankeval._errors import InputError, RankevalWarning
+from polars_rankeval._parse import resolve_measures
+from polars_rankeval._registry import Measure
+from polars_rankeval.engines.finish import GMEAN_FLOOR, aggregate
 from polars_rankeval.evaluate import evaluate
+from polars_rankeval.options import CORRECTIONS, TESTS, TestOptions
 
-__all__ = ["CORRECTIONS", "TESTS", "compare", "compare_per_query", "per_query_values"]
+__all__ = [
+    "CORRECTIONS",
+    "TESTS",
+    "TestOptions",
+    "check_options",
+    "compare",
+    "compare_per_query",
+    "per_query_values",
+]
 
-TESTS = ("t", "randomization", "bootstrap")
-CORRECTIONS = ("holm", "bonferroni", "bh", None)
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "R@100", "RR")
 _QUERY = "\x00query"  # pivot index: cannot clash with a system name
 
 Frame = pl.DataFrame | pl.LazyFrame
+# output columns a `by` column must not be called
+RESULT_COLUMNS = (
+    "system", "baseline", "measure", "n_queries", "mean", "baseline_mean", "delta", "p_value",
+    "p_value_corrected", "effect_size", "ci_low", "ci_high", "significant", "test",
+    "correction", "ci_method", "ci_level",
+)  # fmt: skip
 
 
-def _numpy() -> Any:
+def _significance() -> Any:
     try:
-        import numpy
+        from polars_rankeval import _significance
     except ImportError:  # pragma: no cover - numpy comes with the `compare` extra
         raise ImportError("compare needs numpy: pip install 'polars_rankeval[compare]'") from None
-    return numpy
+    return _significance
 
 
 def check_options(
     *, test: str, correction: str | None, alpha: float, n_resamples: int, seed: int
 ) -> None:
-    """Raise :class:`RankevalError` for an unknown test or correction or a bad number."""
-    if test not in TESTS:
-        raise RankevalError(f"test={test!r}: choose one of {', '.join(TESTS)}")
-    if correction not in CORRECTIONS:
-        raise RankevalError(
-            f"correction={correction!r}: choose one of holm, bonferroni, bh or None"
-        )
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
-        raise RankevalError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise RankevalError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise RankevalError(f"seed must be a non-negative integer, got {seed!r}")
+    """Raise :class:`RankevalError` for an unknown test or correction or a bad number
+    (kept for callers of the old function; :class:`TestOptions` does the checks)."""
+    TestOptions(test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
 
 
 def stack_runs(runs: Mapping[str, Frame] | Frame, *, system: str) -> tuple[pl.LazyFrame, list[str]]:
@@ -97,27 +104,213 @@ def stack_runs(runs: Mapping[str, Frame] | Frame, *, system: str) -> tuple[pl.La
     return stacked, list(runs)
 
 
+def by_columns(by: str | Sequence[str] | None, *, system: str, query: str) -> list[str]:
+    """The ``by`` argument as a list of column names, checked."""
+    if by is None:
+        return []
+    columns = [by] if isinstance(by, str) else by
+    if not isinstance(columns, Sequence) or not all(isinstance(c, str) and c for c in columns):
+        raise InputError(f"by must be a column name or a list of column names, got {by!r}")
+    for column in columns:
+        if column in (system, query):
+            role = "system" if column == system else "query"
+            raise InputError(f"by={column!r} is the {role} column; give the segment columns only")
+        if column in RESULT_COLUMNS:
+            raise InputError(
+                f"by column {column!r} has the name of a result column of compare(); "
+                "rename it in the runs"
+            )
+    if len(set(columns)) < len(columns):
+        raise InputError(f"by names a column twice: {list(columns)}")
+    return list(columns)
+
+
 def per_query_values(
     runs: Mapping[str, Frame] | Frame,
     qrels: Frame | None,
     measures: str | Iterable[str],
     *,
     system: str = "system",
+    by: str | Sequence[str] | None = None,
     **evaluate_kwargs: Any,
 ) -> tuple[pl.DataFrame, list[str]]:
-    """Per-query values of every system (``system, query, measure, value``), one evaluation."""
+    """Per-query values of every system (``system, *by, query, measure, value``), in one
+    evaluation, and the system names in order."""
     stacked, names = stack_runs(runs, system=system)
     if len(names) < 2:
         raise InputError(f"compare needs at least two systems, got {names}")
-    result = evaluate(stacked, qrels, measures, per_query=True, by=system, **evaluate_kwargs)
+    keys = [system, *by_columns(by, system=system, query=evaluate_kwargs.get("query", "query"))]
+    result = evaluate(stacked, qrels, measures, per_query=True, by=keys, **evaluate_kwargs)
     return result.lazy().collect(), names
 
 
-def _pairs(names: Sequence[str], baseline: str | None) -> list[tuple[str, str]]:
-    """(baseline, system) pairs: against the baseline, or every pair in input order."""
-    if baseline is not None:
-        return [(baseline, name) for name in names if name != baseline]
-    return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+# ---------------------------------------------------------------- one comparison
+
+
+@dataclass
+class _Comparison:
+    """One (group, measure, pair) comparison: its output row and the per-query
+    differences the test runs on."""
+
+    row: dict[str, Any]
+    tested: Any  # numpy array: per-query differences on the tested scale
+    measure: Measure
+
+
+def compared_values(column: pl.Expr, m: Measure) -> pl.Expr:
+    """The per-query values a test averages: log(max(x, 1e-5)) for a geometric mean
+    (GMAP is exp of their mean), the values themselves otherwise."""
+    if m.family.aggregate == "gmean":
+        return column.clip(lower_bound=GMEAN_FLOOR).log()
+    return column
+
+
+def _to_delta(mu: float, c: _Comparison) -> float:
+    """A mean difference on the tested scale as a difference of the summaries: the same
+    for means, times the number of queries for sums, baseline * (exp(mu) - 1) for a
+    geometric mean (exp(mu) is the ratio of the two geometric means).  Increasing in
+    mu, so it maps an interval of mu onto an interval of ``delta``."""
+    if c.measure.family.aggregate == "sum":
+        return c.row["n_queries"] * mu
+    if c.measure.family.aggregate == "gmean":
+        return c.row["baseline_mean"] * math.expm1(mu)
+    return mu
+
+
+def _where(key: dict[str, Any]) -> str:
+    return f" in group {key}" if key else ""
+
+
+def _pair(
+    wide: pl.DataFrame, base: str, other: str, m: Measure, name: str, key: dict[str, Any]
+) -> _Comparison:
+    """The comparison of ``other`` against ``base`` over their common queries."""
+    a, b = pl.col(base), pl.col(other)
+    paired = wide.filter(a.is_not_null() & b.is_not_null()).select(a.alias("a"), b.alias("b"))
+    n, unpaired = paired.height, wide.filter(a.is_null() ^ b.is_null()).height
+    if n < 2:
+        counts = f"{wide[base].count()} and {wide[other].count()} queries"
+        raise InputError(
+            f"systems {base!r} and {other!r} have "
+            + ("no evaluated query" if n == 0 else f"only {n} evaluated query")
+            + f" in common{_where(key)} ({counts}); a paired test needs at least 2"
+            + ("; filter out small groups" if key else "")
+        )
+    if unpaired:
+        warnings.warn(
+            f"{name}{_where(key)}: {unpaired} quer{'y is' if unpaired == 1 else 'ies are'} "
+            f"evaluated for only one of {base!r} and {other!r} and left out of their "
+            "paired comparison",
+            RankevalWarning,
+            stacklevel=4,
+        )
+    summary = paired.select(
+        aggregate(pl.col("b"), m).alias("mean"), aggregate(pl.col("a"), m).alias("baseline_mean")
+    ).row(0, named=True)
+    tested = paired.select(compared_values(pl.col("b"), m) - compared_values(pl.col("a"), m))
+    row = {**key, "system": other, "baseline": base, "measure": name, "n_queries": n, **summary}
+    return _Comparison(row, tested.to_series().to_numpy(), m)
+
+
+def _group_comparisons(
+    part: pl.DataFrame,
+    key: dict[str, Any],
+    systems: Sequence[str],
+    measures: Sequence[tuple[str, Measure]],
+    options: TestOptions,
+    system: str,
+    query: str,
+) -> list[_Comparison]:
+    """The comparisons of one ``by`` group, measure by measure."""
+    comparisons = []
+    for name, m in measures:
+        wide = (
+            part.filter(pl.col("measure") == name)
+            .select(pl.col(query).alias(_QUERY), system, "value")
+            .pivot(on=system, index=_QUERY, values="value")
+            .sort(_QUERY)
+        )
+        for other in systems:
+            if other not in wide.columns:
+                raise InputError(
+                    f"system {other!r} has no evaluated query{_where(key)}: none of its "
+                    "queries there is in the qrels"
+                )
+        comparisons += [_pair(wide, a, b, m, name, key) for a, b in options.pairs(systems)]
+    return comparisons
+
+
+# ---------------------------------------------------------------- tests and corrections
+
+
+def _run_tests(comparisons: Sequence[_Comparison], options: TestOptions) -> None:
+    """Test every comparison and put p, the matching interval (on the scale of
+    ``delta``) and the effect size in its row.  Comparisons over the same number of
+    queries run as one batch (the resampling draws depend only on it)."""
+    sig = _significance()
+    np = sig.np
+    batches: dict[int, list[_Comparison]] = {}
+    for c in comparisons:
+        batches.setdefault(c.tested.size, []).append(c)
+    for batch in batches.values():
+        results = sig.run_tests(
+            np.stack([c.tested for c in batch]),
+            test=options.test,
+            alpha=options.alpha,
+            n_resamples=options.n_resamples,
+            seed=options.seed,
+        )
+        for c, result in zip(batch, results):
+            effect = sig.effect_size(c.tested)
+            c.row.update(
+                delta=_to_delta(float(c.tested.mean()), c),
+                p_value=result.p_value,
+                effect_size=None if math.isnan(effect) else effect,
+                ci_low=_to_delta(result.ci_low, c),
+                ci_high=_to_delta(result.ci_high, c),
+            )
+
+
+def _correct(comparisons: Sequence[_Comparison], options: TestOptions) -> None:
+    """Adjust the p-values; the family is every comparison of one measure, over every
+    pair and every ``by`` group."""
+    sig = _significance()
+    families: dict[str, list[dict[str, Any]]] = {}
+    for c in comparisons:
+        families.setdefault(c.row["measure"], []).append(c.row)
+    for rows in families.values():
+        adjusted = sig.adjust(sig.np.array([row["p_value"] for row in rows]), options.correction)
+        for row, p in zip(rows, adjusted):
+            row.update(
+                p_value_corrected=float(p),
+                significant=bool(p < options.alpha),
+                test=options.test,
+                correction=options.correction,
+                ci_method=sig.CI_METHODS[options.test],
+                ci_level=1.0 - options.alpha,
+            )
+
+
+def _result_frame(
+    comparisons: Sequence[_Comparison], by_schema: Mapping[str, pl.DataType]
+) -> pl.DataFrame:
+    floats = ("mean", "baseline_mean", "delta", "p_value", "p_value_corrected", "effect_size")
+    schema: dict[str, Any] = {
+        **by_schema,
+        "system": pl.String,
+        "baseline": pl.String,
+        "measure": pl.String,
+        "n_queries": pl.Int64,
+        **dict.fromkeys(floats, pl.Float64),
+        "ci_low": pl.Float64,
+        "ci_high": pl.Float64,
+        "significant": pl.Boolean,
+        "test": pl.String,
+        "correction": pl.String,
+        "ci_method": pl.String,
+        "ci_level": pl.Float64,
+    }
+    return pl.DataFrame([c.row for c in comparisons], schema=schema)
 
 
 def compare_per_query(
@@ -125,113 +318,31 @@ def compare_per_query(
     systems: Sequence[str],
     measures: Sequence[str],
     *,
-    baseline: str | None = None,
-    test: str = "t",
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: int = 0,
+    options: TestOptions | None = None,
+    by: Sequence[str] = (),
+    conventions: str = "trec_eval",
+    rel: float | None = None,
     system: str = "system",
     query: str = "query",
 ) -> pl.DataFrame:
-    """The comparison table from per-query values (see :func:`compare`)."""
-    from polars_rankeval import _significance as sig
-
-    np = _numpy()
-    check_options(test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
-    if baseline is not None and baseline not in systems:
-        raise RankevalError(f"baseline {baseline!r} is not a system; systems: {list(systems)}")
-    pairs = _pairs(systems, baseline)
-    rows: list[dict[str, Any]] = []
-    groups: dict[tuple[Any, ...], list[int]] = {}  # comparisons over the same queries
-    differences: list[Any] = []
-    for measure in measures:
-        wide = (
-            per_query.filter(pl.col("measure") == measure)
-            .select(pl.col(query).alias(_QUERY), system, "value")
-            .pivot(on=system, index=_QUERY, values="value")
-            .sort(_QUERY)
-        )
-        for name in systems:
-            if name not in wide.columns:
-                raise InputError(
-                    f"system {name!r} has no evaluated query: none of its queries is in the qrels"
-                )
-        queries = wide[_QUERY].to_numpy()
-        for base, other in pairs:
-            a = wide[base].to_numpy().astype(np.float64)
-            b = wide[other].to_numpy().astype(np.float64)
-            both = ~np.isnan(a) & ~np.isnan(b)
-            n = int(both.sum())
-            if n == 0:
-                raise InputError(
-                    f"systems {base!r} and {other!r} have no evaluated query in common "
-                    f"({int((~np.isnan(a)).sum())} and {int((~np.isnan(b)).sum())} queries); "
-                    "a paired comparison needs the same queries"
-                )
-            if n < 2:
-                raise InputError(
-                    f"systems {base!r} and {other!r} have only {n} evaluated query in common; "
-                    "a paired test needs at least 2"
-                )
-            unpaired = int((~np.isnan(a) | ~np.isnan(b)).sum()) - n
-            if unpaired:
-                warnings.warn(
-                    f"{measure}: {unpaired} quer{'y is' if unpaired == 1 else 'ies are'} "
-                    f"evaluated for only one of {base!r} and {other!r} and left out of their "
-                    "paired comparison",
-                    RankevalWarning,
-                    stacklevel=3,
-                )
-            d = b[both] - a[both]
-            groups.setdefault(tuple(queries[both]), []).append(len(rows))
-            differences.append(d)
-            effect = sig.effect_size(d)
-            rows.append(
-                {
-                    "system": other,
-                    "baseline": base,
-                    "measure": measure,
-                    "n_queries": n,
-                    "mean": float(b[both].mean()),
-                    "baseline_mean": float(a[both].mean()),
-                    "delta": float(d.mean()),
-                    "effect_size": None if math.isnan(effect) else effect,
-                }
-            )
-    # one batch of tests per set of paired queries (usually one for everything)
-    for members in groups.values():
-        results = sig.run_tests(
-            np.stack([differences[i] for i in members]),
-            test=test,
-            alpha=alpha,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
-        for i, result in zip(members, results):
-            rows[i].update(p_value=result.p_value, ci_low=result.ci_low, ci_high=result.ci_high)
-    for measure in measures:  # the correction's family: the comparisons of one measure
-        block = [row for row in rows if row["measure"] == measure]
-        adjusted = sig.adjust(np.array([row["p_value"] for row in block]), correction)
-        for row, p in zip(block, adjusted):
-            row["p_value_corrected"] = float(p)
-            row["significant"] = bool(p < alpha)
-    schema = {
-        "system": pl.String,
-        "baseline": pl.String,
-        "measure": pl.String,
-        "n_queries": pl.Int64,
-        "mean": pl.Float64,
-        "baseline_mean": pl.Float64,
-        "delta": pl.Float64,
-        "p_value": pl.Float64,
-        "p_value_corrected": pl.Float64,
-        "effect_size": pl.Float64,
-        "ci_low": pl.Float64,
-        "ci_high": pl.Float64,
-        "significant": pl.Boolean,
-    }
-    return pl.DataFrame(rows, schema=schema)
+    """The comparison table from per-query values (``system, *by, query, measure,
+    value``; see :func:`compare`)."""
+    options = options or TestOptions()
+    options.check_baseline(systems)
+    resolved = resolve_measures(measures, conventions=conventions, rel=rel)
+    by = list(by)
+    if by:
+        groups = per_query.select(by).unique().sort(by, nulls_last=True).rows(named=True)
+        parts = per_query.partition_by(by, as_dict=True, maintain_order=True)
+    else:
+        groups, parts = [{}], {(): per_query}
+    comparisons = []
+    for key in groups:
+        part = parts[tuple(key.values())]
+        comparisons += _group_comparisons(part, key, systems, resolved, options, system, query)
+    _run_tests(comparisons, options)
+    _correct(comparisons, options)
+    return _result_frame(comparisons, {c: per_query.schema[c] for c in by})
 
 
 def compare(
@@ -239,6 +350,7 @@ def compare(
     qrels: Frame | None,
     measures: str | Iterable[str] = DEFAULT_MEASURES,
     *,
+    by: str | Sequence[str] | None = None,
     baseline: str | None = None,
     test: str = "t",
     correction: str | None = "holm",
@@ -267,21 +379,28 @@ def compare(
         Judgments ``query, item, relevance`` (or None: labels from the runs' ``relevant``).
     measures
         Measure names, as for :func:`~polars_rankeval.evaluate`.
+    by
+        Columns of the runs that split the queries into groups (segments such as a
+        query category, or days): every comparison is made within each group, over the
+        queries of that group.  The ``by`` columns lead the output.
     baseline
         Compare every other system against this one; None compares every pair (in the
         order the systems are given: the later one is ``system``, the earlier ``baseline``).
     test
-        ``"t"`` (paired Student's t-test, t interval), ``"randomization"`` (sign-flip
-        permutation test of the mean difference, exact when 2^n <= n_resamples; bootstrap
-        percentile interval) or ``"bootstrap"`` (paired bootstrap of the mean difference:
-        shifted-null p-value, percentile interval).  All two-sided.
+        ``"t"`` (paired Student's t-test; interval: the t interval of the mean
+        difference), ``"randomization"`` (sign-flip permutation test of the mean
+        difference, exact when 2^n <= n_resamples; interval: the test inverted, every
+        shift of the differences it does not reject) or ``"bootstrap"`` (paired
+        bootstrap of the mean difference: shifted-null p-value, percentile interval).
+        All two-sided; the ``ci_method`` column names the interval.
     correction
-        Multiple-comparison correction over the comparisons of each measure:
-        ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or None.
+        Multiple-comparison correction: ``"holm"`` (default), ``"bonferroni"``, ``"bh"``
+        (Benjamini-Hochberg) or None.  The family is every comparison of one measure:
+        all pairs in all ``by`` groups (groups x pairs p-values per measure).
     alpha
         Significance level; the intervals are (1 - alpha) intervals.
     n_resamples, seed
-        Resampling tests: number of resamples, and the seed of
+        Resampling tests: number of resamples (at most 10^7), and the seed of
         ``numpy.random.default_rng`` (the same for every comparison, so a pair's result
         does not depend on the other systems).
     system
@@ -291,13 +410,19 @@ def compare(
 
     Returns
     -------
-    A DataFrame with one row per (measure, comparison): ``system``, ``baseline``,
-    ``measure``, ``n_queries`` (queries paired), ``mean`` and ``baseline_mean`` (over those
-    queries), ``delta`` (mean of system - baseline), ``p_value``, ``p_value_corrected``,
-    ``effect_size`` (paired Cohen's d: mean difference / its standard deviation; null
-    when the differences do not vary), ``ci_low``, ``ci_high`` (interval of ``delta``)
-    and ``significant`` (``p_value_corrected < alpha``).  Every measure is averaged
-    (count measures too).
+    A DataFrame with one row per (group, measure, comparison): the ``by`` columns,
+    ``system``, ``baseline``, ``measure``, ``n_queries`` (queries paired), ``mean`` and
+    ``baseline_mean`` (summaries over those queries, as :func:`~polars_rankeval.evaluate`
+    makes them: the mean; the sum for counts; the geometric mean for GMAP), ``delta``
+    (``mean - baseline_mean``), ``p_value``, ``p_value_corrected``, ``effect_size``
+    (paired Cohen's d of the tested differences; null when they do not vary),
+    ``ci_low``, ``ci_high`` (interval of ``delta``), ``significant``
+    (``p_value_corrected < alpha``) and the labels ``test``, ``correction``,
+    ``ci_method``, ``ci_level`` (1 - alpha).  The test runs on the per-query
+    differences; for GMAP on the differences of log(max(AP, 1e-5)) (a test of the
+    ratio of geometric means), whose interval maps onto ``delta`` as
+    ``baseline_mean * (exp(x) - 1)``; for counts the interval of the mean difference
+    times ``n_queries``.
 
     Examples
     --------
@@ -313,51 +438,30 @@ def compare(
     ...                      "score": [2.0, 1.0, 2.0, 1.0, 2.0, 1.0]})
     >>> dense = bm25.with_columns(score=-pl.col("score"))
     >>> compare({"bm25": bm25, "dense": dense}, qrels, ["RR"], baseline="bm25").select(
-    ...     "system", "measure", "mean", "delta", "p_value")
-    shape: (1, 5)
-    ┌────────┬─────────┬──────────┬──────────┬──────────┐
-    │ system ┆ measure ┆ mean     ┆ delta    ┆ p_value  │
-    │ ---    ┆ ---     ┆ ---      ┆ ---      ┆ ---      │
-    │ str    ┆ str     ┆ f64      ┆ f64      ┆ f64      │
-    ╞════════╪═════════╪══════════╪══════════╪══════════╡
-    │ dense  ┆ RR      ┆ 0.833333 ┆ 0.166667 ┆ 0.666667 │
-    └────────┴─────────┴──────────┴──────────┴──────────┘
+    ...     "system", "measure", "mean", "delta", "p_value", "ci_method")
+    shape: (1, 6)
+    ┌────────┬─────────┬──────────┬──────────┬──────────┬───────────┐
+    │ system ┆ measure ┆ mean     ┆ delta    ┆ p_value  ┆ ci_method │
+    │ ---    ┆ ---     ┆ ---      ┆ ---      ┆ ---      ┆ ---       │
+    │ str    ┆ str     ┆ f64      ┆ f64      ┆ f64      ┆ str       │
+    ╞════════╪═════════╪══════════╪══════════╪══════════╪═══════════╡
+    │ dense  ┆ RR      ┆ 0.833333 ┆ 0.166667 ┆ 0.666667 ┆ t         │
+    └────────┴─────────┴──────────┴──────────┴──────────┴───────────┘
     """
-    check_options(test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
-    if isinstance(measures, str):
-        measures = [measures]
-    names = list(dict.fromkeys(measures))
-    stacked_names = None
-    if baseline is not None and isinstance(runs, Mapping):
-        stacked_names = list(runs)
-        if baseline not in stacked_names:
-            raise RankevalError(f"baseline {baseline!r} is not a system; systems: {stacked_names}")
-    per_query, systems = per_query_values(
-        runs,
-        qrels,
-        names,
-        system=system,
-        complete=complete,
-        conventions=conventions,
-        duplicates=duplicates,
-        rel=rel,
-        query=query,
-        item=item,
-        rank=rank,
-        score=score,
-        relevant=relevant,
-        relevance=relevance,
-    )
-    return compare_per_query(
-        per_query,
-        systems,
-        names,
+    options = TestOptions(
+        test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
         baseline=baseline,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        n_resamples=n_resamples,
-        seed=seed,
-        system=system,
-        query=query,
-    )
+    )  # fmt: skip
+    names = [measures] if isinstance(measures, str) else list(dict.fromkeys(measures))
+    by_list = by_columns(by, system=system, query=query)
+    if isinstance(runs, Mapping):
+        options.check_baseline(list(runs))  # before the evaluation
+    per_query, systems = per_query_values(
+        runs, qrels, names, system=system, by=by_list, complete=complete,
+        conventions=conventions, duplicates=duplicates, rel=rel, query=query, item=item,
+        rank=rank, score=score, relevant=relevant, relevance=relevance,
+    )  # fmt: skip
+    return compare_per_query(
+        per_query, systems, names, options=options, by=by_list, conventions=conventions,
+        rel=rel, system=system, query=query,
+    )  # fmt: skip

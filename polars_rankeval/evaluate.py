@@ -17,7 +17,6 @@ from polars_rankeval._errors import InputError, MeasureError
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval.engines import engine as engine_module
 from polars_rankeval.engines import is_spark_frame
-from polars_rankeval.engines.finish import aggregate as _aggregate  # noqa: F401  (old name)
 from polars_rankeval.engines.finish import long_frame, summarize
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.options import Columns, EvalOptions
@@ -75,7 +74,7 @@ def _spec(
 
 
 @overload
-def evaluate(run: pl.DataFrame, qrels: pl.DataFrame | None = ..., measures=..., **kw) -> pl.DataFrame: ...  # noqa: E501
+def evaluate(run: pl.DataFrame, qrels: pl.DataFrame | None = ..., measures=..., **kw) -> pl.DataFrame: ...
 @overload
 def evaluate(run: pl.LazyFrame, qrels=..., measures=..., **kw) -> pl.LazyFrame: ...
 def evaluate(

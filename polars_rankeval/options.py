@@ -1,8 +1,12 @@
-"""The options of an evaluation, validated once.
+"""The options of an evaluation and of a comparison, validated once.
 
 ``Columns`` holds the user's column names (every one a keyword of ``evaluate``);
-``EvalOptions`` every other option of ``evaluate``.  Both check themselves in
-``__post_init__``, so the engines receive only valid values.
+``EvalOptions`` every other option of ``evaluate``; :class:`TestOptions` the options of
+the significance tests.  Each checks itself in ``__post_init__``, so the fronts
+(``evaluate``, ``compare``, the reports, the command line) give the same messages and the
+engines receive only valid values.  A bad test option raises
+:class:`~polars_rankeval.RankevalError` (the base class; :class:`InputError` is kept for
+bad data and bad ``evaluate`` arguments, on which the command line exits with status 1).
 """
 
 from __future__ import annotations
@@ -10,9 +14,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from polars_rankeval._errors import InputError
+from polars_rankeval._errors import InputError, RankevalError
 
-__all__ = ["DUPLICATES", "ENGINE_NAMES", "TIES", "Columns", "EvalOptions"]
+__all__ = [
+    "CORRECTIONS",
+    "DUPLICATES",
+    "ENGINE_NAMES",
+    "MAX_RESAMPLES",
+    "TESTS",
+    "TIES",
+    "Columns",
+    "EvalOptions",
+    "TestOptions",
+]
 
 TIES = ("trec_eval", "average")
 DUPLICATES = ("error", "first")
@@ -92,3 +106,91 @@ class EvalOptions:
                 + ": which rows are kept would depend on the order of tied rows; filter or "
                 "de-duplicate the run first"
             )
+
+
+TESTS = ("t", "randomization", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", "bh", None)
+# The percentile and permutation intervals keep one float per resample and comparison
+# (80 MB at this bound); the Monte Carlo standard error of a p-value is then at most
+# 1.6e-4, far below any decision it could change.  Larger sizes are refused up front.
+MAX_RESAMPLES = 10_000_000
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class TestOptions:
+    """Options of a paired significance test, checked on construction.
+
+    Parameters
+    ----------
+    test
+        ``"t"`` (paired t-test), ``"randomization"`` (sign-flip permutation test) or
+        ``"bootstrap"`` (paired bootstrap of the mean difference).
+    correction
+        ``"holm"``, ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or None.
+    alpha
+        Significance level in (0, 1); the intervals are (1 - alpha) intervals.
+    n_resamples
+        Resamples of the resampling tests, 1 .. ``MAX_RESAMPLES`` (10^7).
+    seed
+        Seed of ``numpy.random.default_rng`` (a non-negative integer).
+    baseline
+        The system every other one is compared with, or None (every pair).
+
+    Examples
+    --------
+    >>> TestOptions(test="bootstrap", n_resamples=2000).alpha
+    0.05
+    >>> TestOptions(test="wilcoxon")
+    Traceback (most recent call last):
+    ...
+    polars_rankeval._errors.RankevalError: test='wilcoxon': choose one of t, randomization, bootstrap
+    """
+
+    __test__ = False  # a dataclass named Test*, not a pytest test class
+
+    test: str = "t"
+    correction: str | None = "holm"
+    alpha: float = 0.05
+    n_resamples: int = 10_000
+    seed: int = 0
+    baseline: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.test not in TESTS:
+            raise RankevalError(f"test={self.test!r}: choose one of {', '.join(TESTS)}")
+        if self.correction not in CORRECTIONS:
+            raise RankevalError(
+                f"correction={self.correction!r}: choose one of holm, bonferroni, bh or None"
+            )
+        alpha = self.alpha
+        if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
+            raise RankevalError(f"alpha must be a number in (0, 1), got {alpha!r}")
+        if not _is_int(self.n_resamples) or self.n_resamples < 1:
+            raise RankevalError(f"n_resamples must be a positive integer, got {self.n_resamples!r}")
+        if self.n_resamples > MAX_RESAMPLES:
+            raise RankevalError(
+                f"n_resamples={self.n_resamples:_} is more than {MAX_RESAMPLES:_}: the "
+                "intervals keep one number per resample and comparison (8 bytes each), and "
+                f"{MAX_RESAMPLES:_} resamples already estimate a p-value to +-1.6e-4"
+            )
+        if not _is_int(self.seed) or self.seed < 0:
+            raise RankevalError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.baseline is not None and (not isinstance(self.baseline, str) or not self.baseline):
+            raise RankevalError(f"baseline must be a system name (a string), got {self.baseline!r}")
+
+    def check_baseline(self, systems: Sequence[str]) -> None:
+        """Raise :class:`RankevalError` when the baseline is not one of ``systems``."""
+        if self.baseline is not None and self.baseline not in systems:
+            raise RankevalError(
+                f"baseline {self.baseline!r} is not a system; systems: {list(systems)}"
+            )
+
+    def pairs(self, systems: Sequence[str]) -> list[tuple[str, str]]:
+        """(baseline, system) pairs: against the baseline, or every pair in input order."""
+        if self.baseline is not None:
+            return [(self.baseline, name) for name in systems if name != self.baseline]
+        return [(a, b) for i, a in enumerate(systems) for b in systems[i + 1 :]]

@@ -245,6 +245,7 @@ def test_every_pair_without_baseline_and_corrections_per_measure():
     assert result.columns == [
         "system", "baseline", "measure", "n_queries", "mean", "baseline_mean", "delta",
         "p_value", "p_value_corrected", "effect_size", "ci_low", "ci_high", "significant",
+        "test", "correction", "ci_method", "ci_level",
     ]  # fmt: skip
 
 

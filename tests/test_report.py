@@ -119,7 +119,7 @@ def test_failed_write_leaves_the_old_file(report, tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(rp, "markdown_table", broken)
+    monkeypatch.setattr(rp.tables, "markdown_table", broken)
     with pytest.raises(RuntimeError):
         built.write(target)
     assert target.read_text() == "old"
