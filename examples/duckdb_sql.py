@@ -50,7 +50,11 @@ native = rk.evaluate(run, qrels, measures).collect()
 assert (duck["value"] - native["value"]).abs().max() < 1e-9
 print(duck)
 
-if importlib.util.find_spec("sqlglot") is not None:
+if importlib.util.find_spec("sqlglot") is None:
+    # The warehouse renderer is an optional extra: say which, rather than skip in silence.
+    print("Skipped rendering SQL for a warehouse: it needs sqlglot, "
+          "pip install 'polars_rankeval[sql]'")
+else:
     from polars_rankeval.sql import render
 
     sql = render(

@@ -1,6 +1,8 @@
 """Quickstart: evaluate a ranking stored in Parquet, lazily, with trec_eval's numbers.
 
-    python examples/quickstart.py
+    python examples/quickstart.py   # from the repository root, as the README's code
+
+The code below is the README's quickstart block, character for character (a test checks).
 """
 
 from pathlib import Path
@@ -9,7 +11,7 @@ import polars as pl
 
 import polars_rankeval as rk  # registers the `rankeval` namespace
 
-DATA = Path(__file__).parent / "data"
+DATA = Path("examples/data")  # run from the repository root
 
 run = pl.scan_parquet(DATA / "quickstart_run.parquet")  # query, item, score
 qrels = pl.scan_parquet(DATA / "quickstart_qrels.parquet")  # query, item, relevance (0-3)

@@ -6,12 +6,25 @@
 The numbers equal polars_rankeval.evaluate's to 1e-9.
 """
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import polars as pl
 
 import polars_rankeval as rk
+
+# The extra brings pyspark and sqlglot (the SQL renderer); without them, say so and stop.
+MISSING = [m for m in ("pyspark", "sqlglot") if importlib.util.find_spec(m) is None]
+if MISSING:
+    print(
+        f"examples/spark_eval.py needs {' and '.join(MISSING)}: "
+        "pip install 'polars_rankeval[spark]' (Spark also needs Java 17)",
+        file=sys.stderr,
+    )
+    sys.exit(0)  # a missing optional extra is not a failure of the example
+
 from polars_rankeval.spark import evaluate
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
