@@ -156,29 +156,41 @@ def trec_text(
     *,
     per_query: bool,
     summary_only: Sequence[str],
+    summary: bool = True,
+    zscores: bool = False,
 ) -> str:
-    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (counts ``%ld``), per-query blocks first.
+    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (counts ``%ld``), per-query blocks first;
+    under ``-Z`` every value is ``Z%-22s\\t%s\\t%6.4f``.
 
     With several runs, each run's block is preceded by a ``# run: NAME`` line (trec_eval
     takes one run; a single run prints exactly what trec_eval prints).
     """
     lines: list[str] = []
     for result in results:
+        counts = frozenset() if zscores else result.counts
+        if len(results) > 1:
+            lines.append(f"# run: {result.name}")
         if per_query:
             rows = result.per_query.filter(~pl.col("measure").is_in(list(summary_only)))
             for query, measure, value in rows.select("query", "measure", "value").iter_rows():
-                count = measure in result.counts
-                lines.append(f"{measure:<22}\t{query}\t{_format_value(value, count=count)}")
+                lines.append(_line(measure, query, value, count=measure in counts, z=zscores))
+        if not summary:
+            continue
         values = dict(result.summary.select("measure", "value").iter_rows())
         for name in names:
             if name == "runid":
                 lines.append(f"{'runid':<22}\tall\t{result.runid}")
             elif name == "num_q":
-                lines.append(f"{'num_q':<22}\tall\t{result.num_q}")
+                lines.append(_line("num_q", "all", result.num_q, count=not zscores, z=zscores))
             else:
-                count = name in result.counts
-                lines.append(f"{name:<22}\tall\t{_format_value(values[name], count=count)}")
+                lines.append(_line(name, "all", values[name], count=name in counts, z=zscores))
     return "".join(line + "\n" for line in lines)
+
+
+def _line(measure: str, query: str, value: float, *, count: bool, z: bool) -> str:
+    if z:
+        return f"Z{measure:<22}\t{query}\t{value:6.4f}"
+    return f"{measure:<22}\t{query}\t{_format_value(value, count=count)}"
 
 
 def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, left: int) -> str:

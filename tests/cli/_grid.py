@@ -44,6 +44,10 @@ GRID: dict[str, list[str]] = {
     "N": ["-N", "1000", "-m", "official"],
 }  # fmt: skip
 NEEDS_PENDING = {"all_trec", "set", "q_c_l2_all"}
+# trec_eval 10.0's rbp leaves `min` and `max` uninitialised (m_rbp.c) before it scales
+# graded gains into [0, 1]: with grades other than 0/1 its rbp.p=... values depend on
+# stack garbage, so that flag set is drawn with binary judgments.
+BINARY = {"params"}
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ class Dataset:
 
 
 @st.composite
-def datasets(draw: st.DrawFn, *, run_covers_qrels: bool = True) -> Dataset:
+def datasets(draw: st.DrawFn, *, run_covers_qrels: bool = True, binary: bool = False) -> Dataset:
     """Graded qrels with negative judgments, a tie-heavy run, shuffled lines.
 
     trec_eval 10.0 stops (exit 4) when a qrels query has no run line and -c is not
@@ -70,14 +74,15 @@ def datasets(draw: st.DrawFn, *, run_covers_qrels: bool = True) -> Dataset:
     the run, queries without a relevant document and (with False) qrels queries missing
     from the run are all drawn.
     """
+    grades_pool = [0, 1] if binary else GRADES
     queries = draw(st.lists(st.sampled_from(QUERIES), min_size=1, max_size=4, unique=True))
     extra = draw(st.lists(st.sampled_from(QUERIES), max_size=2, unique=True))
     qrels, run = [], []
     for q in queries:
         docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=7, unique=True))
         # one grade >= 0 a query: trec_eval 10.0 stops on a query whose grades are all < 0
-        grades = [draw(st.sampled_from([g for g in GRADES if g >= 0]))]
-        grades += [draw(st.sampled_from(GRADES)) for _ in docs[1:]]
+        grades = [draw(st.sampled_from([g for g in grades_pool if g >= 0]))]
+        grades += [draw(st.sampled_from(grades_pool)) for _ in docs[1:]]
         qrels += [f"{q} 0 {d} {g}" for d, g in zip(docs, grades)]
     in_run = set(queries) | set(extra)
     if not run_covers_qrels:
@@ -106,6 +111,11 @@ def _zscores(draw: st.DrawFn, queries: Sequence[str]) -> str:
                 std = draw(st.sampled_from(["0.5", "0.1", "0", "2"]))
                 lines.append(f"{q} {measure} {mean} {std}")
     return "\n".join(lines) + "\n"
+
+
+def strategy(flags: str) -> st.SearchStrategy[Dataset]:
+    """The datasets of a flag set."""
+    return datasets(run_covers_qrels="-c" not in GRID[flags], binary=flags in BINARY)
 
 
 def arguments(flags: str, paths: dict[str, Path]) -> list[str]:
@@ -152,7 +162,7 @@ def count(binary: Path, per_flag_set: int, *, seed: int = 0) -> dict[str, tuple[
         for _ in range(per_flag_set):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", NonInteractiveExampleWarning)
-                dataset = datasets(run_covers_qrels="-c" not in GRID[flags]).example()
+                dataset = strategy(flags).example()
             with tempfile.TemporaryDirectory() as folder:
                 args = arguments(flags, dataset.write(Path(folder)))
                 code, theirs = run_trec_eval(binary, args)
@@ -173,4 +183,6 @@ if __name__ == "__main__":  # python -m tests.cli._grid [N]
     totals = count(trec_eval_binary(), n)
     for flags, (same, compared, failed) in totals.items():
         print(f"{flags:12} {same:4}/{compared:<4} (trec_eval stopped on {failed})")
-    print(f"{'total':12} {sum(v[0] for v in totals.values()):4}/{sum(v[1] for v in totals.values())}")
+    print(
+        f"{'total':12} {sum(v[0] for v in totals.values()):4}/{sum(v[1] for v in totals.values())}"
+    )

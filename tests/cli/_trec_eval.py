@@ -25,7 +25,10 @@ __all__ = ["TARBALL", "BuildUnavailable", "trec_eval_binary"]
 TARBALL = Path(
     os.environ.get(
         "RANKEVAL_TREC_EVAL_SRC",
-        Path(__file__).resolve().parents[3] / "shared" / "conformance" / "trec_eval-10.0-src.tar.gz",
+        Path(__file__).resolve().parents[3]
+        / "shared"
+        / "conformance"
+        / "trec_eval-10.0-src.tar.gz",
     )
 )
 

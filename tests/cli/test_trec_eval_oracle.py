@@ -22,9 +22,9 @@ from tests.cli._grid import (
     NEEDS_PENDING,
     PENDING,
     arguments,
-    datasets,
     run_rankeval,
     run_trec_eval,
+    strategy,
 )
 
 EXAMPLES = settings(
@@ -63,10 +63,9 @@ def _check(trec_eval: Path, flags: str, dataset) -> None:
 def test_byte_identical_to_trec_eval(trec_eval, flags):
     if flags in NEEDS_PENDING and _pending():
         pytest.skip(f"measure not registered yet: {', '.join(_pending())}")
-    complete = "-c" in GRID[flags]
 
     @EXAMPLES
-    @given(datasets(run_covers_qrels=not complete))
+    @given(strategy(flags))
     def check(dataset):
         _check(trec_eval, flags, dataset)
 
@@ -77,10 +76,9 @@ def test_byte_identical_to_trec_eval(trec_eval, flags):
 def test_nickname_lines_we_print_are_trec_evals(trec_eval, flags):
     """Until every all_trec measure is registered: each line printed is trec_eval's line,
     in trec_eval's order (the byte-identity test above takes over once they are)."""
-    complete = "-c" in GRID[flags]
 
     @EXAMPLES
-    @given(datasets(run_covers_qrels=not complete))
+    @given(strategy(flags))
     def check(dataset):
         with tempfile.TemporaryDirectory() as folder:
             args = arguments(flags, dataset.write(Path(folder)))
