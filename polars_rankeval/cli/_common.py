@@ -14,6 +14,7 @@ __all__ = [
     "PROG",
     "UsageError",
     "check_measures",
+    "cli_words",
     "common_options",
     "positive_int",
     "progress",
@@ -27,6 +28,23 @@ T = TypeVar("T")
 
 class UsageError(Exception):
     """A bad command line: exit status 2."""
+
+
+_API_TO_CLI = {
+    "pass duplicates='first'": "give --duplicates first",
+    "duplicates='first'": "--duplicates first",
+}
+
+
+def cli_words(text: str) -> str:
+    """A library message in the command's words (``--duplicates first``, not the keyword).
+
+    >>> cli_words("pass duplicates='first' to keep the best-ranked one")
+    'give --duplicates first to keep the best-ranked one'
+    """
+    for api, cli in _API_TO_CLI.items():
+        text = text.replace(api, cli)
+    return text
 
 
 def progress(items: Sequence[T], *, description: str, quiet: bool) -> Iterable[T]:
@@ -47,7 +65,7 @@ def warnings_to_stderr(prefix: str, *, quiet: bool) -> Iterator[None]:
         warnings.simplefilter("ignore" if quiet else "always")
         yield
     for message in dict.fromkeys(str(w.message) for w in caught):
-        print(f"{PROG}: warning: {prefix}{message}", file=sys.stderr)
+        print(f"{PROG}: warning: {prefix}{cli_words(message)}", file=sys.stderr)
 
 
 def system_names(paths: Sequence[str]) -> list[str]:

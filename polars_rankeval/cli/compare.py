@@ -126,7 +126,9 @@ def _compare(
         report_format = format_for_path(args.report)
     qrels = reader.qrels(args.qrels).collect()
     runs = {}
-    for _, name, run in read_runs(reader, args.runs, args.top, quiet=args.quiet):
+    for _, name, run in read_runs(
+        reader, args.runs, args.top, quiet=args.quiet, keep=args.by or ()
+    ):
         runs[name] = run.collect()  # parse errors name the file and line
     evaluation = {"complete": args.complete, "rel": args.rel, "duplicates": args.duplicates}
     with warnings_to_stderr("", quiet=args.quiet):

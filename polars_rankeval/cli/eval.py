@@ -112,12 +112,17 @@ def eval_parser() -> argparse.ArgumentParser:
 
 
 def read_runs(
-    reader: Reader, paths: Sequence[str], top: int | None, *, quiet: bool
+    reader: Reader,
+    paths: Sequence[str],
+    top: int | None,
+    *,
+    quiet: bool,
+    keep: Sequence[str] = (),
 ) -> Iterator[tuple[str, str, pl.LazyFrame]]:
     """(path, system name, run) for each RUN argument, cut to the top ``top`` if given."""
     names = system_names(paths)
     for path, name in progress(list(zip(paths, names)), description="runs", quiet=quiet):
-        run = reader.run(path)
+        run = reader.run(path, keep)
         if top is not None:
             from polars_rankeval._judge import keep_top
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,8 +45,9 @@ class Reader:
         self.aliases[str(path)] = "-"
         return path
 
-    def run(self, argument: str) -> pl.LazyFrame:
-        """A run as a lazy frame with String ``query``/``item`` and ``score``/``rank``."""
+    def run(self, argument: str, keep: Sequence[str] = ()) -> pl.LazyFrame:
+        """A run as a lazy frame with String ``query``/``item`` and ``score``/``rank``
+        (and the columns ``keep`` of a Parquet or CSV run, e.g. ``--by`` groups)."""
         path = self._path(argument)
         frame = _scan_table(path)
         if frame is None:
@@ -58,6 +60,7 @@ class Reader:
             {"query": pl.String, "item": pl.String},
             {"score": pl.Float64, "rank": pl.Int64, "tag": pl.String},
             need_one_of=("score", "rank"),
+            keep=keep,
         )
 
     def qrels(self, argument: str) -> pl.LazyFrame:
@@ -104,6 +107,7 @@ def _typed(
     *,
     need_one_of: tuple[str, ...] = (),
     keep_numeric: str | None = None,
+    keep: Sequence[str] = (),
 ) -> pl.LazyFrame:
     """Select and cast the columns the command uses from a CSV or Parquet input."""
     try:
@@ -117,7 +121,11 @@ def _typed(
             f"{argument}: needs columns {', '.join(wanted)}; it has {', '.join(schema)}"
         )
     columns = {**required, **{k: v for k, v in optional.items() if k in schema}}
+    kept = [pl.col(name) for name in keep if name in schema and name not in columns]
     return frame.select(
-        pl.col(name) if name == keep_numeric else pl.col(name).cast(dtype, strict=False)
-        for name, dtype in columns.items()
+        *(
+            pl.col(name) if name == keep_numeric else pl.col(name).cast(dtype, strict=False)
+            for name, dtype in columns.items()
+        ),
+        *kept,
     )

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from polars_rankeval._errors import InputError, MeasureError, RankevalError
-from polars_rankeval.cli._common import PROG, UsageError
+from polars_rankeval.cli._common import PROG, UsageError, cli_words
 from polars_rankeval.cli.inputs import Reader
 
 __all__ = ["main"]
@@ -51,5 +51,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fail(message: str, status: int) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    print(f"{PROG}: error: {cli_words(message)}", file=sys.stderr)
     return status
