@@ -57,6 +57,21 @@ def eval_parser() -> argparse.ArgumentParser:
         help="per-query values too, then the summary over all queries",
     )
     common_options(parser)
+    _trec_eval_options(parser)
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="output: trec (trec_eval's layout, default), table, json, csv or parquet "
+        "(default from the -o suffix)",
+    )
+    parser.add_argument("qrels", metavar="QRELS", help="qrels file (TREC, .parquet, .csv, -)")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="run file(s)")
+    return parser
+
+
+def _trec_eval_options(parser: argparse.ArgumentParser) -> None:
+    """trec_eval's -n, -J, -Z, -N, -R and -T."""
     parser.add_argument(
         "-n",
         dest="no_summary",
@@ -99,16 +114,6 @@ def eval_parser() -> argparse.ArgumentParser:
         metavar="FORMAT",
         help="run format: only 'trec_results' (trec_eval -T)",
     )
-    parser.add_argument(
-        "--format",
-        choices=FORMATS,
-        default=None,
-        help="output: trec (trec_eval's layout, default), table, json, csv or parquet "
-        "(default from the -o suffix)",
-    )
-    parser.add_argument("qrels", metavar="QRELS", help="qrels file (TREC, .parquet, .csv, -)")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run file(s)")
-    return parser
 
 
 def read_runs(
