@@ -22,6 +22,10 @@ fi
 if ! command -v java >/dev/null 2>&1; then
     packages+=(openjdk-17-jre-headless)
 fi
+# C compiler and make: tests/cli builds the real trec_eval 10.0 as an oracle
+if ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
+    packages+=(gcc make libc6-dev)
+fi
 if [ "${#packages[@]}" -gt 0 ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}"

@@ -3,7 +3,9 @@
 Fields are separated by any run of spaces or tabs; lines whose first non-blank
 character is ``#`` and blank lines are skipped (a ``#`` inside an id is kept).  A line
 that does not parse raises :class:`~polars_rankeval.InputError` naming the file, the
-line number and the line, when the frame is collected.
+line number and the line, when the frame is collected; so does a line that is not
+UTF-8 (with the byte offset of its first bad byte).  Qrels lines have exactly four
+fields, as trec_eval requires; run lines at least six (trec_eval ignores the rest).
 """
 
 from __future__ import annotations
@@ -37,21 +39,51 @@ def _scan_lines(path: str | Path) -> pl.LazyFrame:
             row_index_name=_NUMBER,
             row_index_offset=1,
             empty_string_is_null=False,
+            encoding="utf8-lossy",  # bad bytes become U+FFFD, reported by _checked
         )
         .filter(~pl.col(_LINE).str.contains(r"^\s*(#|$)"))
         .with_columns(pl.col(_LINE).str.extract_all(r"\S+").alias(_FIELDS))
     )
 
 
+def _not_utf8(path: str | Path, number: int) -> InputError | None:
+    """The error for line ``number`` if its bytes are not UTF-8 (None if they are)."""
+    offset = 0
+    with open(path, "rb") as file:
+        for index, raw in enumerate(file, 1):
+            if index == number:
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    return InputError(
+                        f"{path}, line {number}: not UTF-8: byte 0x{raw[error.start]:02x} at "
+                        f"byte offset {offset + error.start} of the file (save it as UTF-8)"
+                    )
+                return None
+            offset += len(raw)
+    return None  # pragma: no cover
+
+
 def _checked(
-    lines: pl.LazyFrame, path: str | Path, fields: dict[str, pl.Expr], layout: str, minimum: int
+    lines: pl.LazyFrame,
+    path: str | Path,
+    fields: dict[str, pl.Expr],
+    layout: str,
+    minimum: int,
+    *,
+    exact: bool = False,
 ) -> pl.LazyFrame:
     parsed = lines.with_columns(**fields)
     numeric = [name for name, dtype in parsed.collect_schema().items() if dtype.is_numeric()]
+    count = pl.col(_FIELDS).list.len()
 
     def check(batch: pl.DataFrame) -> pl.DataFrame:
+        for number in batch.filter(pl.col(_LINE).str.contains("\ufffd", literal=True))[_NUMBER]:
+            error = _not_utf8(path, number)
+            if error is not None:
+                raise error
         bad = batch.filter(
-            (pl.col(_FIELDS).list.len() < minimum)
+            ((count != minimum) if exact else (count < minimum))
             | pl.any_horizontal(pl.col(name).is_null() for name in numeric)
         )
         if bad.height:
@@ -125,4 +157,5 @@ def read_trec_qrels(path: str | Path) -> pl.LazyFrame:
     └───────┴──────┴───────────┘
     """
     fields = {"query": _field(0), "item": _field(2), "relevance": _field(3, pl.Int64)}
-    return _checked(_scan_lines(path), path, fields, "'query iteration item relevance'", 4)
+    layout = "'query iteration item relevance' (4 fields)"
+    return _checked(_scan_lines(path), path, fields, layout, 4, exact=True)

@@ -270,7 +270,9 @@ def test_several_runs_print_one_trec_block_each(capsys, small):
     code, out, _ = run_cli(capsys, "-m", "map", small["qrels.txt"], small["run.txt"],
                            small["run.parquet"])  # fmt: skip
     assert code == 0
-    assert len(out.splitlines()) == 2
+    # each run's block is labelled (issue 13); a single run prints no label
+    assert out.splitlines()[0::2] == ["# run: run.txt", "# run: run.parquet"]
+    assert all(line.startswith("map ") for line in out.splitlines()[1::2])
 
 
 def test_output_file_is_written_whole(capsys, small, tmp_path):

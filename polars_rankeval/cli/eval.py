@@ -1,0 +1,276 @@
+"""``rankeval QRELS RUN...``: trec_eval's command, options and output."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import polars as pl
+
+from polars_rankeval.cli._common import (
+    PROG,
+    UsageError,
+    check_measures,
+    common_options,
+    positive_int,
+    progress,
+    system_names,
+    warnings_to_stderr,
+)
+from polars_rankeval.cli.inputs import Reader
+from polars_rankeval.cli.output import (
+    FORMATS,
+    RunResult,
+    emit,
+    frame_writer,
+    json_frame,
+    long_frame,
+    output_format,
+    table_text,
+    text_writer,
+    trec_text,
+)
+from polars_rankeval.cli.trec import (
+    Measures,
+    judged_only,
+    num_rel_complete,
+    resolve,
+    summarize,
+    zscores,
+)
+
+__all__ = ["eval_command", "eval_parser", "read_runs"]
+
+
+def eval_parser() -> argparse.ArgumentParser:
+    """The parser of the evaluation command (trec_eval's options, same letters)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Evaluate TREC-style runs against qrels (trec_eval's options and "
+        "output; also Parquet and CSV). `rankeval compare -h` for significance tests.",
+    )
+    parser.add_argument(
+        "-q",
+        dest="per_query",
+        action="store_true",
+        help="per-query values too, then the summary over all queries",
+    )
+    common_options(parser)
+    _trec_eval_options(parser)
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="output: trec (trec_eval's layout, default), table, json, csv or parquet "
+        "(default from the -o suffix)",
+    )
+    parser.add_argument("qrels", metavar="QRELS", help="qrels file (TREC, .parquet, .csv, -)")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="run file(s)")
+    return parser
+
+
+def _trec_eval_options(parser: argparse.ArgumentParser) -> None:
+    """trec_eval's -n, -J, -Z, -N, -R and -T."""
+    parser.add_argument(
+        "-n",
+        dest="no_summary",
+        action="store_true",
+        help="no summary (the 'all' lines); with -q: per-query values only",
+    )
+    parser.add_argument(
+        "-J",
+        dest="judged_only",
+        action="store_true",
+        help="judged documents only: drop retrieved documents that are not "
+        "in the qrels of their query with a relevance >= 0 (trec_eval -J)",
+    )
+    parser.add_argument(
+        "-Z",
+        dest="zscores",
+        metavar="ZFILE",
+        help="print z-scores (value - mean) / stddev from ZFILE's lines "
+        "'qid measure mean stddev' (trec_eval -Z)",
+    )
+    parser.add_argument(
+        "-N",
+        dest="num_docs",
+        type=positive_int,
+        metavar="NUM",
+        help="documents in the collection (trec_eval -N; used by no measure "
+        "rankeval computes, accepted for compatibility)",
+    )
+    parser.add_argument(
+        "-R",
+        dest="rel_format",
+        default="qrels",
+        metavar="FORMAT",
+        help="qrels format: only 'qrels' (trec_eval -R)",
+    )
+    parser.add_argument(
+        "-T",
+        dest="results_format",
+        default="trec_results",
+        metavar="FORMAT",
+        help="run format: only 'trec_results' (trec_eval -T)",
+    )
+
+
+def read_runs(
+    reader: Reader,
+    paths: Sequence[str],
+    top: int | None,
+    *,
+    quiet: bool,
+    keep: Sequence[str] = (),
+) -> Iterator[tuple[str, str, pl.LazyFrame]]:
+    """(path, system name, run) for each RUN argument, cut to the top ``top`` if given."""
+    names = system_names(paths)
+    for path, name in progress(list(zip(paths, names)), description="runs", quiet=quiet):
+        run = reader.run(path, keep)
+        if top is not None:
+            from polars_rankeval.prepare.ranking import keep_top
+
+            run = keep_top(run, top)
+        yield path, name, run
+
+
+def _runid_frame(run: pl.LazyFrame, name: str) -> pl.LazyFrame:
+    if "tag" in run.collect_schema():
+        return run.select(pl.col("tag").last().fill_null(name).alias("runid"))
+    return pl.LazyFrame({"runid": [name]})
+
+
+def _counts(measures: Measures, names: Sequence[str]) -> frozenset[str]:
+    from polars_rankeval._trec_names import is_count
+
+    return frozenset(measures.label(n) for n in names if is_count(measures.measure(n)))
+
+
+def _inputs(
+    run: pl.LazyFrame, qrels: pl.DataFrame, *, judged: bool, complete: bool
+) -> tuple[pl.LazyFrame, pl.LazyFrame, bool]:
+    """The run, the qrels and ``complete`` to evaluate; ``-J`` as trec_eval does it:
+    unjudged rows dropped, and a query left with none still evaluated (as an empty
+    ranking) when it has run rows, which ``complete`` over the run's queries gives."""
+    if not judged:
+        return run, qrels.lazy(), complete
+    lazy_qrels = qrels.lazy()
+    if not complete:
+        lazy_qrels = lazy_qrels.join(run.select("query").unique(), on="query", how="semi")
+    return judged_only(run, qrels), lazy_qrels, True
+
+
+def evaluate_run(
+    run: pl.LazyFrame,
+    qrels: pl.DataFrame,
+    measures: Measures,
+    *,
+    name: str,
+    args: argparse.Namespace,
+) -> RunResult:
+    """Evaluate one run: per-query values, the summary, the runid and num_q in one pass;
+    measures are labelled with the names trec_eval prints."""
+    from polars_rankeval._trec_names import PSEUDO
+    from polars_rankeval.evaluate import evaluate
+
+    names = [n for n in measures.names if n not in PSEUDO]
+    library = [measures.measure(n) for n in names]
+    run_, qrels_, complete = _inputs(run, qrels, judged=args.judged_only, complete=args.complete)
+    kwargs: dict[str, Any] = {"complete": complete, "rel": args.rel, "duplicates": args.duplicates}
+    plans = [
+        evaluate(run_, qrels_, library or ["NumRet"], per_query=True, **kwargs),
+        _runid_frame(run, name),
+    ]
+    if library:
+        plans.append(evaluate(run_, qrels_, library, **kwargs))
+    frames = pl.collect_all(plans)  # type: ignore[arg-type]
+    to_label = {lib: measures.label(n) for n, lib in zip(names, library)}
+    per_query = (
+        frames[0]
+        .filter(pl.col("measure").is_in(library))
+        .with_columns(pl.col("measure").replace_strict(to_label, return_dtype=pl.String))
+        .sort("query", maintain_order=True)
+    )
+    summary = pl.DataFrame(schema={"measure": pl.String, "value": pl.Float64})
+    if library:
+        summary = frames[2].with_columns(
+            pl.col("measure").replace_strict(to_label, return_dtype=pl.String)
+        )
+    result = RunResult(
+        name=name,
+        runid=str(frames[1]["runid"][0]),
+        summary=summary,
+        per_query=per_query,
+        num_q=frames[0]["query"].n_unique(),
+        counts=_counts(measures, names),
+    )
+    return _trec_eval_totals(result, qrels, measures, names, args)
+
+
+def _trec_eval_totals(
+    result: RunResult,
+    qrels: pl.DataFrame,
+    measures: Measures,
+    names: Sequence[str],
+    args: argparse.Namespace,
+) -> RunResult:
+    """-Z (z-scores, summaries recomputed in trec_eval's order) and the -c num_rel total."""
+    if args.zscores is not None:
+        from polars_rankeval._parse import parse_measure
+
+        result.per_query = zscores(args.zscores, result.per_query)
+        rows = []
+        for name in names:
+            label = measures.label(name)
+            how = parse_measure(measures.measure(name)).family.aggregate
+            values = result.per_query.filter(pl.col("measure") == label)["value"].to_list()
+            how = {"gmean": "geometric", "sum": "sum"}.get(how, "mean")
+            rows.append((label, summarize(values, how=how)))
+        result.summary = pl.DataFrame(rows, schema=["measure", "value"], orient="row")
+    if args.complete and "num_rel" in names:
+        result.summary = result.summary.with_columns(
+            pl.when(pl.col("measure") == "num_rel")
+            .then(float(num_rel_complete(qrels)))
+            .otherwise(pl.col("value"))
+            .alias("value")
+        )
+    return result
+
+
+def _check_formats(args: argparse.Namespace) -> None:
+    if args.rel_format != "qrels":
+        raise UsageError(f"-R {args.rel_format}: only the 'qrels' format is supported")
+    if args.results_format != "trec_results":
+        raise UsageError(f"-T {args.results_format}: only the 'trec_results' format is supported")
+
+
+def eval_command(argv: Sequence[str], reader: Reader) -> int:
+    """Parse ``argv``, evaluate every run, print or write the result."""
+    from polars_rankeval._trec_names import PSEUDO, SUMMARY_ONLY
+
+    args = eval_parser().parse_args(argv)
+    _check_formats(args)
+    measures = resolve(args.measures)
+    check_measures([measures.measure(n) for n in measures.names], rel=args.rel)
+    labels = [measures.label(n) for n in measures.names]
+    fmt = output_format(args.format, args.output, "trec", FORMATS)
+    qrels = reader.qrels(args.qrels).collect()
+    results = []
+    for path, name, run in read_runs(reader, args.runs, args.top, quiet=args.quiet):
+        with warnings_to_stderr(f"{path}: ", quiet=args.quiet):
+            results.append(evaluate_run(run, qrels, measures, name=name, args=args))
+    if fmt == "trec":
+        text = trec_text(
+            results, labels, per_query=args.per_query, summary=not args.no_summary,
+            summary_only=SUMMARY_ONLY, zscores=args.zscores is not None,
+        )  # fmt: skip
+        emit(args.output, text_writer(text))
+    elif fmt == "table":
+        emit(args.output, text_writer(table_text(results, labels, per_query=args.per_query)))
+    else:
+        long = long_frame(results, [n for n in labels if n not in PSEUDO[:1]],
+                          per_query=args.per_query)  # fmt: skip
+        long = json_frame(long) if fmt == "json" else long
+        emit(args.output, frame_writer(long.drop("_order"), fmt))
+    return 0

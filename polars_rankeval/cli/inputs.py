@@ -1,0 +1,131 @@
+"""Reading the command's QRELS and RUN arguments: TREC text, Parquet, CSV or ``-``."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polars_rankeval._errors import InputError
+from polars_rankeval.cli._common import UsageError
+
+__all__ = ["Reader"]
+
+
+@dataclass
+class Reader:
+    """Opens QRELS/RUN arguments; ``-`` (standard input) is spooled to a temporary file."""
+
+    stack: contextlib.ExitStack
+    stdin_used: bool = False
+    aliases: dict[str, str] = field(default_factory=dict)  # temporary path -> "-"
+
+    def _path(self, argument: str) -> Path:
+        if argument != "-":
+            path = Path(argument)
+            if path.is_dir():
+                raise UsageError(f"{argument} is a directory, not a file")
+            if not path.is_file():
+                raise UsageError(f"no such file: {argument}")
+            return path
+        if self.stdin_used:
+            raise UsageError("standard input (-) can be given only once")
+        self.stdin_used = True
+        data = sys.stdin.buffer.read()
+        suffix = ".parquet" if data[:4] == b"PAR1" else ".txt"
+        directory = Path(self.stack.enter_context(tempfile.TemporaryDirectory()))
+        path = directory / f"stdin{suffix}"
+        path.write_bytes(data)
+        self.aliases[str(path)] = "-"
+        return path
+
+    def run(self, argument: str, keep: Sequence[str] = ()) -> pl.LazyFrame:
+        """A run as a lazy frame with String ``query``/``item`` and ``score``/``rank``
+        (and the columns ``keep`` of a Parquet or CSV run, e.g. ``--by`` groups)."""
+        path = self._path(argument)
+        frame = _scan_table(path)
+        if frame is None:
+            from polars_rankeval.io import read_trec_run
+
+            return read_trec_run(path)
+        return _typed(
+            frame,
+            argument,
+            {"query": pl.String, "item": pl.String},
+            {"score": pl.Float64, "rank": pl.Int64, "tag": pl.String},
+            need_one_of=("score", "rank"),
+            keep=keep,
+        )
+
+    def qrels(self, argument: str) -> pl.LazyFrame:
+        """Qrels as a lazy frame with String ``query``/``item`` and ``relevance``."""
+        path = self._path(argument)
+        frame = _scan_table(path)
+        if frame is None:
+            from polars_rankeval.io import read_trec_qrels
+
+            return read_trec_qrels(path)
+        schema = frame.collect_schema()
+        relevance = schema.get("relevance")
+        numeric = relevance is not None and relevance.is_numeric()
+        return _typed(
+            frame,
+            argument,
+            {"query": pl.String, "item": pl.String, "relevance": pl.Float64},
+            {},
+            keep_numeric="relevance" if numeric else None,
+        )
+
+    def name(self, text: str) -> str:
+        """``text`` with the temporary standard-input paths shown as ``-``."""
+        for temporary, alias in self.aliases.items():
+            text = text.replace(temporary, alias)
+        return text
+
+
+def _scan_table(path: Path) -> pl.LazyFrame | None:
+    """A Parquet or CSV file by extension (CSV read as text, typed by the caller);
+    None for anything else, which is read as TREC text."""
+    if path.suffix.lower() == ".parquet":
+        return pl.scan_parquet(path)
+    if path.suffix.lower() == ".csv":
+        return pl.scan_csv(path, infer_schema=False)
+    return None
+
+
+def _typed(
+    frame: pl.LazyFrame,
+    argument: str,
+    required: dict[str, Any],
+    optional: dict[str, Any],
+    *,
+    need_one_of: tuple[str, ...] = (),
+    keep_numeric: str | None = None,
+    keep: Sequence[str] = (),
+) -> pl.LazyFrame:
+    """Select and cast the columns the command uses from a CSV or Parquet input."""
+    try:
+        schema = frame.collect_schema()
+    except pl.exceptions.PolarsError as error:
+        raise InputError(f"{argument}: cannot read: {error}") from error
+    missing = [name for name in required if name not in schema]
+    if missing or (need_one_of and not any(name in schema for name in need_one_of)):
+        wanted = list(required) + ([" or ".join(need_one_of)] if need_one_of else [])
+        raise InputError(
+            f"{argument}: needs columns {', '.join(wanted)}; it has {', '.join(schema)}"
+        )
+    columns = {**required, **{k: v for k, v in optional.items() if k in schema}}
+    kept = [pl.col(name) for name in keep if name in schema and name not in columns]
+    return frame.select(
+        *(
+            pl.col(name) if name == keep_numeric else pl.col(name).cast(dtype, strict=False)
+            for name, dtype in columns.items()
+        ),
+        *kept,
+    )

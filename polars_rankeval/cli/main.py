@@ -1,0 +1,55 @@
+"""``rankeval``'s entry point: dispatch to a command, turn errors into exit statuses."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+
+from polars_rankeval._errors import InputError, MeasureError, RankevalError
+from polars_rankeval.cli._common import PROG, UsageError, cli_words
+from polars_rankeval.cli.inputs import Reader
+
+__all__ = ["main"]
+
+
+def _dispatch(arguments: list[str], reader: Reader) -> int:
+    if arguments and arguments[0] == "compare":
+        from polars_rankeval.cli.compare import compare_command
+
+        return compare_command(arguments[1:], reader)
+    from polars_rankeval.cli.eval import eval_command
+
+    return eval_command(arguments, reader)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``rankeval`` command; returns the exit status (0, 1 bad data, 2 usage).
+
+    >>> main(["--no-such-option"])  # doctest: +SKIP
+    2
+    """
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    with contextlib.ExitStack() as stack:
+        reader = Reader(stack)
+        try:
+            return _dispatch(arguments, reader)
+        except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
+            return exit_.code if isinstance(exit_.code, int) else 2
+        except (UsageError, MeasureError) as error:
+            return _fail(reader.name(str(error)), 2)
+        except InputError as error:
+            return _fail(reader.name(str(error)), 1)
+        except RankevalError as error:  # bad option values (baseline, test, alpha, ...)
+            return _fail(reader.name(str(error)), 2)
+        except BrokenPipeError:  # `rankeval ... | head`: quiet, as the Python docs advise
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 1
+    return 0  # pragma: no cover
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"{PROG}: error: {cli_words(message)}", file=sys.stderr)
+    return status

@@ -1,0 +1,149 @@
+"""trec_eval 10.0's behaviours that live in its command, not in its measures.
+
+Each helper names the trec_eval source it follows: measure nicknames (``measures.c``),
+``-m rbp.p=0.8`` pair parameters (``meas_init.c``), ``-J`` (``form_res_rels.c``), the
+``num_rel`` total under ``-c`` (``m_num_rel.c``) and ``-Z`` z-scores
+(``convert_zscores.c``, ``get_zscores.c``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from polars_rankeval._errors import InputError
+
+__all__ = ["Measures", "judged_only", "num_rel_complete", "resolve", "summarize", "zscores"]
+
+# trec_eval's `set` nickname (measures.c set_names); `official` is its default set
+_SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+        "set_recall", "set_relative_P", "set_map", "set_F")  # fmt: skip
+_PAIR_PARAMS = {"rbp": "RBP", "rbp_resid": "RBP_resid"}  # measures taking name=value
+MISSING_ZSCORE = -1000000.0  # trec_eval.h MISSING_ZSCORE_VALUE
+MIN_GEO_MEAN = 0.00001  # m_gm_map.c
+
+
+@dataclass
+class Measures:
+    """The measures of a command line: names in print order, and for each the name
+    printed (``rbp_p=0.8``) and the library measure computed (``RBP(p=0.8)``)."""
+
+    names: list[str]
+    labels: dict[str, str] = field(default_factory=dict)
+    library: dict[str, str] = field(default_factory=dict)
+
+    def label(self, name: str) -> str:
+        return self.labels.get(name, name)
+
+    def measure(self, name: str) -> str:
+        return self.library.get(name, name)
+
+
+def resolve(options: Sequence[str] | None) -> Measures:
+    """Expand ``-m`` options as trec_eval does, nicknames and pair parameters included.
+
+    >>> m = resolve(["rbp.p=0.8", "official"])
+    >>> m.names[:3], m.label("rbp"), m.measure("rbp")
+    (['runid', 'num_q', 'num_ret'], 'rbp_p=0.8', 'RBP(p=0.8)')
+    """
+    from polars_rankeval._trec_names import _parses, expand
+
+    labels, library, plain = {}, {}, []
+    for option in options or []:
+        base, dot, params = option.strip().partition(".")
+        if option == "official":
+            plain.append("trec")
+        elif option == "set":
+            plain += [n for n in _SET if n in ("runid", "num_q") or _parses(n)]
+        elif dot and base in _PAIR_PARAMS and "=" in params:
+            labels[base] = f"{base}_{params}"
+            library[base] = f"{_PAIR_PARAMS[base]}({params.replace(',', ', ')})"
+            plain.append(base)
+        else:
+            plain.append(option)
+    return Measures(expand(plain or None), labels, library)
+
+
+def judged_only(run: pl.LazyFrame, qrels: pl.DataFrame) -> pl.LazyFrame:
+    """trec_eval ``-J``: drop the retrieved documents that are not judged.
+
+    Judged means in the qrels of that query with a relevance >= 0 (form_res_rels.c:
+    negative judgments are "in the pool but unjudged").  A semi join on (query, item),
+    after ``-M`` as in trec_eval; the ranks among the judged rows keep the original
+    order.  Queries left without rows are put back by evaluating with ``complete``
+    over the run's queries (see :func:`polars_rankeval.cli.eval.evaluate_run`).
+    """
+    judged = qrels.lazy().filter(pl.col("relevance") >= 0).select("query", "item")
+    return run.join(judged, on=["query", "item"], how="semi", maintain_order="left")
+
+
+def num_rel_complete(qrels: pl.DataFrame) -> int:
+    """trec_eval's ``num_rel`` total under ``-c``.
+
+    m_num_rel.c's te_calc_avg_num_rel recounts it from the qrels of every topic, as the
+    qrels lines with ``rel > 0``, whatever ``-l`` says: with ``-c -l 2`` it counts the
+    grade-1 documents too (so it can differ from the sum of the per-query values).
+    """
+    return int(qrels.select((pl.col("relevance") > 0).sum()).item())
+
+
+def zscores(path: str, per_query: pl.DataFrame) -> pl.DataFrame:
+    """trec_eval ``-Z``: each per-query value as ``(value - mean) / stddev``.
+
+    The file has lines ``qid measure mean stddev``; a (query, measure) not in it gives
+    -1000000, as does a stddev of 0 unless the value equals the mean (then 0).
+    """
+    table = _read_zscores(Path(path))
+    joined = per_query.join(table, on=["query", "measure"], how="left")
+    value, mean, std = pl.col("value"), pl.col("_mean"), pl.col("_std")
+    z = (
+        pl.when(mean.is_null())
+        .then(MISSING_ZSCORE)
+        .when(std != 0)
+        .then((value - mean) / std)
+        .when(value == mean)
+        .then(0.0)
+        .otherwise(MISSING_ZSCORE)
+    )
+    return joined.with_columns(z.alias("value")).drop("_mean", "_std")
+
+
+def _read_zscores(path: Path) -> pl.DataFrame:
+    rows = []
+    try:
+        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    except OSError as error:
+        raise InputError(f"-Z {path}: cannot read: {error.strerror or error}") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise InputError(f"-Z {path}, line {number}: expected 'qid measure mean stddev'")
+        rows.append((fields[0], fields[1], _atof(fields[2]), _atof(fields[3])))
+    schema = {"query": pl.String, "measure": pl.String, "_mean": pl.Float64, "_std": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row").unique(["query", "measure"])
+
+
+def _atof(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0  # C's atof reads what it can; a non-number is 0
+
+
+def summarize(values: Sequence[float], *, how: str) -> float:
+    """trec_eval's summary of per-query values in query order: a sequential sum (counts),
+    the mean of that sum, or the geometric mean of ``max(v, 0.00001)`` (gm_ measures)."""
+    total = 0.0
+    if how == "geometric":
+        for v in values:
+            total += math.log(max(v, MIN_GEO_MEAN))
+        return math.exp(total / len(values)) if values else 0.0
+    for v in values:
+        total += v
+    return total if how == "sum" else (total / len(values) if values else 0.0)
