@@ -182,18 +182,22 @@ def _complete_by_groups(
 def aggregate(values: pl.Expr, m: Measure) -> pl.Expr:
     """The one aggregation over queries: the mean, the sum (count measures) or trec_eval's
     geometric mean exp(mean(log(max(x, 1e-5)))) (gm_map).  Used by ``evaluate``'s
-    summaries, ``compare`` and the reports.
+    summaries, ``compare`` and the reports.  The values are added one after the other in
+    row order: sort the frame first (trec_eval's query order) for reproducible bits.
 
     >>> import polars as pl
     >>> from polars_rankeval._parse import parse_measure
     >>> pl.select(aggregate(pl.lit(pl.Series([0.5, 0.0])), parse_measure("GMAP"))).item()
     0.0022360679774997894
     """
+    # sequential sums (cum_sum) in the frame's row order, as trec_eval adds its queries:
+    # the same bits on every call, unlike a parallel sum() or mean()
     if m.family.aggregate == "sum":
-        return values.sum()
+        return values.cum_sum().last()
     if m.family.aggregate == "gmean":
-        return values.clip(lower_bound=GMEAN_FLOOR).log().mean().exp()
-    return values.mean()
+        logs = values.clip(lower_bound=GMEAN_FLOOR).log()
+        return (logs.cum_sum().last() / logs.count()).exp()
+    return values.cum_sum().last() / values.count()
 
 
 def long_frame(wide: pl.LazyFrame, keys: list[str], names: Sequence[str]) -> pl.LazyFrame:
@@ -216,10 +220,12 @@ def summarize(
     wide: pl.LazyFrame, keys: list[str], measures: Sequence[Measure], names: Sequence[str]
 ) -> pl.LazyFrame:
     """The summary over queries (per ``by`` group), in long form."""
-    by_keys = keys[:-1]
+    by_keys, query = keys[:-1], keys[-1]
     aggregates = [aggregate(pl.col(value_column(i)), m) for i, m in enumerate(measures)]
-    # sorted: the means add in the same order on every call, whatever the engine
-    wide = wide.sort(keys, nulls_last=True)
+    # trec_eval's order (queries as text, strcmp): the sums add in its order on every
+    # call, whatever the engine or the input order, so even exact halves round as it does
+    order = pl.col(query).cast(pl.String)
+    wide = wide.sort([*by_keys, order], nulls_last=True)
     summary = (
         wide.group_by(by_keys, maintain_order=True).agg(*aggregates)
         if by_keys
