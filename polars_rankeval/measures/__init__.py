@@ -26,3 +26,8 @@ from polars_rankeval.measures import unjudged  # noqa: F401
 from polars_rankeval.measures import rbp  # noqa: F401
 from polars_rankeval.measures import rbp_resid  # noqa: F401
 from polars_rankeval.measures import err  # noqa: F401
+from polars_rankeval.measures import gmbpref  # noqa: F401
+from polars_rankeval.measures import utility  # noqa: F401
+from polars_rankeval.measures import bing  # noqa: F401
+from polars_rankeval.measures import relp  # noqa: F401
+from polars_rankeval.measures import setap  # noqa: F401
