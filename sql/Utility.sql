@@ -13,16 +13,6 @@ AS
         SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END),
         MAX(num_rel), a, b, c, d, docs) AS DOUBLE);
 
--- rankeval_Utility_expected: over rows of rankeval_tied (ties 'average'): linear in h,
--- so h is replaced by its expectation, the sum of r / n of the tie groups in the top k.
-CREATE OR REPLACE MACRO rankeval_Utility_expected(pos, tie_n, tie_r, num_rel, k, a, b, c, d, docs)
-AS
-    CAST(rankeval_Utility_util(
-        SUM(CASE WHEN k IS NULL OR pos <= k
-                 THEN CAST(tie_r AS DOUBLE) / NULLIF(tie_n, 0) ELSE 0 END),
-        SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END),
-        MAX(num_rel), a, b, c, d, docs) AS DOUBLE);
-
 CREATE OR REPLACE MACRO rankeval_Utility(
     run_table, qrels_table, k := NULL, rel := 1, a := 1, b := -1, c := 0, d := 0, docs := 0
 ) AS TABLE

@@ -36,12 +36,6 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
     return _utility(m, j, hits)
 
 
-def _expected(m: Measure, j: Judged) -> pl.Expr:
-    """Linear in the relevant count: E[hits in top k] = sum of r/n over the top k."""
-    assert j.ties is not None
-    return _utility(m, j, j.ties.share(m.rel).filter(j.in_top(m.k)).sum())
-
-
 def _missing(m: Measure, j: Judged) -> pl.Expr:
     # trec_eval -c sets the utility of a query missing from the run to 0; a query whose
     # retrieved rows are all unjudged has no relevant one retrieved
@@ -75,7 +69,8 @@ UTILITY = register(
             ),
         ),
         expression=_expression,
-        expected=_expected,
+        # no ties="average": the polars engine's value for a query none of whose rows is
+        # judged reads num_ret, which that path does not provide (it would give 0)
         missing=_missing,
         stats=lambda m: (Stat("num_rel", m.rel),),
     )
