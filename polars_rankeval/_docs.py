@@ -39,7 +39,9 @@ def measure_table() -> str:
 
 def alias_list() -> str:
     """The trec_eval names accepted, as a sentence fragment."""
-    return ", ".join("`" + p.replace(DIGITS, "k") + "`" for p in TREC_ALIASES)
+    return ", ".join(
+        "`" + p.replace(DIGITS, "k").replace(r"(\d+\.\d+)", "x.xx") + "`" for p in TREC_ALIASES
+    )
 
 
 def preset_table() -> str:
@@ -65,7 +67,7 @@ def preset_table() -> str:
 
 def sections() -> dict[str, str]:
     """The generated README sections by marker name."""
-    return {"measures": measure_table(), "presets": preset_table()}
+    return {"measures": measure_table(), "presets": preset_table(), "aliases": alias_list() + "."}
 
 
 def rewrite(text: str) -> str:

@@ -47,6 +47,13 @@ TREC_ALIASES: dict[str, str] = {
     r"unj_(\d+)": "Unjudged@{}",
     r"rbp": "RBP",
     r"rbp_resid": "RBP_resid",
+    # issue #13 (measures13)
+    r"gm_bpref": "GMBpref",
+    r"utility": "Utility",
+    r"binG": "binG",
+    r"relative_P_(\d+)": "RelP@{}",
+    r"set_relative_P": "RelP",
+    r"set_map": "SetAP",
 }
 
 # Presets: parameter defaults per family, for parameters a measure name leaves unset.

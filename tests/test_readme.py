@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from polars_rankeval._docs import measure_table, preset_table
+from polars_rankeval._docs import measure_table, preset_table, rewrite
 
 ROOT = Path(__file__).parents[1]
 README = (ROOT / "README.md").read_text()
@@ -24,6 +24,12 @@ def between(marker: str) -> str:
 
 def test_measure_table_lists_every_registered_family():
     assert between("measures") == measure_table()
+
+
+def test_every_generated_readme_section_is_fresh():
+    """Stale tables fail here: run `python -m polars_rankeval._docs --write README.md`."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert rewrite(text) == text
 
 
 def test_preset_table_matches_the_presets():
