@@ -127,6 +127,59 @@ def _translate_trec(text: str) -> str:
     return text
 
 
+def _syntax(text: str) -> tuple[ast.Name, ast.expr | None, dict[str, ParamValue]]:
+    """The family name node, what follows ``@`` (or None) and the named parameters."""
+    source = _translate_trec(text.strip())
+    try:
+        tree = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        raise MeasureError(
+            f"cannot parse measure {text!r}: expected Name, Name@k or Name(param=value,...)@k; "
+            f"{known_measures()}"
+        ) from None
+    at: ast.expr | None = None  # what follows @: a cutoff, or the family's at_param
+    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
+        at = tree.right
+        tree = tree.left
+    given: dict[str, ParamValue] = {}
+    if isinstance(tree, ast.Call):
+        if tree.args:
+            raise MeasureError(f"measure {text!r}: parameters must be named, as in P(rel=2)@5")
+        for keyword in tree.keywords:
+            if keyword.arg is None or keyword.arg in given:
+                raise MeasureError(f"measure {text!r}: repeated or unnamed parameter")
+            given[keyword.arg] = _literal(keyword.value, text)
+        tree = tree.func
+    if not isinstance(tree, ast.Name):
+        raise MeasureError(f"cannot parse measure {text!r}; {known_measures()}")
+    return tree, at, given
+
+
+def _resolve(
+    family: Family, given: dict[str, ParamValue], text: str, *, conventions: str,
+    rel: float | None,
+) -> dict[str, ParamValue]:
+    """Every parameter of ``family``: given, else the preset's, else the default; checked."""
+    defaults = {p.name: p.default for p in family.all_params}
+    defaults.update(PRESETS[conventions].get(family.name, {}))
+    if rel is not None:
+        defaults["rel"] = rel
+    names = {p.name for p in family.all_params}
+    for name in given:
+        if name not in names:
+            raise MeasureError(
+                f"measure {text!r}: {family.name} has no parameter {name!r}; "
+                f"its parameters: {', '.join(sorted(names))}"
+            )
+    params: dict[str, ParamValue] = {}
+    for name in sorted(names):
+        try:
+            params[name] = family.param(name).validate(given.get(name, defaults[name]))
+        except ValueError as error:
+            raise MeasureError(f"measure {text!r}: {error}") from None
+    return params
+
+
 def parse_measure(
     text: str, *, conventions: str = "trec_eval", rel: float | None = None
 ) -> Measure:
@@ -148,32 +201,9 @@ def parse_measure(
         raise MeasureError(
             f"unknown conventions {conventions!r}; choose one of {', '.join(PRESETS)}"
         )
-    source = _translate_trec(text.strip())
-    try:
-        tree = ast.parse(source, mode="eval").body
-    except SyntaxError:
-        raise MeasureError(
-            f"cannot parse measure {text!r}: expected Name, Name@k or Name(param=value,...)@k; "
-            f"{known_measures()}"
-        ) from None
-
-    k: int | None = None
-    at: ast.expr | None = None  # what follows @: a cutoff, or the family's at_param
-    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
-        at = tree.right
-        tree = tree.left
-    given: dict[str, ParamValue] = {}
-    if isinstance(tree, ast.Call):
-        if tree.args:
-            raise MeasureError(f"measure {text!r}: parameters must be named, as in P(rel=2)@5")
-        for keyword in tree.keywords:
-            if keyword.arg is None or keyword.arg in given:
-                raise MeasureError(f"measure {text!r}: repeated or unnamed parameter")
-            given[keyword.arg] = _literal(keyword.value, text)
-        tree = tree.func
-    if not isinstance(tree, ast.Name):
-        raise MeasureError(f"cannot parse measure {text!r}; {known_measures()}")
+    tree, at, given = _syntax(text)
     family = _family(tree.id, text)
+    k: int | None = None
     if at is not None and family.at_param is not None:
         if family.at_param in given:
             raise MeasureError(f"measure {text!r}: {family.at_param} given twice")
@@ -185,25 +215,7 @@ def parse_measure(
         k = _cutoff(at, text)
     if k is not None and not family.cutoff:
         raise MeasureError(f"measure {text!r}: {family.name} takes no @k cutoff")
-
-    defaults = {p.name: p.default for p in family.all_params}
-    defaults.update(PRESETS[conventions].get(family.name, {}))
-    if rel is not None:
-        defaults["rel"] = rel
-    names = {p.name for p in family.all_params}
-    for name in given:
-        if name not in names:
-            raise MeasureError(
-                f"measure {text!r}: {family.name} has no parameter {name!r}; "
-                f"its parameters: {', '.join(sorted(names))}"
-            )
-    params: dict[str, ParamValue] = {}
-    for name in sorted(names):
-        value = given.get(name, defaults[name])
-        try:
-            params[name] = family.param(name).validate(value)
-        except ValueError as error:
-            raise MeasureError(f"measure {text!r}: {error}") from None
+    params = _resolve(family, given, text, conventions=conventions, rel=rel)
     return Measure(family=family, k=k, params=tuple(params.items()))
 
 

@@ -29,7 +29,6 @@ __all__ = [
     "CORRECTIONS",
     "TESTS",
     "TestOptions",
-    "check_options",
     "compare",
     "compare_per_query",
     "per_query_values",
@@ -53,14 +52,6 @@ def _significance() -> Any:
     except ImportError:  # pragma: no cover - numpy comes with the `compare` extra
         raise ImportError("compare needs numpy: pip install 'polars_rankeval[compare]'") from None
     return _significance
-
-
-def check_options(
-    *, test: str, correction: str | None, alpha: float, n_resamples: int, seed: int
-) -> None:
-    """Raise :class:`RankevalError` for an unknown test or correction or a bad number
-    (kept for callers of the old function; :class:`TestOptions` does the checks)."""
-    TestOptions(test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
 
 
 def stack_runs(runs: Mapping[str, Frame] | Frame, *, system: str) -> tuple[pl.LazyFrame, list[str]]:
