@@ -42,7 +42,7 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _number(value: float | int) -> str:
+def _number(value: float) -> str:
     return repr(float(value))
 
 
@@ -253,35 +253,35 @@ def _raw_sums(d: Dialect) -> str:
         )
 
     ip11 = " + ".join(
-        f"COALESCE({iprec(str(level / 10), 's._p_rounding')}, 0)" for level in range(11)
+        f"COALESCE({iprec(f'CAST({level / 10} AS {D})', 's._p_rounding')}, 0)" for level in range(11)
     )
     fam = "s._family"
     return ",\n            ".join(
         [
             f"SUM(CASE WHEN {isrel} AND {intop} THEN 1 ELSE 0 END) AS _hits_k",
-            f"SUM(CASE WHEN {isrel} AND {intop} THEN CAST(jl._hits AS {D}) / jl._pos END)"
-            " AS _prec_k",
+            (f"SUM(CASE WHEN {isrel} AND {intop} THEN CAST(jl._hits AS {D}) / jl._pos END)"
+            " AS _prec_k"),
             f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
-            f"SUM(CASE WHEN {fam} = 'nDCG' AND {intop} AND jl._rel > 0 THEN"
-            f" CAST({gain} AS {D}) / {log2} END) AS _dcg",
-            f"SUM(CASE WHEN {fam} = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND"
-            f" jl._rel > 0 THEN CAST({gain} AS {D}) / {ipos_log2} END) AS _idcg_run",
+            (f"SUM(CASE WHEN {fam} = 'nDCG' AND {intop} AND jl._rel > 0 THEN"
+            f" CAST({gain} AS {D}) / {log2} END) AS _dcg"),
+            (f"SUM(CASE WHEN {fam} = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND"
+            f" jl._rel > 0 THEN CAST({gain} AS {D}) / {ipos_log2} END) AS _idcg_run"),
             f"SUM(CASE WHEN {fam} = 'Bpref' AND {isrel} THEN {bpref} END) AS _bpref",
             f"SUM(CASE WHEN {fam} = 'infAP' AND {isrel} THEN {infap} END) AS _infap",
             f"SUM(CASE WHEN {isrel} AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec",
-            f"SUM(CASE WHEN {fam} = 'Rprec_mult' AND {isrel} AND"
-            " jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult",
-            f"CASE WHEN {fam} = 'IPrec' THEN {iprec('s._p_recall', 's._p_rounding')} END"
-            " AS _iprec",
+            (f"SUM(CASE WHEN {fam} = 'Rprec_mult' AND {isrel} AND"
+            " jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult"),
+            (f"CASE WHEN {fam} = 'IPrec' THEN {iprec('s._p_recall', 's._p_rounding')} END"
+            " AS _iprec"),
             f"CASE WHEN {fam} = 'IPrec11pt' THEN {ip11} END AS _ip11",
-            f"SUM(CASE WHEN {fam} = 'ERR' AND {intop} THEN (POWER(2.0, CASE WHEN jl._rel > 4"
+            (f"SUM(CASE WHEN {fam} = 'ERR' AND {intop} THEN (POWER(2.0, CASE WHEN jl._rel > 4"
             " THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay /"
-            " jl._pos END) AS _err",
+            " jl._pos END) AS _err"),
             f"SUM(CASE WHEN {judged} AND {intop} THEN 1 ELSE 0 END) AS _judged_k",
             f"SUM(CASE WHEN {judged} THEN 1 ELSE 0 END) AS _judged_all",
             f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN {weight} END) AS _judged_pw",
-            f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END)"
-            " AS _rbp",
+            (f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END)"
+            " AS _rbp"),
         ]
     )
 
@@ -340,8 +340,9 @@ def compute_sql(d: Dialect) -> str:
     ),
     _qstat AS (
         SELECT q._q, l._level,
-            SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS _R,
-            SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END) AS _N
+            CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {D}) AS _R,
+            CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END) AS {D})
+                AS _N
         FROM _qrels AS q CROSS JOIN _levels AS l
         GROUP BY q._q, l._level
     ),
