@@ -433,7 +433,7 @@ def _spec_columns() -> str:
     for name in all_params():
         value = f"MAX(CASE WHEN v.param = {_quote(name)} THEN v.value END)"
         if not _is_choice(name):
-            value = f"CAST({value} AS DOUBLE)"
+            value = f"TRY_CAST({value} AS DOUBLE)"
         out.append(f"{value} AS _p_{name}")
     return ",\n            ".join(out)
 

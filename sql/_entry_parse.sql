@@ -170,12 +170,12 @@ checked AS (
 raised AS (
     SELECT c._idx, c._name, c._agg,
         CASE WHEN c._problem IS NOT NULL THEN error(c._problem) ELSE c._family END AS _family,
-        CASE WHEN c._at_param IS NULL THEN CAST(c._at AS INTEGER) END AS _k
+        CASE WHEN c._at_param IS NULL THEN TRY_CAST(c._at AS INTEGER) END AS _k
     FROM checked AS c
 )
 SELECT r._idx, r._name, r._family, r._agg, r._k, s._p_rel AS _level, s.* EXCLUDE (_idx)
 FROM raised AS r
-JOIN (
+LEFT JOIN (
     SELECT v._idx,
         {{SPEC_COLUMNS}}
     FROM (SELECT x._idx, x.param, x._value AS value FROM resolved AS x) AS v

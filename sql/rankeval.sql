@@ -351,21 +351,21 @@ checked AS (
 raised AS (
     SELECT c._idx, c._name, c._agg,
         CASE WHEN c._problem IS NOT NULL THEN error(c._problem) ELSE c._family END AS _family,
-        CASE WHEN c._at_param IS NULL THEN CAST(c._at AS INTEGER) END AS _k
+        CASE WHEN c._at_param IS NULL THEN TRY_CAST(c._at AS INTEGER) END AS _k
     FROM checked AS c
 )
 SELECT r._idx, r._name, r._family, r._agg, r._k, s._p_rel AS _level, s.* EXCLUDE (_idx)
 FROM raised AS r
-JOIN (
+LEFT JOIN (
     SELECT v._idx,
-        CAST(MAX(CASE WHEN v.param = 'beta' THEN v.value END) AS DOUBLE) AS _p_beta,
+        TRY_CAST(MAX(CASE WHEN v.param = 'beta' THEN v.value END) AS DOUBLE) AS _p_beta,
             MAX(CASE WHEN v.param = 'gain' THEN v.value END) AS _p_gain,
             MAX(CASE WHEN v.param = 'ideal' THEN v.value END) AS _p_ideal,
-            CAST(MAX(CASE WHEN v.param = 'mult' THEN v.value END) AS DOUBLE) AS _p_mult,
+            TRY_CAST(MAX(CASE WHEN v.param = 'mult' THEN v.value END) AS DOUBLE) AS _p_mult,
             MAX(CASE WHEN v.param = 'norm' THEN v.value END) AS _p_norm,
-            CAST(MAX(CASE WHEN v.param = 'p' THEN v.value END) AS DOUBLE) AS _p_p,
-            CAST(MAX(CASE WHEN v.param = 'recall' THEN v.value END) AS DOUBLE) AS _p_recall,
-            CAST(MAX(CASE WHEN v.param = 'rel' THEN v.value END) AS DOUBLE) AS _p_rel,
+            TRY_CAST(MAX(CASE WHEN v.param = 'p' THEN v.value END) AS DOUBLE) AS _p_p,
+            TRY_CAST(MAX(CASE WHEN v.param = 'recall' THEN v.value END) AS DOUBLE) AS _p_recall,
+            TRY_CAST(MAX(CASE WHEN v.param = 'rel' THEN v.value END) AS DOUBLE) AS _p_rel,
             MAX(CASE WHEN v.param = 'rounding' THEN v.value END) AS _p_rounding
     FROM (SELECT x._idx, x.param, x._value AS value FROM resolved AS x) AS v
     GROUP BY v._idx
