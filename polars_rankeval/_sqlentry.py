@@ -142,6 +142,7 @@ class Dialect:
     real: Callable[[str], str]
     top: str  # the SQL of the top argument (NULL: all rows)
     complete: str  # the SQL of the complete argument (a boolean)
+    text: str = "VARCHAR"
 
 
 def _dot(alias: str) -> str:
@@ -245,22 +246,23 @@ def _raw_sums(d: Dialect) -> str:
         f" LEAST(jl._N, jl._R) ELSE 1.0 END"
     )
 
-    def iprec(level: str, rounding: str) -> str:
-        need = f"FLOOR({level} * jl._R + CASE WHEN {rounding} = 'v9' THEN 0.9 ELSE 0.5 END)"
+    def iprec(family: str, level: str) -> str:
+        rounding = "CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END"
+        need = f"FLOOR({level} * jl._R + {rounding})"
         return (
-            f"MAX(CASE WHEN {isrel} AND jl._hits >= {need}"
+            f"MAX(CASE WHEN s._family = '{family}' AND {isrel} AND jl._hits >= {need}"
             f" THEN CAST(jl._hits AS {D}) / jl._pos END)"
         )
 
     ip11 = " + ".join(
-        f"COALESCE({iprec(f'CAST({level / 10} AS {D})', 's._p_rounding')}, 0)" for level in range(11)
+        f"COALESCE({iprec('IPrec11pt', f'CAST({level / 10} AS {D})')}, 0)" for level in range(11)
     )
     fam = "s._family"
     return ",\n            ".join(
         [
             f"SUM(CASE WHEN {isrel} AND {intop} THEN 1 ELSE 0 END) AS _hits_k",
-            (f"SUM(CASE WHEN {isrel} AND {intop} THEN CAST(jl._hits AS {D}) / jl._pos END)"
-            " AS _prec_k"),
+            (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP') AND {isrel} AND {intop}"
+            f" THEN CAST(jl._hits AS {D}) / jl._pos END) AS _prec_k"),
             f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
             (f"SUM(CASE WHEN {fam} = 'nDCG' AND {intop} AND jl._rel > 0 THEN"
             f" CAST({gain} AS {D}) / {log2} END) AS _dcg"),
@@ -268,17 +270,18 @@ def _raw_sums(d: Dialect) -> str:
             f" jl._rel > 0 THEN CAST({gain} AS {D}) / {ipos_log2} END) AS _idcg_run"),
             f"SUM(CASE WHEN {fam} = 'Bpref' AND {isrel} THEN {bpref} END) AS _bpref",
             f"SUM(CASE WHEN {fam} = 'infAP' AND {isrel} THEN {infap} END) AS _infap",
-            f"SUM(CASE WHEN {isrel} AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec",
+            (f"SUM(CASE WHEN {fam} = 'Rprec' AND {isrel} AND jl._pos <= jl._R THEN 1 ELSE 0 END)"
+            " AS _rprec"),
             (f"SUM(CASE WHEN {fam} = 'Rprec_mult' AND {isrel} AND"
             " jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult"),
-            (f"CASE WHEN {fam} = 'IPrec' THEN {iprec('s._p_recall', 's._p_rounding')} END"
-            " AS _iprec"),
-            f"CASE WHEN {fam} = 'IPrec11pt' THEN {ip11} END AS _ip11",
+            f"{iprec('IPrec', 's._p_recall')} AS _iprec",
+            f"{ip11} AS _ip11",
             (f"SUM(CASE WHEN {fam} = 'ERR' AND {intop} THEN (POWER(2.0, CASE WHEN jl._rel > 4"
             " THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay /"
             " jl._pos END) AS _err"),
-            f"SUM(CASE WHEN {judged} AND {intop} THEN 1 ELSE 0 END) AS _judged_k",
-            f"SUM(CASE WHEN {judged} THEN 1 ELSE 0 END) AS _judged_all",
+            (f"SUM(CASE WHEN {fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop} THEN 1"
+            " ELSE 0 END) AS _judged_k"),
+            f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN 1 ELSE 0 END) AS _judged_all",
             f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN {weight} END) AS _judged_pw",
             (f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END)"
             " AS _rbp"),
@@ -297,17 +300,20 @@ def compute_sql(d: Dialect) -> str:
         "(POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END)"
         " - 1) / 16.0"
     )
+    T = d.text
     check_run = (
-        "CASE WHEN c._run_rows = 0 THEN " + d.fail("'the run has no rows: there is nothing to"
-                                                   " evaluate'")
+        "CASE WHEN c._run_rows = 0 THEN " + d.fail(
+            f"'the run has no rows (' || CAST(c._run_rows AS {T}) || '): there is nothing to"
+            " evaluate'")
         + " WHEN c._run_dup > 0 THEN " + d.fail(
-            "'run: duplicate (query, item) rows: ' || CAST(c._run_dup AS VARCHAR) ||"
-            " ' extra row(s); example query: ' || CAST(c._run_dup_q AS VARCHAR)")
+            f"'run: duplicate (query, item) rows: ' || CAST(c._run_dup AS {T}) ||"
+            f" ' extra row(s); example query: ' || CAST(c._run_dup_q AS {T})")
         + " WHEN c._qrels_dup > 0 THEN " + d.fail(
-            "'qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS VARCHAR)"
-            " || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS VARCHAR)")
+            f"'qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS {T})"
+            f" || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS {T})")
         + " WHEN c._shared = 0 AND NOT " + d.complete + " THEN " + d.fail(
-            "'run and qrels share no query: check the query column and its type'")
+            f"'run and qrels share no query (' || CAST(c._shared AS {T}) || ' in common):"
+            " check the query column and its type'")
         + " ELSE 0 END"
     )
     return f"""
@@ -315,7 +321,7 @@ def compute_sql(d: Dialect) -> str:
     _ranked AS (
         SELECT {g('r')}r._q, r._item,
             ROW_NUMBER() OVER (
-                PARTITION BY {g('r')}r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
+                PARTITION BY {g('r')}r._q ORDER BY r._key DESC, CAST(r._item AS {d.text}) DESC
             ) AS _pos
         FROM _run AS r
     ),
@@ -395,7 +401,7 @@ def compute_sql(d: Dialect) -> str:
             {_raw_sums(d)}
         FROM _jl AS jl
         JOIN _specs AS s ON s._level = jl._level
-        GROUP BY s._idx, s._family, {g('jl')}jl._q
+        GROUP BY s._idx, {g('jl')}jl._q
     ),
     _groups AS (SELECT DISTINCT {g('x')}1 AS _one FROM _rq AS x),
     _universe AS (
