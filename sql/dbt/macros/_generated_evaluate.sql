@@ -55,8 +55,8 @@ _specs AS (
 ),
 _run AS (
     SELECT {% for b in by %}x.{{ adapter.quote(b) }} AS _g{{ loop.index0 }}, {% endfor %}
-        CASE WHEN x.{{ q }} IS NULL THEN {{ rankeval.fail("'run column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} ELSE x.{{ q }} END AS _q,
-        CASE WHEN x.{{ i }} IS NULL THEN {{ rankeval.fail("'run column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} ELSE x.{{ i }} END AS _item,
+        CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'run column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
+        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'run column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
         {%- if rank is none %}
         CASE WHEN {{ rankeval.finite("CAST(x." ~ o ~ " AS " ~ rankeval.double() ~ ")") }} THEN {{ rankeval.real("x." ~ o) }}
              ELSE {{ rankeval.fail("'run column ''" ~ score ~ "'': score is null, NaN or infinite; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} END AS _key
@@ -68,8 +68,8 @@ _run AS (
 ),
 _qrels AS (
     SELECT
-        CASE WHEN x.{{ q }} IS NULL THEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} ELSE x.{{ q }} END AS _q,
-        CASE WHEN x.{{ i }} IS NULL THEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} ELSE x.{{ i }} END AS _item,
+        CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
+        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
         CASE WHEN {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }} THEN CAST(x.{{ r }} AS {{ rankeval.double() }})
              ELSE {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} END AS _rel
     FROM {{ qrels_relation }} AS x
