@@ -450,8 +450,8 @@ def _read(name: str) -> str:
 
 def build_rankeval_sql() -> str:
     """The text of ``sql/rankeval.sql``."""
-    parse = _read("_entry_parse.sql").replace("{{SPEC_COLUMNS}}", _spec_columns())
-    entry = _read("_entry.sql").replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
+    parse = _read("entry/parse.sql").replace("{{SPEC_COLUMNS}}", _spec_columns())
+    entry = _read("entry/macros.sql").replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
     low_level = []
     for path in sorted(SQL_DIR.glob("*.sql")):
         if path.name.startswith("_") or path.name == "rankeval.sql":
@@ -459,7 +459,7 @@ def build_rankeval_sql() -> str:
         low_level.append(f"-- ---- {path.name}\n{path.read_text().rstrip()}\n")
     return "\n".join(
         [
-            _read("_entry_header.sql").rstrip() + "\n",
+            _read("entry/header.sql").rstrip() + "\n",
             tables_sql(),
             parse.rstrip() + "\n",
             entry.rstrip() + "\n",
