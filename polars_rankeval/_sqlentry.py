@@ -221,6 +221,17 @@ def _formulas(d: Dialect) -> str:
     return f"CASE s._family\n{whens}\n            END"
 
 
+def _iprec_sql(double: str, family: str, level: str) -> str:
+    """The best precision at a relevant row where the relevant rows so far reach
+    level x R (rounded as trec_eval 10, or 9 with rounding=v9); NULL when none does."""
+    rounding = "CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END"
+    need = f"FLOOR({level} * jl._R + {rounding})"
+    return (
+        f"MAX(CASE WHEN s._family = '{family}' AND jl._rel >= s._level AND jl._hits >= {need}"
+        f" THEN CAST(jl._hits AS {double}) / jl._pos END)"
+    )
+
+
 def _raw_sums(d: Dialect) -> str:
     """Aggregates over the judged retrieved rows of one (group, query) for one spec."""
     D = d.double
@@ -246,16 +257,8 @@ def _raw_sums(d: Dialect) -> str:
         f" LEAST(jl._N, jl._R) ELSE 1.0 END"
     )
 
-    def iprec(family: str, level: str) -> str:
-        rounding = "CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END"
-        need = f"FLOOR({level} * jl._R + {rounding})"
-        return (
-            f"MAX(CASE WHEN s._family = '{family}' AND {isrel} AND jl._hits >= {need}"
-            f" THEN CAST(jl._hits AS {D}) / jl._pos END)"
-        )
-
     ip11 = " + ".join(
-        f"COALESCE({iprec('IPrec11pt', f'CAST({level / 10} AS {D})')}, 0)" for level in range(11)
+        f"COALESCE({_iprec_sql(D, 'IPrec11pt', f'CAST({level / 10} AS {D})')}, 0)" for level in range(11)
     )
     fam = "s._family"
     return ",\n            ".join(
@@ -274,7 +277,7 @@ def _raw_sums(d: Dialect) -> str:
             " AS _rprec"),
             (f"SUM(CASE WHEN {fam} = 'Rprec_mult' AND {isrel} AND"
             " jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult"),
-            f"{iprec('IPrec', 's._p_recall')} AS _iprec",
+            f"{_iprec_sql(D, 'IPrec', 's._p_recall')} AS _iprec",
             f"{ip11} AS _ip11",
             (f"SUM(CASE WHEN {fam} = 'ERR' AND {intop} THEN (POWER(2.0, CASE WHEN jl._rel > 4"
             " THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay /"
@@ -289,19 +292,11 @@ def _raw_sums(d: Dialect) -> str:
     )
 
 
-def compute_sql(d: Dialect) -> str:
-    """The canonical one-pass evaluation, as CTEs after the inputs ``_run`` (group
-    columns, _q, _item, _key: higher ranks first, _bad: 1 on a bad run row), ``_qrels``
-    (_q, _item, _rel, _bad) and ``_specs`` (one row per requested measure).  Ends with
-    ``_values``: group columns, _q, _idx, _name, _agg, _value."""
-    D = d.double
-    g, gj = d.g, d.gj
-    stop = (
-        "(POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END)"
-        " - 1) / 16.0"
-    )
+def _check_sql(d: Dialect) -> str:
+    """The data checks of the run and qrels (counted in _check) as one expression that
+    raises the first problem found, else 0."""
     T = d.text
-    check_run = (
+    return (
         "CASE WHEN c._run_rows = 0 THEN " + d.fail(
             f"'the run has no rows (' || CAST(c._run_rows AS {T}) || '): there is nothing to"
             " evaluate'")
@@ -316,6 +311,12 @@ def compute_sql(d: Dialect) -> str:
             " check the query column and its type'")
         + " ELSE 0 END"
     )
+
+
+def _counts_sql(d: Dialect) -> str:
+    """CTEs: the ranked run, per-query counts and checks, the qrels' per-query stats."""
+    D = d.double
+    g = d.g
     return f"""
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
@@ -366,6 +367,17 @@ def compute_sql(d: Dialect) -> str:
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
     ),
+"""
+
+
+def _judged_sql(d: Dialect) -> str:
+    """CTEs: the judged retrieved rows with their windows, and their sums per spec."""
+    g = d.g
+    stop = (
+        "(POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END)"
+        " - 1) / 16.0"
+    )
+    return f"""
     _judged AS (
         SELECT {g('r')}r._q, r._pos, q._rel, x._maxrel,
             ROW_NUMBER() OVER (PARTITION BY {g('r')}r._q ORDER BY r._pos) AS _jrank,
@@ -403,6 +415,13 @@ def compute_sql(d: Dialect) -> str:
         JOIN _specs AS s ON s._level = jl._level
         GROUP BY s._idx, {g('jl')}jl._q
     ),
+"""
+
+
+def _values_sql(d: Dialect) -> str:
+    """CTEs: the evaluated (group, query) pairs and one value per requested measure."""
+    g, gj = d.g, d.gj
+    return f"""
     _groups AS (SELECT DISTINCT {g('x')}1 AS _one FROM _rq AS x),
     _universe AS (
         SELECT {g('x')}x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
@@ -422,11 +441,19 @@ def compute_sql(d: Dialect) -> str:
             FROM _universe AS u0
         ) AS u
         CROSS JOIN _specs AS s
-        CROSS JOIN (SELECT {check_run} AS _ok FROM _check AS c) AS c
+        CROSS JOIN (SELECT {_check_sql(d)} AS _ok FROM _check AS c) AS c
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
     )"""
+
+
+def compute_sql(d: Dialect) -> str:
+    """The canonical one-pass evaluation, as CTEs after the inputs ``_run`` (group
+    columns, _q, _item, _key: higher ranks first, _bad: 1 on a bad run row), ``_qrels``
+    (_q, _item, _rel, _bad) and ``_specs`` (one row per requested measure).  Ends with
+    ``_values``: group columns, _q, _idx, _name, _agg, _value."""
+    return _counts_sql(d) + _judged_sql(d) + _values_sql(d)
 
 
 # ---------------------------------------------------------------------------------------

@@ -553,6 +553,7 @@ _specs AS (
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
     ),
+
     _judged AS (
         SELECT r._g, r._q, r._pos, q._rel, x._maxrel,
             ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._pos) AS _jrank,
@@ -605,6 +606,7 @@ _specs AS (
         JOIN _specs AS s ON s._level = jl._level
         GROUP BY s._idx, jl._g, jl._q
     ),
+
     _groups AS (SELECT DISTINCT x._g, 1 AS _one FROM _rq AS x),
     _universe AS (
         SELECT x._g, x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q

@@ -123,6 +123,7 @@ _qrels AS (
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
     ),
+
     _judged AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._pos, q._rel, x._maxrel,
             ROW_NUMBER() OVER (PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos) AS _jrank,
@@ -175,6 +176,7 @@ _qrels AS (
         JOIN _specs AS s ON s._level = jl._level
         GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
     ),
+
     _groups AS (SELECT DISTINCT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}1 AS _one FROM _rq AS x),
     _universe AS (
         SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
