@@ -79,6 +79,7 @@ def _dialect():
         top="{{ 'NULL' if top is none else top }}",
         complete="{{ 'true' if complete else 'false' }}",
         text="{{ rankeval.text() }}",
+        bytes_order=lambda x: f"{{{{ rankeval.bytes_order('{x}') }}}}",
     )
 
 

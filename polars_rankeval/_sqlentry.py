@@ -143,6 +143,8 @@ class Dialect:
     top: str  # the SQL of the top argument (NULL: all rows)
     complete: str  # the SQL of the complete argument (a boolean)
     text: str = "VARCHAR"
+    # an id as text that sorts in byte order (trec_eval's strcmp), whatever the collation
+    bytes_order: Callable[[str], str] = lambda x: f"CAST({x} AS VARCHAR)"
 
 
 def _dot(alias: str) -> str:
@@ -322,7 +324,7 @@ def _counts_sql(d: Dialect) -> str:
     _ranked AS (
         SELECT {g('r')}r._q, r._item,
             ROW_NUMBER() OVER (
-                PARTITION BY {g('r')}r._q ORDER BY r._key DESC, CAST(r._item AS {d.text}) DESC
+                PARTITION BY {g('r')}r._q ORDER BY r._key DESC, {d.bytes_order('r._item')} DESC
             ) AS _pos
         FROM _run AS r
     ),

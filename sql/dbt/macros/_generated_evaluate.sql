@@ -78,7 +78,7 @@ _qrels AS (
     _ranked AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item,
             ROW_NUMBER() OVER (
-                PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, CAST(r._item AS {{ rankeval.text() }}) DESC
+                PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC
             ) AS _pos
         FROM _run AS r
     ),

@@ -45,3 +45,9 @@
 {% macro duckdb__fail_close() %}){% endmacro %}
 {% macro spark__fail_close() %}){% endmacro %}
 {% macro bigquery__fail_close() %}){% endmacro %}
+
+{#- an id as text that sorts in byte order (trec_eval's tie break), whatever the
+    database's default collation -#}
+{% macro bytes_order(x) %}{{ return(adapter.dispatch('bytes_order', 'rankeval')(x)) }}{% endmacro %}
+{% macro default__bytes_order(x) %}CAST({{ x }} AS {{ rankeval.text() }}){% endmacro %}
+{% macro postgres__bytes_order(x) %}CAST({{ x }} AS TEXT) COLLATE "C"{% endmacro %}
