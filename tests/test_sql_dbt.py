@@ -149,3 +149,33 @@ def test_dbt_postgres(tmp_path, request):
 
 
 from tests.test_postgres import postgres  # noqa: F401  (the cluster fixture)
+
+
+@pytest.mark.parametrize(
+    ("measures", "message"),
+    [
+        ("['Foo@10']", "unknown measure 'Foo@10'"),
+        ("['AP(norm=foo)@10']", "norm='foo' is not allowed; choose one of R, min, hits"),
+    ],
+)
+def test_dbt_bad_measure_fails_to_compile(tmp_path, measures, message):
+    """dbt renders the models while parsing the project: the first bad call stops it."""
+    directory = tmp_path / "bad"
+    shutil.copytree(ROOT / "examples" / "dbt_dashboard", directory,
+                    ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb",
+                                                  "dashboard*.sql"))
+    (directory / "packages.yml").write_text(f"packages:\n  - local: {ROOT / 'sql' / 'dbt'}\n")
+    (directory / "models" / "bad.sql").write_text(
+        f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures},"
+        " query='qid', item='doc_id', score='sim', relevance='grade') }}\n"
+    )
+    env = {"RANKEVAL_DBT_DUCKDB": str(tmp_path / "bad.duckdb")}
+    dbt(directory, "deps", env=env)
+    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "parse",
+               "--profiles-dir", str(directory), "--project-dir", str(directory)]
+    result = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, **env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+                            check=False)
+    assert result.returncode != 0
+    assert "rankeval: measure" in result.stdout or "rankeval: unknown" in result.stdout
+    assert message in result.stdout, result.stdout[-3000:]
