@@ -25,9 +25,11 @@ from polars_rankeval.engines.finish import IN_QRELS, check_per_query, select_eva
 from polars_rankeval.engines.polars import judgement_for
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.engines.sqltwin.build import (
+    ENTRY,
     Query,
     build_query,
     expected_macro,
+    sql_dir,
     sql_files,
     value_macro,
 )
@@ -39,7 +41,7 @@ from polars_rankeval.prepare.ranking import keep_top
 if TYPE_CHECKING:
     import duckdb as _duckdb
 
-__all__ = ["NAME", "install", "per_query", "supports"]
+__all__ = ["NAME", "install", "install_entry_point", "per_query", "supports"]
 
 NAME = "duckdb"
 
@@ -66,6 +68,28 @@ def install(con: _duckdb.DuckDBPyConnection) -> None:
     """
     for _name, text in sql_files():
         con.execute(text)
+
+
+def install_entry_point(con: _duckdb.DuckDBPyConnection) -> None:
+    """Create the SQL user's entry point (``sql/rankeval.sql``) in ``con``:
+    ``rankeval_per_query`` and ``rankeval_summary`` on any table, with your column names,
+    ``by`` groups and measure names (plus the per-family macros of :func:`install`).
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> install_entry_point(con)
+    >>> con.execute(
+    ...     "CREATE TABLE runs AS SELECT * FROM (VALUES ('bm25', 'q1', 'a', 2.0),"
+    ...     " ('bm25', 'q1', 'b', 1.0)) AS t(system, qid, doc_id, sim)"
+    ... ).execute(
+    ...     "CREATE TABLE judgments AS SELECT * FROM (VALUES ('q1', 'b', 1)) AS t(qid, doc_id, grade)"
+    ... ).execute(
+    ...     "SELECT * FROM rankeval_summary('runs', 'judgments', ['MRR', 'P@2'], by := ['system'],"
+    ...     " query := 'qid', item := 'doc_id', score := 'sim', relevance := 'grade')"
+    ... ).fetchall()
+    [('bm25', 'MRR', 0.5), ('bm25', 'P@2', 0.5)]
+    """
+    con.execute(sql_dir().joinpath(ENTRY).read_text(encoding="utf-8"))
 
 
 _DATABASE: _duckdb.DuckDBPyConnection | None = None
