@@ -14,6 +14,7 @@ from collections.abc import Iterable
 import polars_rankeval.measures  # noqa: F401  (registers the families)
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._registry import REGISTRY, Family, Measure, ParamValue
+from polars_rankeval.diversity.families import DIVERSITY
 
 __all__ = ["PRESETS", "TREC_ALIASES", "known_measures", "parse_measure", "resolve_measures"]
 
@@ -79,10 +80,11 @@ def known_measures() -> str:
 def _family(name: str, text: str) -> Family:
     if name in REGISTRY:
         return REGISTRY[name]
-    for family in REGISTRY.values():
-        if name in family.aliases:
+    families = [*REGISTRY.values(), *DIVERSITY.values()]  # diversity: subtopic qrels
+    for family in families:
+        if name == family.name or name in family.aliases:
             return family
-    folded = {n.lower(): f for f in REGISTRY.values() for n in (f.name, *f.aliases)}
+    folded = {n.lower(): f for f in families for n in (f.name, *f.aliases)}
     if name.lower() in folded:
         return folded[name.lower()]
     raise MeasureError(f"unknown measure {text!r}; {known_measures()}")

@@ -97,6 +97,7 @@ def evaluate(
     score: str | None = "score",
     relevant: str = "relevant",
     relevance: str = "relevance",
+    subtopic: str = "subtopic",
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate a ranking: one row per measure (or per query and measure).
 
@@ -143,8 +144,9 @@ def evaluate(
     engine
         ``"polars"`` (default), ``"duckdb"`` or ``"spark"`` (chosen by itself when
         ``run`` is a pyspark DataFrame; it returns a pyspark DataFrame).
-    query, item, rank, score, relevant, relevance
-        Column names.
+    query, item, rank, score, relevant, relevance, subtopic
+        Column names (``subtopic``: of subtopic qrels, for the diversity measures
+        such as ``alpha_nDCG@20``; see :mod:`polars_rankeval.diversity`).
 
     Returns
     -------
@@ -187,7 +189,7 @@ def evaluate(
         per_query=per_query, by=by, complete=complete, duplicates=duplicates, top=top,
         ties=ties, engine=engine,
     )
-    columns = Columns(query, item, rank, score, relevant, relevance)
+    columns = Columns(query, item, rank, score, relevant, relevance, subtopic)
     spec = _spec(
         run, qrels, measures, conventions=conventions, rel=rel, columns=columns, options=options
     )

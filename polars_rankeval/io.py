@@ -135,11 +135,15 @@ def read_trec_run(path: str | Path) -> pl.LazyFrame:
     return _checked(_scan_lines(path), path, fields, "'query Q0 item rank score tag'", 6)
 
 
-def read_trec_qrels(path: str | Path) -> pl.LazyFrame:
+def read_trec_qrels(path: str | Path, *, subtopics: bool = False) -> pl.LazyFrame:
     """Scan a TREC qrels file ``query iteration item relevance``.
 
     Returns a LazyFrame with ``query``, ``item`` (strings) and ``relevance`` (Int64;
-    negative values mean "in the pool but unjudged", as in trec_eval).
+    negative values mean "in the pool but unjudged", as in trec_eval).  With
+    ``subtopics=True`` the file is diversity qrels as ndeval reads them, ``query
+    subtopic item relevance`` (the second field is the subtopic), and the frame has
+    ``query, subtopic, item, relevance`` (subtopic a string), the input of the
+    diversity measures (``alpha_nDCG@20``...).
 
     >>> from pathlib import Path
     >>> import tempfile
@@ -155,7 +159,14 @@ def read_trec_qrels(path: str | Path) -> pl.LazyFrame:
     │ q1    ┆ d1   ┆ 1         │
     │ q1    ┆ d3   ┆ 0         │
     └───────┴──────┴───────────┘
+    >>> _ = path.write_text("q1 1 d1 1\\nq1 2 d1 0\\n")
+    >>> read_trec_qrels(path, subtopics=True).collect().rows()
+    [('q1', '1', 'd1', 1), ('q1', '2', 'd1', 0)]
     """
     fields = {"query": _field(0), "item": _field(2), "relevance": _field(3, pl.Int64)}
     layout = "'query iteration item relevance' (4 fields)"
+    if subtopics:
+        fields = {"query": _field(0), "subtopic": _field(1), **fields}
+        fields = {name: fields[name] for name in ("query", "subtopic", "item", "relevance")}
+        layout = "'query subtopic item relevance' (4 fields)"
     return _checked(_scan_lines(path), path, fields, layout, 4, exact=True)

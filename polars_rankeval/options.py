@@ -43,9 +43,10 @@ class Columns:
     score: str | None = "score"
     relevant: str = "relevant"
     relevance: str = "relevance"
+    subtopic: str = "subtopic"  # subtopic qrels (diversity measures)
 
     def __post_init__(self) -> None:
-        for keyword in ("query", "item", "relevant", "relevance", "rank", "score"):
+        for keyword in ("query", "item", "relevant", "relevance", "rank", "score", "subtopic"):
             value = getattr(self, keyword)
             if value is None and keyword in ("rank", "score"):
                 continue

@@ -21,6 +21,7 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
+from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.finish import IN_QRELS, check_per_query, select_evaluated
 from polars_rankeval.engines.polars import judgement_for
 from polars_rankeval.engines.spec import Spec
@@ -147,6 +148,10 @@ def _plain(dtype: pl.DataType) -> pl.DataType:
 
 def supports(measure: Measure, spec: Spec) -> str | None:
     """A measure needs its family's SQL twin (None: supported)."""
+    if is_diversity(measure):
+        return (
+            f"{measure}: the diversity measures have no SQL twin yet; use engine='polars'"
+        )
     macro = expected_macro if spec.options.ties == "average" else value_macro
     try:
         macro(measure.family.name)
