@@ -10,52 +10,91 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import polars_rankeval.measures  # noqa: F401  (registers the families)
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._registry import REGISTRY, Family, Measure, ParamValue
 from polars_rankeval.diversity.families import DIVERSITY
 
-__all__ = ["PRESETS", "TREC_ALIASES", "known_measures", "parse_measure", "resolve_measures"]
+__all__ = [
+    "PRESETS",
+    "TREC_ALIASES",
+    "TREC_NAMES",
+    "TrecName",
+    "known_measures",
+    "parse_measure",
+    "resolve_measures",
+]
 
 MAX_CUTOFF = 2**31 - 1
 
-# trec_eval measure names -> our grammar ({} is the cutoff).
-TREC_ALIASES: dict[str, str] = {
-    r"map": "AP",
-    r"map_cut_(\d+)": "AP@{}",
-    r"P_(\d+)": "P@{}",
-    r"set_P": "P",
-    r"recall_(\d+)": "R@{}",
-    r"set_recall": "R",
-    r"ndcg": "nDCG",
-    r"ndcg_cut_(\d+)": "nDCG@{}",
-    r"recip_rank": "RR",
-    r"Rprec": "Rprec",
-    r"bpref": "Bpref",
-    r"success_(\d+)": "Success@{}",
-    r"num_ret": "NumRet",
-    r"num_rel": "NumRel",
-    r"num_rel_ret": "NumRelRet",
-    r"num_nonrel_judged_ret": "NumNonRelJudgedRet",
-    r"num_q": "NumQ",
-    r"set_F": "F1",
-    r"Rprec_mult_(\d+\.\d+)": "Rprec_mult(mult={})",
-    r"gm_map": "GMAP",
-    r"iprec_at_recall_(\d+\.\d+)": "IPrec@{}",
-    r"11pt_avg": "IPrec11pt",
-    r"infAP": "infAP",
-    r"unj_(\d+)": "Unjudged@{}",
-    r"rbp": "RBP",
-    r"rbp_resid": "RBP_resid",
-    # issue #13 (measures13)
-    r"gm_bpref": "GMBpref",
-    r"utility": "Utility",
-    r"binG": "binG",
-    r"relative_P_(\d+)": "RelP@{}",
-    r"set_relative_P": "RelP",
-    r"set_map": "SetAP",
-}
+@dataclass(frozen=True)
+class TrecName:
+    """One trec_eval measure: its name, what it is in our grammar (``{}`` takes the
+    parameter; None: not computed here) and, for a parameterised one (``P_10``,
+    ``iprec_at_recall_0.50``), the values ``-m NAME`` expands to and their type."""
+
+    name: str
+    target: str | None
+    params: tuple[float, ...] | None = None
+    kind: type = int
+
+    @property
+    def pattern(self) -> str:
+        """The regular expression of its names (``P_(\\d+)``)."""
+        if self.params is None:
+            return re.escape(self.name)
+        return re.escape(self.name) + (r"_(\d+)" if self.kind is int else r"_(\d+\.\d+)")
+
+
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_LEVELS = tuple(i / 10 for i in range(11))  # 0.00 .. 1.00
+_MULTS = tuple(i / 5 for i in range(1, 11))  # 0.20 .. 2.00
+
+# The one table of trec_eval's measures, in its print order (trec_eval 10.0's all_trec,
+# measures.c): the parser's aliases and the command line's expansion both read it.
+TREC_NAMES: tuple[TrecName, ...] = (
+    TrecName("runid", None),
+    TrecName("num_q", "NumQ"),
+    TrecName("num_ret", "NumRet"),
+    TrecName("num_rel", "NumRel"),
+    TrecName("num_rel_ret", "NumRelRet"),
+    TrecName("map", "AP"),
+    TrecName("gm_map", "GMAP"),
+    TrecName("Rprec", "Rprec"),
+    TrecName("bpref", "Bpref"),
+    TrecName("recip_rank", "RR"),
+    TrecName("iprec_at_recall", "IPrec@{}", _LEVELS, float),
+    TrecName("P", "P@{}", TREC_CUTOFFS),
+    TrecName("recall", "R@{}", TREC_CUTOFFS),
+    TrecName("infAP", "infAP"),
+    TrecName("gm_bpref", "GMBpref"),
+    TrecName("Rprec_mult", "Rprec_mult(mult={})", _MULTS, float),
+    TrecName("utility", "Utility"),
+    TrecName("11pt_avg", "IPrec11pt"),
+    TrecName("binG", "binG"),
+    TrecName("G", None),
+    TrecName("ndcg", "nDCG"),
+    TrecName("ndcg_rel", None),
+    TrecName("Rndcg", None),
+    TrecName("ndcg_cut", "nDCG@{}", TREC_CUTOFFS),
+    TrecName("map_cut", "AP@{}", TREC_CUTOFFS),
+    TrecName("relative_P", "RelP@{}", TREC_CUTOFFS),
+    TrecName("success", "Success@{}", (1, 5, 10)),
+    TrecName("set_P", "P"),
+    TrecName("set_relative_P", "RelP"),
+    TrecName("set_recall", "R"),
+    TrecName("set_map", "SetAP"),
+    TrecName("set_F", "F1"),
+    TrecName("num_nonrel_judged_ret", "NumNonRelJudgedRet"),
+    TrecName("rbp", "RBP"),
+    TrecName("rbp_resid", "RBP_resid"),
+    TrecName("unj", "Unjudged@{}", (5, 10, 20)),
+)
+
+# trec_eval names -> our grammar ({} is the parameter), derived from TREC_NAMES.
+TREC_ALIASES: dict[str, str] = {t.pattern: t.target for t in TREC_NAMES if t.target is not None}
 
 # Presets: parameter defaults per family, for parameters a measure name leaves unset.
 PRESETS: dict[str, dict[str, dict[str, ParamValue]]] = {

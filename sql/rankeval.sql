@@ -165,38 +165,38 @@ CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
     ) AS t(family, param, default_value, choices, minimum, maximum, closed);
 CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
     SELECT * FROM (VALUES
-        (1, 'map', 'AP'),
-        (2, 'map_cut_(\d+)', 'AP@{}'),
-        (3, 'P_(\d+)', 'P@{}'),
-        (4, 'set_P', 'P'),
-        (5, 'recall_(\d+)', 'R@{}'),
-        (6, 'set_recall', 'R'),
-        (7, 'ndcg', 'nDCG'),
-        (8, 'ndcg_cut_(\d+)', 'nDCG@{}'),
+        (1, 'num_q', 'NumQ'),
+        (2, 'num_ret', 'NumRet'),
+        (3, 'num_rel', 'NumRel'),
+        (4, 'num_rel_ret', 'NumRelRet'),
+        (5, 'map', 'AP'),
+        (6, 'gm_map', 'GMAP'),
+        (7, 'Rprec', 'Rprec'),
+        (8, 'bpref', 'Bpref'),
         (9, 'recip_rank', 'RR'),
-        (10, 'Rprec', 'Rprec'),
-        (11, 'bpref', 'Bpref'),
-        (12, 'success_(\d+)', 'Success@{}'),
-        (13, 'num_ret', 'NumRet'),
-        (14, 'num_rel', 'NumRel'),
-        (15, 'num_rel_ret', 'NumRelRet'),
-        (16, 'num_nonrel_judged_ret', 'NumNonRelJudgedRet'),
-        (17, 'num_q', 'NumQ'),
-        (18, 'set_F', 'F1'),
-        (19, 'Rprec_mult_(\d+\.\d+)', 'Rprec_mult(mult={})'),
-        (20, 'gm_map', 'GMAP'),
-        (21, 'iprec_at_recall_(\d+\.\d+)', 'IPrec@{}'),
-        (22, '11pt_avg', 'IPrec11pt'),
-        (23, 'infAP', 'infAP'),
-        (24, 'unj_(\d+)', 'Unjudged@{}'),
-        (25, 'rbp', 'RBP'),
-        (26, 'rbp_resid', 'RBP_resid'),
-        (27, 'gm_bpref', 'GMBpref'),
-        (28, 'utility', 'Utility'),
-        (29, 'binG', 'binG'),
-        (30, 'relative_P_(\d+)', 'RelP@{}'),
-        (31, 'set_relative_P', 'RelP'),
-        (32, 'set_map', 'SetAP')
+        (10, 'iprec_at_recall_(\d+\.\d+)', 'IPrec@{}'),
+        (11, 'P_(\d+)', 'P@{}'),
+        (12, 'recall_(\d+)', 'R@{}'),
+        (13, 'infAP', 'infAP'),
+        (14, 'gm_bpref', 'GMBpref'),
+        (15, 'Rprec_mult_(\d+\.\d+)', 'Rprec_mult(mult={})'),
+        (16, 'utility', 'Utility'),
+        (17, '11pt_avg', 'IPrec11pt'),
+        (18, 'binG', 'binG'),
+        (19, 'ndcg', 'nDCG'),
+        (20, 'ndcg_cut_(\d+)', 'nDCG@{}'),
+        (21, 'map_cut_(\d+)', 'AP@{}'),
+        (22, 'relative_P_(\d+)', 'RelP@{}'),
+        (23, 'success_(\d+)', 'Success@{}'),
+        (24, 'set_P', 'P'),
+        (25, 'set_relative_P', 'RelP'),
+        (26, 'set_recall', 'R'),
+        (27, 'set_map', 'SetAP'),
+        (28, 'set_F', 'F1'),
+        (29, 'num_nonrel_judged_ret', 'NumNonRelJudgedRet'),
+        (30, 'rbp', 'RBP'),
+        (31, 'rbp_resid', 'RBP_resid'),
+        (32, 'unj_(\d+)', 'Unjudged@{}')
     ) AS t(ord, pattern, target);
 CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
     SELECT * FROM (VALUES
@@ -209,7 +209,7 @@ CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
         ('spark', 'nDCG', 'gain', 'exp'),
         ('torchmetrics', 'AP', 'norm', 'hits')
     ) AS t(conventions, family, param, value);
-CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG); trec_eval names: map, map_cut_k, P_k, set_P, recall_k, set_recall, ndcg, ndcg_cut_k, recip_rank, Rprec, bpref, success_k, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret, num_q, set_F, Rprec_mult_x.xx, gm_map, iprec_at_recall_x.xx, 11pt_avg, infAP, unj_k, rbp, rbp_resid, gm_bpref, utility, binG, relative_P_k, set_relative_P, set_map';
+CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG); trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, ndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k';
 
 -- The measure parser: measure names as given -> one resolved spec per distinct name
 -- (twin of polars_rankeval/_parse.py: trec_eval aliases, Name(param=value,...)@k,

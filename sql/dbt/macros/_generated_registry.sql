@@ -775,52 +775,8 @@
  ],
  "trec": [
   [
-   "map",
-   "AP"
-  ],
-  [
-   "map_cut_(\\d+)",
-   "AP@{}"
-  ],
-  [
-   "P_(\\d+)",
-   "P@{}"
-  ],
-  [
-   "set_P",
-   "P"
-  ],
-  [
-   "recall_(\\d+)",
-   "R@{}"
-  ],
-  [
-   "set_recall",
-   "R"
-  ],
-  [
-   "ndcg",
-   "nDCG"
-  ],
-  [
-   "ndcg_cut_(\\d+)",
-   "nDCG@{}"
-  ],
-  [
-   "recip_rank",
-   "RR"
-  ],
-  [
-   "Rprec",
-   "Rprec"
-  ],
-  [
-   "bpref",
-   "Bpref"
-  ],
-  [
-   "success_(\\d+)",
-   "Success@{}"
+   "num_q",
+   "NumQ"
   ],
   [
    "num_ret",
@@ -835,40 +791,104 @@
    "NumRelRet"
   ],
   [
-   "num_nonrel_judged_ret",
-   "NumNonRelJudgedRet"
-  ],
-  [
-   "num_q",
-   "NumQ"
-  ],
-  [
-   "set_F",
-   "F1"
-  ],
-  [
-   "Rprec_mult_(\\d+\\.\\d+)",
-   "Rprec_mult(mult={})"
+   "map",
+   "AP"
   ],
   [
    "gm_map",
    "GMAP"
   ],
   [
+   "Rprec",
+   "Rprec"
+  ],
+  [
+   "bpref",
+   "Bpref"
+  ],
+  [
+   "recip_rank",
+   "RR"
+  ],
+  [
    "iprec_at_recall_(\\d+\\.\\d+)",
    "IPrec@{}"
   ],
   [
-   "11pt_avg",
-   "IPrec11pt"
+   "P_(\\d+)",
+   "P@{}"
+  ],
+  [
+   "recall_(\\d+)",
+   "R@{}"
   ],
   [
    "infAP",
    "infAP"
   ],
   [
-   "unj_(\\d+)",
-   "Unjudged@{}"
+   "gm_bpref",
+   "GMBpref"
+  ],
+  [
+   "Rprec_mult_(\\d+\\.\\d+)",
+   "Rprec_mult(mult={})"
+  ],
+  [
+   "utility",
+   "Utility"
+  ],
+  [
+   "11pt_avg",
+   "IPrec11pt"
+  ],
+  [
+   "binG",
+   "binG"
+  ],
+  [
+   "ndcg",
+   "nDCG"
+  ],
+  [
+   "ndcg_cut_(\\d+)",
+   "nDCG@{}"
+  ],
+  [
+   "map_cut_(\\d+)",
+   "AP@{}"
+  ],
+  [
+   "relative_P_(\\d+)",
+   "RelP@{}"
+  ],
+  [
+   "success_(\\d+)",
+   "Success@{}"
+  ],
+  [
+   "set_P",
+   "P"
+  ],
+  [
+   "set_relative_P",
+   "RelP"
+  ],
+  [
+   "set_recall",
+   "R"
+  ],
+  [
+   "set_map",
+   "SetAP"
+  ],
+  [
+   "set_F",
+   "F1"
+  ],
+  [
+   "num_nonrel_judged_ret",
+   "NumNonRelJudgedRet"
   ],
   [
    "rbp",
@@ -879,28 +899,8 @@
    "RBP_resid"
   ],
   [
-   "gm_bpref",
-   "GMBpref"
-  ],
-  [
-   "utility",
-   "Utility"
-  ],
-  [
-   "binG",
-   "binG"
-  ],
-  [
-   "relative_P_(\\d+)",
-   "RelP@{}"
-  ],
-  [
-   "set_relative_P",
-   "RelP"
-  ],
-  [
-   "set_map",
-   "SetAP"
+   "unj_(\\d+)",
+   "Unjudged@{}"
   ]
  ],
  "presets": {
@@ -924,6 +924,6 @@
    }
   }
  },
- "known": "known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG); trec_eval names: map, map_cut_k, P_k, set_P, recall_k, set_recall, ndcg, ndcg_cut_k, recip_rank, Rprec, bpref, success_k, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret, num_q, set_F, Rprec_mult_x.xx, gm_map, iprec_at_recall_x.xx, 11pt_avg, infAP, unj_k, rbp, rbp_resid, gm_bpref, utility, binG, relative_P_k, set_relative_P, set_map"
+ "known": "known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG); trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, ndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k"
 }) }}
 {% endmacro %}
