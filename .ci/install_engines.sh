@@ -31,4 +31,4 @@ if [ "${#packages[@]}" -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}"
 fi
 
-"$PYTHON" -m pip install --quiet -e ".[sql,spark]"
+"$PYTHON" -m pip install --quiet -e ".[sql,spark,dbt]"

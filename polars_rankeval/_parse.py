@@ -150,7 +150,9 @@ def _literal(node: ast.expr, text: str) -> ParamValue:
 def _cutoff(node: ast.expr, text: str) -> int:
     value = node.value if isinstance(node, ast.Constant) else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
-        value = -node.operand.value if isinstance(node.op, ast.USub) else None
+        operand = node.operand.value
+        negative = isinstance(node.op, ast.USub) and isinstance(operand, int)
+        value = -operand if negative and isinstance(operand, int) else None
     if isinstance(value, bool) or not isinstance(value, int):
         raise MeasureError(f"measure {text!r}: the cutoff after @ must be a positive integer")
     if value <= 0:

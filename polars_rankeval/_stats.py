@@ -12,7 +12,7 @@ import polars as pl
 
 from polars_rankeval._registry import Stat
 
-__all__ = ["gain", "discount", "stat_expr"]
+__all__ = ["discount", "gain", "stat_expr"]
 
 
 def gain(rel: pl.Expr, kind: str) -> pl.Expr:

@@ -74,10 +74,12 @@ def _spec(
 
 
 @overload
-def evaluate(run: pl.DataFrame, qrels: pl.DataFrame | None = ..., measures=..., **kw) -> pl.DataFrame: ...
+def evaluate(run: pl.DataFrame, qrels: pl.DataFrame | None = ..., measures: str | Iterable[str] = ..., **kw: Any) -> pl.DataFrame: ...
 @overload
-def evaluate(run: pl.LazyFrame, qrels=..., measures=..., **kw) -> pl.LazyFrame: ...
-def evaluate(
+def evaluate(run: pl.LazyFrame, qrels: Any = ..., measures: str | Iterable[str] = ..., **kw: Any) -> pl.LazyFrame: ...
+@overload
+def evaluate(run: Any, qrels: Any = ..., measures: str | Iterable[str] = ..., **kw: Any) -> Any: ...
+def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keywords below
     run: pl.DataFrame | pl.LazyFrame,
     qrels: pl.DataFrame | pl.LazyFrame | None = None,
     measures: str | Iterable[str] = DEFAULT_MEASURES,
@@ -98,7 +100,7 @@ def evaluate(
     relevant: str = "relevant",
     relevance: str = "relevance",
     subtopic: str = "subtopic",
-) -> pl.DataFrame | pl.LazyFrame:
+) -> Any:
     """Evaluate a ranking: one row per measure (or per query and measure).
 
     Parameters
@@ -186,8 +188,13 @@ def evaluate(
     if is_spark_frame(run):
         engine = "spark"
     options = EvalOptions(
-        per_query=per_query, by=by, complete=complete, duplicates=duplicates, top=top,
-        ties=ties, engine=engine,
+        per_query=per_query,
+        by=by,  # type: ignore[arg-type]  # a name or a list: normalised to a tuple
+        complete=complete,
+        duplicates=duplicates,
+        top=top,
+        ties=ties,
+        engine=engine,
     )
     columns = Columns(query, item, rank, score, relevant, relevance, subtopic)
     spec = _spec(

@@ -98,7 +98,7 @@ def _checked(
     return parsed.map_batches(check, schema=schema, streamable=True)
 
 
-def _field(i: int, dtype: pl.DataType = pl.String) -> pl.Expr:
+def _field(i: int, dtype: pl.DataType | type[pl.DataType] = pl.String) -> pl.Expr:
     value = pl.col(_FIELDS).list.get(i, null_on_oob=True)
     return value if dtype == pl.String else value.cast(dtype, strict=False)
 

@@ -87,7 +87,7 @@ class EvalOptions:
     engine: str = "polars"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "by", _by_list(self.by))  # type: ignore[arg-type]
+        object.__setattr__(self, "by", _by_list(self.by))
         if self.engine not in ENGINE_NAMES:
             raise InputError(
                 f"engine={self.engine!r}: choose one of {', '.join(map(repr, ENGINE_NAMES))}"

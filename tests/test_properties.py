@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from polars_rankeval._registry import REGISTRY
-
 from tests.strategies import run_and_qrels
 
 BOUNDED = [

@@ -17,7 +17,7 @@ README = (ROOT / "README.md").read_text()
 
 
 def between(marker: str) -> str:
-    match = re.search(rf"<!-- {marker}:start -->\n(.*?)\n<!-- {marker}:end -->", README, re.S)
+    match = re.search(rf"<!-- {marker}:start -->\n(.*?)\n<!-- {marker}:end -->", README, re.DOTALL)
     assert match, f"README lacks the {marker} markers"
     return match.group(1)
 
@@ -47,7 +47,7 @@ def test_quickstart_code_and_output_are_the_example_script_and_what_it_prints():
 
 
 def test_the_readme_opens_with_the_setup_and_test_commands_ci_runs():
-    first_block = re.search(r"```bash\n(.*?)```", README, re.S).group(1).strip().splitlines()
+    first_block = re.search(r"```bash\n(.*?)```", README, re.DOTALL).group(1).strip().splitlines()
     assert "examples/quickstart.py" in first_block[0]
     test_command = first_block[1]
     assert test_command in (ROOT / ".ci" / "run").read_text()

@@ -34,7 +34,6 @@ from polars_rankeval.engines.sqltwin.build import (
     sql_files,
     value_macro,
 )
-from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import raise_for_checks
 from polars_rankeval.prepare.judge import IN_RUN, Judgement
 from polars_rankeval.prepare.ranking import keep_top
@@ -143,7 +142,7 @@ def _hand_over(
 
 def _plain(dtype: pl.DataType) -> pl.DataType:
     """Categorical and Enum travel to DuckDB as strings."""
-    return pl.String if dtype == pl.Categorical or isinstance(dtype, pl.Enum) else dtype
+    return pl.String() if dtype == pl.Categorical or isinstance(dtype, pl.Enum) else dtype
 
 
 def supports(measure: Measure, spec: Spec) -> str | None:
@@ -178,14 +177,18 @@ def _sources(judgement: Judgement, spec: Spec) -> _Sources:
     run_schema = run_lf.collect_schema()
     rows_schema = judgement.ranked.collect_schema()
     score_mode = c.score is not None and c.score in run_schema
-    order = (c.score, "score") if score_mode else (c.rank, "_rank")
+    order: tuple[str, str] = (
+        (c.score, "score") if c.score is not None and score_mode else (c.rank or "rank", "_rank")
+    )
     columns = [pl.col(b).cast(_plain(run_schema[b])).alias(f"_b{n}") for n, b in enumerate(by)]
     columns += [
         pl.col(c.query).cast(_plain(rows_schema[c.query])).alias("_q"),
         pl.col(c.item).cast(_plain(rows_schema[c.item])).alias("item"),
         pl.col(order[0]).alias(order[1]),
     ]
-    names = {("run", c.query): "_q", ("run", c.item): "item", ("run", order[0]): order[1]}
+    names: dict[tuple[str, str], str] = {
+        ("run", c.query): "_q", ("run", c.item): "item", ("run", order[0]): order[1]
+    }
     qrels = None
     if spec.qrels is None:
         columns.append(pl.col(c.relevant).cast(pl.Float64).alias("relevance"))
@@ -213,8 +216,10 @@ def _views(spec: Spec, score_mode: bool) -> tuple[list[str], str, Callable[[str]
     score = "CAST(CAST(score AS REAL) AS DOUBLE)" if score_mode else "-CAST(_rank AS DOUBLE)"
     relevance = "" if has_qrels else ", relevance"
     views = [
-        f"CREATE TEMP VIEW {RUN_VIEW} AS SELECT {key} AS query, item, {score} AS score"
-        f"{relevance} FROM {RUN_SOURCE}"
+        (
+            f"CREATE TEMP VIEW {RUN_VIEW} AS SELECT {key} AS query, item, {score} AS score"
+            f"{relevance} FROM {RUN_SOURCE}"
+        )
     ]
     if not has_qrels:
         first = spec.options.duplicates == "first"
@@ -344,7 +349,9 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
         has_qrels=has_qrels, by=options.by, ties=options.ties,
     )
     keys = list(judgement.keys)
-    schema = {**sources.key_types, **{f"_m{i}": pl.Float64 for i in range(len(spec.measures))}}
+    schema: dict[str, pl.DataType] = {
+        **sources.key_types, **{f"_m{i}": pl.Float64() for i in range(len(spec.measures))}
+    }
 
     def compute() -> pl.DataFrame:
         frame, repeated = _run_query(judgement, spec, sources, views, query)

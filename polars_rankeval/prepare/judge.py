@@ -265,7 +265,7 @@ def judge(
     c = columns
     side = _run_side(run, c, list(by), has_qrels=qrels is not None)
     keys, run_checks = side.keys, list(side.checks)
-    prepared, qrels_checks = side.frame, []
+    prepared, qrels_checks = side.frame, list[Check]()
     if qrels is not None:
         prepared, qrels, qrels_checks = _qrels_side(qrels, side, c)
     judged_only = qrels is not None and ties == "trec_eval" and duplicates == "error"

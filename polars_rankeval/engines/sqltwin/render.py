@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._parse import resolve_measures
@@ -115,7 +115,8 @@ def _bind(call: exp.Anonymous, body: exp.Expression) -> exp.Expression:
         if isinstance(arg, exp.PropertyEQ):
             values[arg.this.name.lower()] = arg.expression
     for pname, default in macro.defaults.items():
-        values.setdefault(pname.lower(), sqlglot.parse_one(default, read="duckdb"))
+        default_value = cast(exp.Expression, sqlglot.parse_one(default, read="duckdb"))
+        values.setdefault(pname.lower(), default_value)
     missing = [p for p in macro.params if p.lower() not in values]
     if missing:
         raise RuntimeError(f"{macro.name}: no value for {missing}")
@@ -142,7 +143,7 @@ def _inline(tree: exp.Expression, sources: dict[str, exp.Expression]) -> exp.Exp
     def bind(call: exp.Anonymous) -> exp.Expression:
         name = call.name.lower()
         if name not in parsed:
-            parsed[name] = sqlglot.parse_one(known[name].body, read="duckdb")
+            parsed[name] = cast(exp.Expression, sqlglot.parse_one(known[name].body, read="duckdb"))
         return _bind(call, parsed[name].copy())
 
     def visit(node: exp.Expression) -> exp.Expression:
