@@ -16,7 +16,8 @@
 --   -> <by columns>, <query column>, measure, value      (one row per query and measure)
 -- rankeval_summary(... the same arguments ...)
 --   -> <by columns>, measure, value   (the mean over queries; the sum for NumRet, NumRel,
---                                       NumRelRet, NumQ; the geometric mean for GMAP)
+--                                       NumRelRet, NumNonRelJudgedRet, NumQ; the geometric
+--                                       mean for GMAP and GMBpref)
 --
 -- run_table / qrels_table: a table or view name, a CTE name or a file ('run.parquet').
 -- measures: names as polars_rankeval parses them, echoed as given in `measure`:
@@ -722,7 +723,8 @@ FROM (
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
 -- One row per (by..., measure): <by columns>, measure, value.  The mean over the
--- evaluated queries; the sum for the counts; exp(mean(ln(max(x, 1e-5)))) for GMAP.
+-- evaluated queries; the sum for the counts; exp(mean(ln(max(x, 1e-5)))) for GMAP and
+-- GMBpref.
 CREATE OR REPLACE MACRO rankeval_summary(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
