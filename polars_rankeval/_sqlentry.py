@@ -279,15 +279,9 @@ def _raw_sums(d: Dialect) -> str:
     D = d.double
     isrel = "jl._rel >= s._level"
     intop = "(s._k IS NULL OR jl._pos <= s._k)"
-    judged = "jl._rel >= 0"
     log2 = f"(LN(CAST(jl._pos AS {D}) + 1) / LN(2.0))"
     gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END"
     ipos_log2 = f"(LN(CAST(jl._ipos AS {D}) + 1) / LN(2.0))"
-    weight = f"POWER(s._p_p, CAST(jl._pos - 1 AS {D}))"
-    rbp_gain = (
-        f"CASE WHEN s._p_gain = 'binary' THEN CASE WHEN {isrel} THEN 1.0 ELSE 0 END"
-        " WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END"
-    )
     nonrel_above = "jl._nonrel"
     infap = (
         f"CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {D}) /"
@@ -325,19 +319,36 @@ def _raw_sums(d: Dialect) -> str:
             (f"SUM(CASE WHEN {fam} = 'ERR' AND {intop} THEN (POWER(2.0, CASE WHEN jl._rel > 4"
             " THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay /"
             " jl._pos END) AS _err"),
-            (f"SUM(CASE WHEN {fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop} THEN 1"
-            " ELSE 0 END) AS _judged_k"),
-            f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN 1 ELSE 0 END) AS _judged_all",
-            f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN {weight} END) AS _judged_pw",
-            (f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END)"
-            " AS _rbp"),
-            # binG: the rows above that are not relevant, unjudged ones too: pos - hits
-            (f"SUM(CASE WHEN {fam} = 'binG' AND {isrel} AND {intop} THEN 1.0 / (LN(CAST(2 +"
-            f" jl._pos - jl._hits AS {D})) / LN(2.0)) END) AS _bing"),
-            (f"SUM(CASE WHEN {fam} = 'NumNonRelJudgedRet' AND {judged} AND jl._rel < s._level THEN 1"
-            " ELSE 0 END) AS _nonrel_judged"),
         ]
+        + _judged_sums(d)
     )
+
+
+def _judged_sums(d: Dialect) -> list[str]:
+    """The aggregates of the families that read judged rows at any level (Judged,
+    RBP...), as _raw_sums."""
+    D = d.double
+    isrel = "jl._rel >= s._level"
+    intop = "(s._k IS NULL OR jl._pos <= s._k)"
+    judged = "jl._rel >= 0"
+    weight = f"POWER(s._p_p, CAST(jl._pos - 1 AS {D}))"
+    rbp_gain = (
+        f"CASE WHEN s._p_gain = 'binary' THEN CASE WHEN {isrel} THEN 1.0 ELSE 0 END"
+        " WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END"
+    )
+    fam = "s._family"
+    return [
+        (f"SUM(CASE WHEN {fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop} THEN 1"
+        " ELSE 0 END) AS _judged_k"),
+        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN 1 ELSE 0 END) AS _judged_all",
+        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN {weight} END) AS _judged_pw",
+        f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END) AS _rbp",
+        # binG: the rows above that are not relevant, unjudged ones too: pos - hits
+        (f"SUM(CASE WHEN {fam} = 'binG' AND {isrel} AND {intop} THEN 1.0 / (LN(CAST(2 +"
+        f" jl._pos - jl._hits AS {D})) / LN(2.0)) END) AS _bing"),
+        (f"SUM(CASE WHEN {fam} = 'NumNonRelJudgedRet' AND {judged} AND jl._rel < s._level"
+        " THEN 1 ELSE 0 END) AS _nonrel_judged"),
+    ]
 
 
 def _check_sql(d: Dialect) -> str:
