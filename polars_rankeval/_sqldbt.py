@@ -124,7 +124,7 @@ EVALUATE = """
 
 {#- One statement: <by...>, <query>, measure, value rows (per_query=true) or
     <by...>, measure, value (the mean per group; sums for counts, geometric mean for
-    GMAP).  Arguments as rankeval_per_query in sql/rankeval.sql. -#}
+    GMAP and GMBpref).  Arguments as rankeval_per_query in sql/rankeval.sql. -#}
 {%- macro default__evaluate(run_relation, qrels_relation, measures, by, query, item, score,
     rank, relevance, rel, complete, conventions, ties, top, per_query) -%}
 {%- if measures is string -%}{%- set measures = [measures] -%}{%- endif -%}

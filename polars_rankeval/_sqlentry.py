@@ -34,7 +34,8 @@ DBT_DIR = SQL_DIR / "dbt"
 FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
     "GMAP", "Bpref", "infAP", "Rprec", "Rprec_mult", "F1", "IPrec", "IPrec11pt", "ERR",
-    "Judged", "Unjudged", "RBP", "RBP_resid",
+    "Judged", "Unjudged", "RBP", "RBP_resid", "SetAP", "RelP", "Utility", "binG", "GMBpref",
+    "NumNonRelJudgedRet",
 )  # fmt: skip
 
 
@@ -162,18 +163,22 @@ DUCKDB = Dialect(
 )
 
 
-def _formulas(d: Dialect) -> str:
-    """One value per (group, query, spec) from the raw sums of the judged rows (a.*),
-    the query's counts (u._nret, st._R) and the spec (s.*): every family, by name."""
+def _safe(d: Dialect, num: str, den: str) -> str:
+    """num / den as a double, 0 where den is 0 (trec_eval's convention)."""
+    return f"CASE WHEN ({den}) > 0 THEN CAST({num} AS {d.double}) / ({den}) ELSE 0 END"
+
+
+def _ranked_cases(d: Dialect) -> dict[str, str]:
+    """The formulas of the families computed from ranks and cutoffs (AP, P, R...)."""
     D = d.double
 
     def safe(num: str, den: str) -> str:
-        return f"CASE WHEN ({den}) > 0 THEN CAST({num} AS {D}) / ({den}) ELSE 0 END"
+        return _safe(d, num, den)
 
     ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
     hk = "COALESCE(a._hits_k, 0)"
     rr = "COALESCE(a._min_pos, 0)"
-    cases = {
+    return {
         "AP": safe(
             "COALESCE(a._prec_k, 0)",
             "CASE s._p_norm WHEN 'hits' THEN " + hk + " WHEN 'min' THEN CASE WHEN s._k IS NULL"
@@ -198,8 +203,6 @@ def _formulas(d: Dialect) -> str:
             "CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0)"
             " ELSE COALESCE(ic._idcg, 0) END",
         ),
-        "Bpref": safe("COALESCE(a._bpref, 0)", "st._R"),
-        "infAP": safe("COALESCE(a._infap, 0)", "st._R"),
         "Rprec": safe("COALESCE(a._rprec, 0)", "st._R"),
         "Rprec_mult": safe("COALESCE(a._rprec_mult, 0)", "FLOOR(s._p_mult * st._R + 0.9)"),
         "F1": safe(
@@ -209,18 +212,55 @@ def _formulas(d: Dialect) -> str:
         "IPrec": "COALESCE(a._iprec, 0)",
         "IPrec11pt": "COALESCE(a._ip11, 0) / 11.0",
         "ERR": "COALESCE(a._err, 0)",
+    }
+
+
+def _set_cases(d: Dialect) -> dict[str, str]:
+    """The formulas of the judged-row and set families (Bpref, Judged, Utility...)."""
+    D = d.double
+
+    def safe(num: str, den: str) -> str:
+        return _safe(d, num, den)
+
+    ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
+    hk = "COALESCE(a._hits_k, 0)"
+    # trec_eval m_utility.c; a query missing from the run scores 0 (measures/utility.py)
+    utility = (
+        f"s._p_a * {hk} + s._p_b * ({ct} - {hk}) + s._p_c * (st._R - {hk})"
+        f" + s._p_d * (s._p_docs + {hk} - {ct} - st._R)"
+    )
+    return {
+        "Bpref": safe("COALESCE(a._bpref, 0)", "st._R"),
+        "GMBpref": safe("COALESCE(a._bpref, 0)", "st._R"),
+        "infAP": safe("COALESCE(a._infap, 0)", "st._R"),
         "Judged": safe("COALESCE(a._judged_k, 0)", ct),
         "Unjudged": f"CASE WHEN s._k IS NOT NULL THEN CAST({ct} - COALESCE(a._judged_k, 0)"
         f" AS {D}) / s._k ELSE " + safe(f"{ct} - COALESCE(a._judged_k, 0)", "u._nret") + " END",
         "RBP": "(1 - s._p_p) * COALESCE(a._rbp, 0)",
         "RBP_resid": "CASE WHEN COALESCE(a._judged_all, 0) < u._nret"
         " THEN 1 - (1 - s._p_p) * COALESCE(a._judged_pw, 0) ELSE 0 END",
+        # set_map: h^2 / (n R)
+        "SetAP": safe(f"{hk} * {hk}", f"{ct} * st._R"),
+        # relative_P_k: min(k, R) even past the retrieved rows; set_relative_P: min(n, R)
+        "RelP": safe(hk, "LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)"),
+        "Utility": f"CASE WHEN u._nret > 0 THEN {utility} ELSE 0 END",
+        "binG": safe("COALESCE(a._bing, 0)", "st._R"),
+        "NumNonRelJudgedRet": "COALESCE(a._nonrel_judged, 0)",
     }
+
+
+def _formulas(d: Dialect) -> str:
+    """One value per (group, query, spec) from the raw sums of the judged rows (a.*),
+    the query's counts (u._nret, st._R) and the spec (s.*): every family, by name.  A
+    registered family without a formula here raises (never a silent NULL)."""
+    cases = {**_ranked_cases(d), **_set_cases(d)}
     assert set(cases) == set(FAMILIES_SQL)
     whens = "\n".join(
-        f"                WHEN {_quote(f)} THEN CAST({sql} AS {D})" for f, sql in cases.items()
+        f"                WHEN {_quote(f)} THEN CAST({sql} AS {d.double})"
+        for f, sql in cases.items()
     )
-    return f"CASE s._family\n{whens}\n            END"
+    missing = d.fail("s._name || ' is not available in SQL yet; use rk.evaluate'")
+    return f"CASE s._family\n{whens}\n                ELSE {missing}\n            END"
 
 
 def _iprec_sql(double: str, family: str, level: str) -> str:
@@ -239,15 +279,9 @@ def _raw_sums(d: Dialect) -> str:
     D = d.double
     isrel = "jl._rel >= s._level"
     intop = "(s._k IS NULL OR jl._pos <= s._k)"
-    judged = "jl._rel >= 0"
     log2 = f"(LN(CAST(jl._pos AS {D}) + 1) / LN(2.0))"
     gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END"
     ipos_log2 = f"(LN(CAST(jl._ipos AS {D}) + 1) / LN(2.0))"
-    weight = f"POWER(s._p_p, CAST(jl._pos - 1 AS {D}))"
-    rbp_gain = (
-        f"CASE WHEN s._p_gain = 'binary' THEN CASE WHEN {isrel} THEN 1.0 ELSE 0 END"
-        " WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END"
-    )
     nonrel_above = "jl._nonrel"
     infap = (
         f"CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {D}) /"
@@ -273,7 +307,8 @@ def _raw_sums(d: Dialect) -> str:
             f" CAST({gain} AS {D}) / {log2} END) AS _dcg"),
             (f"SUM(CASE WHEN {fam} = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND"
             f" jl._rel > 0 THEN CAST({gain} AS {D}) / {ipos_log2} END) AS _idcg_run"),
-            f"SUM(CASE WHEN {fam} = 'Bpref' AND {isrel} THEN {bpref} END) AS _bpref",
+            (f"SUM(CASE WHEN {fam} IN ('Bpref', 'GMBpref') AND {isrel} THEN {bpref} END)"
+            " AS _bpref"),
             f"SUM(CASE WHEN {fam} = 'infAP' AND {isrel} THEN {infap} END) AS _infap",
             (f"SUM(CASE WHEN {fam} = 'Rprec' AND {isrel} AND jl._pos <= jl._R THEN 1 ELSE 0 END)"
             " AS _rprec"),
@@ -284,14 +319,36 @@ def _raw_sums(d: Dialect) -> str:
             (f"SUM(CASE WHEN {fam} = 'ERR' AND {intop} THEN (POWER(2.0, CASE WHEN jl._rel > 4"
             " THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay /"
             " jl._pos END) AS _err"),
-            (f"SUM(CASE WHEN {fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop} THEN 1"
-            " ELSE 0 END) AS _judged_k"),
-            f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN 1 ELSE 0 END) AS _judged_all",
-            f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN {weight} END) AS _judged_pw",
-            (f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END)"
-            " AS _rbp"),
         ]
+        + _judged_sums(d)
     )
+
+
+def _judged_sums(d: Dialect) -> list[str]:
+    """The aggregates of the families that read judged rows at any level (Judged,
+    RBP...), as _raw_sums."""
+    D = d.double
+    isrel = "jl._rel >= s._level"
+    intop = "(s._k IS NULL OR jl._pos <= s._k)"
+    judged = "jl._rel >= 0"
+    weight = f"POWER(s._p_p, CAST(jl._pos - 1 AS {D}))"
+    rbp_gain = (
+        f"CASE WHEN s._p_gain = 'binary' THEN CASE WHEN {isrel} THEN 1.0 ELSE 0 END"
+        " WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END"
+    )
+    fam = "s._family"
+    return [
+        (f"SUM(CASE WHEN {fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop} THEN 1"
+        " ELSE 0 END) AS _judged_k"),
+        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN 1 ELSE 0 END) AS _judged_all",
+        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN {weight} END) AS _judged_pw",
+        f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END) AS _rbp",
+        # binG: the rows above that are not relevant, unjudged ones too: pos - hits
+        (f"SUM(CASE WHEN {fam} = 'binG' AND {isrel} AND {intop} THEN 1.0 / (LN(CAST(2 +"
+        f" jl._pos - jl._hits AS {D})) / LN(2.0)) END) AS _bing"),
+        (f"SUM(CASE WHEN {fam} = 'NumNonRelJudgedRet' AND {judged} AND jl._rel < s._level"
+        " THEN 1 ELSE 0 END) AS _nonrel_judged"),
+    ]
 
 
 def _check_sql(d: Dialect) -> str:

@@ -33,6 +33,11 @@ MEASURES = [
     "IPrec11pt", "IPrec11pt(rounding=v9)", "11pt_avg", "ERR", "ERR@5", "Judged@5", "Judged",
     "Unjudged@5", "unj_10", "Unjudged", "RBP", "RBP(p=0.8)", "RBP(gain=binary, rel=2)",
     "RBP@5", "rbp", "RBP_resid", "RBP_resid(p=0.5)", "rbp_resid",
+    "SetAP", "SetAP@3", "SetAP(rel=2)@5", "set_map", "RelP", "RelP@1", "RelP@5",
+    "RelativeP(rel=2)@3", "relative_P_5", "set_relative_P", "Utility", "Utility@3",
+    "Utility(a=2,b=-0.5)", "Utility(a=1, b=-1, c=-0.5, d=0.25, docs=40)@5", "Utility(rel=2)",
+    "utility", "binG", "binG@3", "BinG(rel=2)", "GMBpref", "GMBpref(rel=2)", "gm_bpref",
+    "NumNonRelJudgedRet", "NumNonRelJudgedRet(rel=2)", "num_nonrel_judged_ret",
 ]  # fmt: skip
 COLUMNS = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade"}
 OPTIONS = [

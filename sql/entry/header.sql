@@ -16,7 +16,8 @@
 --   -> <by columns>, <query column>, measure, value      (one row per query and measure)
 -- rankeval_summary(... the same arguments ...)
 --   -> <by columns>, measure, value   (the mean over queries; the sum for NumRet, NumRel,
---                                       NumRelRet, NumQ; the geometric mean for GMAP)
+--                                       NumRelRet, NumNonRelJudgedRet, NumQ; the geometric
+--                                       mean for GMAP and GMBpref)
 --
 -- run_table / qrels_table: a table or view name, a CTE name or a file ('run.parquet').
 -- measures: names as polars_rankeval parses them, echoed as given in `measure`:

@@ -153,7 +153,8 @@ FROM (
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
 -- One row per (by..., measure): <by columns>, measure, value.  The mean over the
--- evaluated queries; the sum for the counts; exp(mean(ln(max(x, 1e-5)))) for GMAP.
+-- evaluated queries; the sum for the counts; exp(mean(ln(max(x, 1e-5)))) for GMAP and
+-- GMBpref.
 CREATE OR REPLACE MACRO rankeval_summary(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,

@@ -9,7 +9,7 @@
 
 {#- One statement: <by...>, <query>, measure, value rows (per_query=true) or
     <by...>, measure, value (the mean per group; sums for counts, geometric mean for
-    GMAP).  Arguments as rankeval_per_query in sql/rankeval.sql. -#}
+    GMAP and GMBpref).  Arguments as rankeval_per_query in sql/rankeval.sql. -#}
 {%- macro default__evaluate(run_relation, qrels_relation, measures, by, query, item, score,
     rank, relevance, rel, complete, conventions, ties, top, per_query) -%}
 {%- if measures is string -%}{%- set measures = [measures] -%}{%- endif -%}
@@ -166,7 +166,7 @@ _qrels AS (
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
             SUM(CASE WHEN s._family = 'nDCG' AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _dcg,
             SUM(CASE WHEN s._family = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _idcg_run,
-            SUM(CASE WHEN s._family = 'Bpref' AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
+            SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
             SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {{ rankeval.double() }}) / jl._pos) * (CAST(jl._jrank - 1 AS {{ rankeval.double() }}) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END) AS _infap,
             SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
             SUM(CASE WHEN s._family = 'Rprec_mult' AND jl._rel >= s._level AND jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult,
@@ -176,7 +176,9 @@ _qrels AS (
             SUM(CASE WHEN s._family IN ('Judged', 'Unjudged') AND jl._rel >= 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _judged_k,
             SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN 1 ELSE 0 END) AS _judged_all,
             SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END) AS _judged_pw,
-            SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END) AS _rbp
+            SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END) AS _rbp,
+            SUM(CASE WHEN s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {{ rankeval.double() }})) / LN(2.0)) END) AS _bing,
+            SUM(CASE WHEN s._family = 'NumNonRelJudgedRet' AND jl._rel >= 0 AND jl._rel < s._level THEN 1 ELSE 0 END) AS _nonrel_judged
         FROM _jl AS jl
         JOIN _specs AS s ON s._level = jl._level
         GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
@@ -205,18 +207,25 @@ _qrels AS (
                 WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }})
                 WHEN 'NumQ' THEN CAST(1 AS {{ rankeval.double() }})
                 WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS {{ rankeval.double() }}) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'IPrec' THEN CAST(COALESCE(a._iprec, 0) AS {{ rankeval.double() }})
                 WHEN 'IPrec11pt' THEN CAST(COALESCE(a._ip11, 0) / 11.0 AS {{ rankeval.double() }})
                 WHEN 'ERR' THEN CAST(COALESCE(a._err, 0) AS {{ rankeval.double() }})
+                WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'GMBpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'Judged' THEN CAST(CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END END AS {{ rankeval.double() }})
                 WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS {{ rankeval.double() }})
                 WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * COALESCE(a._judged_pw, 0) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'SetAP' THEN CAST(CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END * st._R) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'RelP' THEN CAST(CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - st._R) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS {{ rankeval.double() }})
+                ELSE {{ rankeval.fail_open() }}s._name || ' is not available in SQL yet; use rk.evaluate'{{ rankeval.fail_close() }}
             END END AS _value
         FROM (
             SELECT {% for b in by %}u0._g{{ loop.index0 }}, {% endfor %}u0._q,
