@@ -6,8 +6,8 @@ here from one canonical one-pass SQL (:func:`compute_sql`) and from the measure
 registry (families, parameters, aliases, presets), so a new family or alias reaches
 the SQL by running::
 
-    python -m polars_rankeval._sqlentry          # rewrite the generated files
-    python -m polars_rankeval._sqlentry --check  # exit 1 when they are stale
+    python -m polars_rankeval._sqlgen          # rewrite the generated files
+    python -m polars_rankeval._sqlgen --check  # exit 1 when they are stale
 
 The measure names are parsed in SQL (DuckDB: regular expressions over generated
 tables) or in Jinja (dbt: the same tables as a Jinja dict), never evaluated.
@@ -15,8 +15,6 @@ tables) or in Jinja (dbt: the same tables as a Jinja dict), never evaluated.
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +22,7 @@ from pathlib import Path
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY, Param
 
-__all__ = ["FAMILIES_SQL", "build_rankeval_sql", "compute_sql", "generated_files", "main"]
+__all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql"]
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "sql"
@@ -558,33 +556,3 @@ def build_rankeval_sql() -> str:
             *low_level,
         ]
     )
-
-
-def generated_files() -> dict[Path, str]:
-    """Every generated file and its expected text."""
-    from polars_rankeval import _sqldbt
-
-    files = {SQL_DIR / "rankeval.sql": build_rankeval_sql()}
-    files.update(_sqldbt.dbt_files())
-    return files
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Rewrite the generated files, or with ``--check`` list the stale ones (exit 1)."""
-    args = sys.argv[1:] if argv is None else argv
-    stale = []
-    for path, text in generated_files().items():
-        if not path.exists() or path.read_text() != text:
-            stale.append(path)
-            if "--check" not in args:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text)
-    for path in stale:
-        print(("stale: " if "--check" in args else "wrote: ") + str(path.relative_to(ROOT)))
-    return 1 if stale and "--check" in args else 0
-
-
-_ = re  # kept for the dbt generator's patterns
-
-if __name__ == "__main__":
-    raise SystemExit(main())

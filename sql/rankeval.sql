@@ -1,6 +1,6 @@
 -- polars_rankeval for SQL users: rank-based evaluation (MAP, nDCG@k, P@k, ...) on your
 -- own tables, in one statement.  GENERATED FILE: edit sql/entry/*.sql, the family files
--- or the measure registry, then run `python -m polars_rankeval._sqlentry`.
+-- or the measure registry, then run `python -m polars_rankeval._sqlgen`.
 --
 -- Load it:   duckdb my.db < sql/rankeval.sql      (DuckDB CLI 1.5+)
 --            .read sql/rankeval.sql                (inside the CLI)

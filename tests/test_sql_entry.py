@@ -13,7 +13,8 @@ import pytest
 
 import polars_rankeval as rk
 from polars_rankeval._registry import REGISTRY
-from polars_rankeval._sqlentry import FAMILIES_SQL, generated_files
+from polars_rankeval._sqlentry import FAMILIES_SQL
+from polars_rankeval._sqlgen import generated_files
 from tests.strategies import GRADES, ITEM_IDS, QUERY_IDS, SCORES
 
 SQL = Path(__file__).resolve().parent.parent / "sql" / "rankeval.sql"
@@ -121,7 +122,7 @@ def test_every_family_is_computed():
 def test_generated_files_are_fresh():
     stale = [str(p) for p, text in generated_files().items()
              if not p.exists() or p.read_text() != text]
-    assert not stale, f"run python -m polars_rankeval._sqlentry; stale: {stale}"
+    assert not stale, f"run python -m polars_rankeval._sqlgen; stale: {stale}"
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(map(str, o.items())) or "-")
