@@ -170,12 +170,37 @@ def _complete_by_groups(
     in_run = pl.col(IN_RUN).fill_null(False)
     in_qrels = pl.col(IN_QRELS).fill_null(False)
     groups = frame.filter(in_run).select(by).unique()
+    _warn_query_attributes(frame.filter(in_run).select(keys), by, query, groups.height)
     qrels_queries = frame.filter(in_qrels).select(query, *stat_columns).unique(subset=[query])
     found = frame.filter(in_run & in_qrels).select(*keys, *value_columns)
     universe = groups.join(qrels_queries, how="cross")
     # a null by-value is a group like any other
     return universe.join(found, on=keys, how="left", nulls_equal=True).select(
         *keys, *stat_columns, *value_columns
+    )
+
+
+def _warn_query_attributes(
+    run_keys: pl.DataFrame, by: list[str], query: str, n_groups: int
+) -> None:
+    """complete=True averages each ``by`` group over every qrels query: right for groups
+    that each hold the whole run (systems, days), misleading for groups that split the
+    queries (a query's category), where it scores the other groups' queries 0.  When
+    every run query is in one group only, say so (the numbers are as documented)."""
+    if n_groups < 2:
+        return
+    spread = run_keys.group_by(query).agg(pl.struct(by).n_unique().alias("_groups"))
+    if spread["_groups"].max() != 1:
+        return
+    example = run_keys.head(1).row(0, named=True)
+    warnings.warn(
+        f"complete=True with by={by}: every run query is in one group only (e.g. {example}): "
+        "if the groups split the queries (segments) rather than each holding the whole run "
+        "(systems, days), each group is averaged over every qrels query and the other "
+        "groups' queries score 0 in it; for per-segment means filter run and qrels to the "
+        "segment, or drop complete=True",
+        RankevalWarning,
+        stacklevel=2,
     )
 
 
