@@ -114,8 +114,7 @@ def test_compare_caps_the_corrected_p_values_at_1():
             scores = rng.random(4)
             frames.append(
                 pl.DataFrame(
-                    {"system": system, "query": query, "item": ["a", "b", "c", "d"],
-                     "score": scores}  # fmt: skip
+                    {"system": system, "query": query, "item": list("abcd"), "score": scores}
                 )
             )
     runs = pl.concat(frames)
