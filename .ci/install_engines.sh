@@ -2,6 +2,7 @@
 # Real SQL engines for the SQL-twin tests (tests/test_postgres.py, tests/test_spark.py):
 # PostgreSQL from the Debian package, Java 17 for Spark, and the [sql,spark] extras
 # (sqlglot, pyspark) into the project's virtualenv.  Without them those tests skip.
+# Also Debian's chromium + chromium-driver, for the HTML report's browser test.
 #
 # Called by .ci/run from the repository root once .venv exists; idempotent (a second run
 # only re-checks).  Measured on the development machine (Debian 12, 15 cores):
@@ -21,6 +22,13 @@ if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb 
 fi
 if ! command -v java >/dev/null 2>&1; then
     packages+=(openjdk-17-jre-headless)
+fi
+# Chromium and its driver: tests/test_report_browser.py opens the HTML report in it
+if ! command -v chromium >/dev/null 2>&1; then
+    packages+=(chromium)
+fi
+if ! command -v chromedriver >/dev/null 2>&1; then
+    packages+=(chromium-driver)
 fi
 if [ "${#packages[@]}" -gt 0 ]; then
     $SUDO apt-get update -qq
