@@ -1,0 +1,283 @@
+"""Mutation testing on demand (not in CI: it is slow): cosmic-ray against a fast test subset.
+
+Usage (from the repository root, with ``pip install cosmic-ray``)::
+
+    .venv/bin/python tests/mutation/run.py significance measures --max 150
+    .venv/bin/python tests/mutation/run.py --list
+
+Each target names the code it mutates (a file or folder, optionally only some functions)
+and the fast tests that must kill its mutants.  The repository is copied to a temporary
+folder first, so a run never leaves a mutated file in the work tree, whatever happens.
+The operators are cut to the ones that make a plausible bug (arithmetic swaps, comparison
+boundaries, ``&``/``|``, negations, constants, booleans); ``--max`` keeps an evenly spread
+sample of at most that many mutants per target.  The score and every surviving mutant
+(with its diff, and the reason when it is listed in ``EQUIVALENT`` below) are written
+to ``tests/mutation/RESULTS.md``; the results of targets not run are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = Path(__file__).with_name("RESULTS.md")
+# cosmic-ray's command line, run by this interpreter (so any virtualenv works)
+COSMIC = [sys.executable, "-c", "import sys; from cosmic_ray.cli import main; sys.exit(main())"]
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str  # a file or folder of the package
+    tests: tuple[str, ...]  # pytest node ids or files: the fast tier for this code
+    functions: tuple[str, ...] = ()  # only mutate these definitions (empty: all)
+    timeout: float = 300.0
+
+
+TARGETS = {
+    "significance": Target(
+        "polars_rankeval/_significance.py",
+        ("tests/test_corrections_capped.py", "tests/test_compare.py"),
+        ("adjust", "paired_t", "t_two_sided_p", "t_ppf", "_count_extreme", "randomization",
+         "bootstrap_means", "_bootstrap_batch", "effect_size", "_check", "run_tests"),
+    ),  # fmt: skip
+    "measures": Target(
+        "polars_rankeval/measures",
+        ("tests/test_known_answers.py", "tests/test_literature.py",
+         "tests/test_err_grade_clip.py", "tests/test_conventions_independent.py",
+         "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
+         "tests/test_trec_eval_conformance.py::test_relevance_level_l2[polars]",
+         "tests/test_trec_eval_conformance.py::test_measure_parameters[polars]",
+         "tests/test_trec_eval_conformance.py::test_complete_c_flag[polars]",
+         "tests/test_oracle_ranx.py", "tests/test_oracle_gdeval.py"),
+    ),  # fmt: skip
+    "ranking": Target(
+        "polars_rankeval/_judge.py",
+        ("tests/test_tie_break_known_answers.py",
+         "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]"),
+        ("position", "order_key"),
+    ),  # fmt: skip
+    "aggregation": Target(
+        "polars_rankeval/evaluate.py",
+        ("tests/test_known_answers.py",
+         "tests/test_trec_eval_conformance.py::test_default_set[polars]",
+         "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]"),
+        ("_aggregate",),
+    ),  # fmt: skip
+    "cli_trec": Target(
+        "polars_rankeval/cli.py",
+        ("tests/test_cli.py", "tests/test_output_failure.py"),
+        ("_format_value", "_trec_text", "_long", "_runid_frame"),
+    ),  # fmt: skip
+}
+
+# The mutation operators kept (cosmic-ray names, regular expressions).
+KEEP = [
+    r"ReplaceBinaryOperator_(Add_Sub|Sub_Add|Mul_Div|Div_Mul|BitAnd_BitOr|BitOr_BitAnd)",
+    r"ReplaceBinaryOperator_(Pow_Mul|Mul_Pow)",
+    r"ReplaceComparisonOperator_(Lt_LtE|LtE_Lt|Gt_GtE|GtE_Gt|Eq_NotEq|NotEq_Eq|Lt_Gt|Gt_Lt)",
+    r"ReplaceComparisonOperator_(Is_IsNot|IsNot_Is)",
+    r"ReplaceUnaryOperator_(USub_UAdd|Delete_USub|Delete_Not|Invert_UAdd|Delete_Invert)",
+    r"AddNot", r"NumberReplacer", r"ReplaceTrueWithFalse", r"ReplaceFalseWithTrue",
+    r"ReplaceAndWithOr", r"ReplaceOrWithAnd", r"ZeroIterationForLoop",
+]  # fmt: skip
+
+# Survivors that cannot be killed because the mutant behaves like the original:
+# (target, operator, the mutated source line stripped) -> why.
+EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("significance", "core/ReplaceComparisonOperator_Lt_LtE",
+     "if abs(delta - 1.0) < 1e-16:"): "the continued fraction's exit tolerance: < and <= "
+     "differ only when |delta - 1| is exactly 1e-16, which changes no digit of the result",
+}  # fmt: skip
+
+
+@dataclass
+class Outcome:
+    killed: int = 0
+    survived: list[dict] = field(default_factory=list)
+    incompetent: int = 0
+    total: int = 0
+    seconds: float = 0.0
+
+
+def _copy_tree(into: Path) -> Path:
+    ignore = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.sqlite", "mutants")
+    copy = into / "repo"
+    shutil.copytree(ROOT, copy, ignore=ignore)
+    # tests read the trec_eval conformance data from <repo>/../shared
+    shared = ROOT.parent / "shared"
+    if shared.exists():
+        (into / "shared").symlink_to(shared)
+    return copy
+
+
+def _config(repo: Path, target: Target, path: Path) -> None:
+    tests = " ".join(target.tests)
+    command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -o addopts= {tests}"
+    path.write_text(
+        "[cosmic-ray]\n"
+        f'module-path = "{repo / target.path}"\n'
+        f"timeout = {target.timeout}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(command)}\n"
+        '[cosmic-ray.distributor]\nname = "local"\n'
+    )
+
+
+def _select(session: Path, target: Target, limit: int | None) -> int:
+    """Mark every mutant but the kept operators / functions (and an even sample of at most
+    ``limit``) as skipped; return how many are left to run."""
+    keep = re.compile("|".join(f"core/{k}$" for k in KEEP))
+    with sqlite3.connect(session) as db:
+        rows = db.execute(
+            "SELECT job_id, operator_name, definition_name FROM mutation_specs "
+            "ORDER BY module_path, start_pos_row, start_pos_col, operator_name, occurrence"
+        ).fetchall()
+        chosen = [
+            job for job, op, name in rows
+            if keep.match(op) and (not target.functions or (name or "") in target.functions)
+        ]  # fmt: skip
+        if limit is not None and len(chosen) > limit:
+            step = len(chosen) / limit
+            chosen = [chosen[int(i * step)] for i in range(limit)]
+        skipped = set(job for job, _, _ in rows) - set(chosen)
+        db.executemany(
+            "INSERT INTO work_results (worker_outcome, output, test_outcome, diff, job_id) "
+            "VALUES ('SKIPPED', 'not selected', NULL, NULL, ?)",
+            [(job,) for job in skipped],
+        )
+    return len(chosen)
+
+
+def _outcome(session: Path, name: str, repo: Path) -> Outcome:
+    out = Outcome()
+    with sqlite3.connect(session) as db:
+        rows = db.execute(
+            "SELECT s.module_path, s.operator_name, s.start_pos_row, s.definition_name, "
+            "r.worker_outcome, r.test_outcome, r.diff FROM mutation_specs s "
+            "JOIN work_results r ON r.job_id = s.job_id WHERE r.worker_outcome != 'SKIPPED'"
+        ).fetchall()
+    for module, operator, row, definition, worker, test, diff in rows:
+        worker, test = (worker or "").lower(), (test or "").lower()
+        out.total += 1
+        if test == "killed" or worker == "abnormal":
+            out.killed += 1
+        elif test == "incompetent":
+            out.incompetent += 1
+        else:
+            module_path = Path(module)
+            relative = module_path.relative_to(repo) if module_path.is_absolute() else module_path
+            line = (repo / relative).read_text().splitlines()[row - 1].strip()
+            out.survived.append(
+                {"module": str(relative), "line": row, "function": definition,
+                 "operator": operator, "source": line, "diff": diff or "",
+                 "equivalent": EQUIVALENT.get((name, operator, line))}  # fmt: skip
+            )
+    return out
+
+
+def run_target(name: str, limit: int | None) -> Outcome:
+    target = TARGETS[name]
+    with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
+        repo = _copy_tree(Path(tmp))
+        config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
+        _config(repo, target, config)
+        subprocess.run([*COSMIC, "init", str(config), str(session)], cwd=repo, check=True)
+        count = _select(session, target, limit)
+        print(f"{name}: {count} mutants of {target.path}", flush=True)
+        start = time.monotonic()
+        baseline = subprocess.run(
+            [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", *target.tests],
+            cwd=repo, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if baseline.returncode != 0:
+            raise SystemExit(f"{name}: the tests fail without a mutant:\n{baseline.stdout[-3000:]}")
+        subprocess.run([*COSMIC, "exec", str(config), str(session)], cwd=repo, check=True)
+        out = _outcome(session, name, repo)
+        out.seconds = time.monotonic() - start
+    return out
+
+
+def _section(name: str, out: Outcome) -> str:
+    target = TARGETS[name]
+    equivalent = [s for s in out.survived if s["equivalent"]]
+    real = [s for s in out.survived if not s["equivalent"]]
+    score = out.killed / out.total if out.total else float("nan")
+    effective = (out.killed + len(equivalent)) / out.total if out.total else float("nan")
+    lines = [
+        f"## {name}",
+        "",
+        f"`{target.path}`" + (f" (functions: {', '.join(target.functions)})"
+                              if target.functions else ""),  # fmt: skip
+        f"against {', '.join(f'`{t}`' for t in target.tests)}",
+        "",
+        f"- mutants run: {out.total} (incompetent: {out.incompetent}), killed: {out.killed}, "
+        f"survived: {len(out.survived)} ({len(equivalent)} equivalent)",
+        f"- score: {score:.1%} killed; {effective:.1%} counting the equivalent ones as killed",
+        f"- time: {out.seconds / 60:.1f} min, {time.strftime('%Y-%m-%d')}",
+        "",
+    ]
+    for survivor in equivalent + real:
+        why = survivor["equivalent"] or "NOT KILLED: needs a test (or a reason here)"
+        lines += [
+            f"### {survivor['module']}:{survivor['line']} `{survivor['operator']}` "
+            f"in `{survivor['function']}`",
+            "",
+            f"{'Equivalent' if survivor['equivalent'] else 'Survivor'}: {why}",
+            "",
+            "```diff",
+            survivor["diff"].strip(),
+            "```",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _write(sections: dict[str, str]) -> None:
+    head = (
+        "# Mutation testing results\n\n"
+        "Written by `tests/mutation/run.py` (cosmic-ray; see its docstring).  A mutant is\n"
+        "killed when the target's tests fail on it; an equivalent mutant behaves like the\n"
+        "original and is listed with the reason.\n\n"
+    )
+    RESULTS.write_text(head + "\n".join(sections[k] for k in TARGETS if k in sections))
+
+
+def _previous() -> dict[str, str]:
+    if not RESULTS.exists():
+        return {}
+    parts = re.split(r"^## ", RESULTS.read_text(), flags=re.M)[1:]
+    return {p.split("\n", 1)[0].strip(): "## " + p.rstrip() + "\n" for p in parts}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("targets", nargs="*", metavar="TARGET", help=", ".join(TARGETS))
+    parser.add_argument("--max", type=int, default=None, help="mutants per target at most")
+    parser.add_argument("--list", action="store_true", help="list the targets and exit")
+    args = parser.parse_args(argv)
+    if args.list or not args.targets:
+        for name, target in TARGETS.items():
+            print(f"{name}: {target.path} {list(target.functions) or ''}")
+        return 0
+    unknown = [t for t in args.targets if t not in TARGETS]
+    if unknown:
+        parser.error(f"unknown targets {unknown}; choose from {list(TARGETS)}")
+    sections = _previous()
+    for name in args.targets:
+        sections[name] = _section(name, run_target(name, args.max))
+        _write(sections)  # after each target, so a long run keeps what it finished
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
