@@ -47,37 +47,58 @@ TARGETS = {
     "significance": Target(
         "polars_rankeval/_significance.py",
         ("tests/test_corrections_capped.py", "tests/test_compare.py"),
-        ("adjust", "paired_t", "t_two_sided_p", "t_ppf", "_count_extreme", "randomization",
-         "bootstrap_means", "_bootstrap_batch", "effect_size", "_check", "run_tests"),
-    ),  # fmt: skip
+        (
+            "adjust",
+            "paired_t",
+            "t_two_sided_p",
+            "t_ppf",
+            "_count_extreme",
+            "randomization",
+            "bootstrap_means",
+            "_bootstrap_batch",
+            "effect_size",
+            "_check",
+            "run_tests",
+        ),
+    ),
     "measures": Target(
         "polars_rankeval/measures",
-        ("tests/test_known_answers.py", "tests/test_literature.py",
-         "tests/test_err_grade_clip.py", "tests/test_conventions_independent.py",
-         "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
-         "tests/test_trec_eval_conformance.py::test_relevance_level_l2[polars]",
-         "tests/test_trec_eval_conformance.py::test_measure_parameters[polars]",
-         "tests/test_trec_eval_conformance.py::test_complete_c_flag[polars]",
-         "tests/test_oracle_ranx.py", "tests/test_oracle_gdeval.py"),
-    ),  # fmt: skip
+        (
+            # the fast, most discriminating first (-x stops at the first failure)
+            "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
+            "tests/test_known_answers.py",
+            "tests/test_literature.py",
+            "tests/test_err_grade_clip.py",
+            "tests/test_conventions_independent.py::test_conventions_equal_the_other_tools_formulas[polars]",
+            "tests/test_trec_eval_conformance.py::test_relevance_level_l2[polars]",
+            "tests/test_trec_eval_conformance.py::test_measure_parameters[polars]",
+            "tests/test_trec_eval_conformance.py::test_complete_c_flag[polars]",
+            "tests/test_oracle_ranx.py",
+            "tests/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
+        ),
+    ),
     "ranking": Target(
         "polars_rankeval/_judge.py",
-        ("tests/test_tie_break_known_answers.py",
-         "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]"),
+        (
+            "tests/test_tie_break_known_answers.py",
+            "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
+        ),
         ("position", "order_key"),
-    ),  # fmt: skip
+    ),
     "aggregation": Target(
         "polars_rankeval/evaluate.py",
-        ("tests/test_known_answers.py",
-         "tests/test_trec_eval_conformance.py::test_default_set[polars]",
-         "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]"),
+        (
+            "tests/test_known_answers.py",
+            "tests/test_trec_eval_conformance.py::test_default_set[polars]",
+            "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
+        ),
         ("_aggregate",),
-    ),  # fmt: skip
+    ),
     "cli_trec": Target(
         "polars_rankeval/cli.py",
         ("tests/test_cli.py", "tests/test_output_failure.py"),
         ("_format_value", "_trec_text", "_long", "_runid_frame"),
-    ),  # fmt: skip
+    ),
 }
 
 # The mutation operators kept (cosmic-ray names, regular expressions).
@@ -87,17 +108,25 @@ KEEP = [
     r"ReplaceComparisonOperator_(Lt_LtE|LtE_Lt|Gt_GtE|GtE_Gt|Eq_NotEq|NotEq_Eq|Lt_Gt|Gt_Lt)",
     r"ReplaceComparisonOperator_(Is_IsNot|IsNot_Is)",
     r"ReplaceUnaryOperator_(USub_UAdd|Delete_USub|Delete_Not|Invert_UAdd|Delete_Invert)",
-    r"AddNot", r"NumberReplacer", r"ReplaceTrueWithFalse", r"ReplaceFalseWithTrue",
-    r"ReplaceAndWithOr", r"ReplaceOrWithAnd", r"ZeroIterationForLoop",
-]  # fmt: skip
+    r"AddNot",
+    r"NumberReplacer",
+    r"ReplaceTrueWithFalse",
+    r"ReplaceFalseWithTrue",
+    r"ReplaceAndWithOr",
+    r"ReplaceOrWithAnd",
+    r"ZeroIterationForLoop",
+]
 
 # Survivors that cannot be killed because the mutant behaves like the original:
 # (target, operator, the mutated source line stripped) -> why.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
-    ("significance", "core/ReplaceComparisonOperator_Lt_LtE",
-     "if abs(delta - 1.0) < 1e-16:"): "the continued fraction's exit tolerance: < and <= "
-     "differ only when |delta - 1| is exactly 1e-16, which changes no digit of the result",
-}  # fmt: skip
+    (
+        "significance",
+        "core/ReplaceComparisonOperator_Lt_LtE",
+        "if abs(delta - 1.0) < 1e-16:",
+    ): "the continued fraction's exit tolerance: < and <= "
+    "differ only when |delta - 1| is exactly 1e-16, which changes no digit of the result",
+}
 
 
 @dataclass
@@ -143,13 +172,14 @@ def _select(session: Path, target: Target, limit: int | None) -> int:
             "ORDER BY module_path, start_pos_row, start_pos_col, operator_name, occurrence"
         ).fetchall()
         chosen = [
-            job for job, op, name in rows
+            job
+            for job, op, name in rows
             if keep.match(op) and (not target.functions or (name or "") in target.functions)
-        ]  # fmt: skip
+        ]
         if limit is not None and len(chosen) > limit:
             step = len(chosen) / limit
             chosen = [chosen[int(i * step)] for i in range(limit)]
-        skipped = set(job for job, _, _ in rows) - set(chosen)
+        skipped = {job for job, _, _ in rows} - set(chosen)
         db.executemany(
             "INSERT INTO work_results (worker_outcome, output, test_outcome, diff, job_id) "
             "VALUES ('SKIPPED', 'not selected', NULL, NULL, ?)",
@@ -178,9 +208,15 @@ def _outcome(session: Path, name: str, repo: Path) -> Outcome:
             relative = module_path.relative_to(repo) if module_path.is_absolute() else module_path
             line = (repo / relative).read_text().splitlines()[row - 1].strip()
             out.survived.append(
-                {"module": str(relative), "line": row, "function": definition,
-                 "operator": operator, "source": line, "diff": diff or "",
-                 "equivalent": EQUIVALENT.get((name, operator, line))}  # fmt: skip
+                {
+                    "module": str(relative),
+                    "line": row,
+                    "function": definition,
+                    "operator": operator,
+                    "source": line,
+                    "diff": diff or "",
+                    "equivalent": EQUIVALENT.get((name, operator, line)),
+                }
             )
     return out
 
@@ -197,8 +233,11 @@ def run_target(name: str, limit: int | None) -> Outcome:
         start = time.monotonic()
         baseline = subprocess.run(
             [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", *target.tests],
-            cwd=repo, capture_output=True, text=True, check=False,
-        )  # fmt: skip
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if baseline.returncode != 0:
             raise SystemExit(f"{name}: the tests fail without a mutant:\n{baseline.stdout[-3000:]}")
         subprocess.run([*COSMIC, "exec", str(config), str(session)], cwd=repo, check=True)
@@ -216,12 +255,14 @@ def _section(name: str, out: Outcome) -> str:
     lines = [
         f"## {name}",
         "",
-        f"`{target.path}`" + (f" (functions: {', '.join(target.functions)})"
-                              if target.functions else ""),  # fmt: skip
+        f"`{target.path}`"
+        + (f" (functions: {', '.join(target.functions)})" if target.functions else ""),
         f"against {', '.join(f'`{t}`' for t in target.tests)}",
         "",
-        f"- mutants run: {out.total} (incompetent: {out.incompetent}), killed: {out.killed}, "
-        f"survived: {len(out.survived)} ({len(equivalent)} equivalent)",
+        (
+            f"- mutants run: {out.total} (incompetent: {out.incompetent}), "
+            f"killed: {out.killed}, survived: {len(out.survived)} ({len(equivalent)} equivalent)"
+        ),
         f"- score: {score:.1%} killed; {effective:.1%} counting the equivalent ones as killed",
         f"- time: {out.seconds / 60:.1f} min, {time.strftime('%Y-%m-%d')}",
         "",
@@ -229,8 +270,10 @@ def _section(name: str, out: Outcome) -> str:
     for survivor in equivalent + real:
         why = survivor["equivalent"] or "NOT KILLED: needs a test (or a reason here)"
         lines += [
-            f"### {survivor['module']}:{survivor['line']} `{survivor['operator']}` "
-            f"in `{survivor['function']}`",
+            (
+                f"### {survivor['module']}:{survivor['line']} `{survivor['operator']}` "
+                f"in `{survivor['function']}`"
+            ),
             "",
             f"{'Equivalent' if survivor['equivalent'] else 'Survivor'}: {why}",
             "",
@@ -255,7 +298,7 @@ def _write(sections: dict[str, str]) -> None:
 def _previous() -> dict[str, str]:
     if not RESULTS.exists():
         return {}
-    parts = re.split(r"^## ", RESULTS.read_text(), flags=re.M)[1:]
+    parts = re.split(r"^## ", RESULTS.read_text(), flags=re.MULTILINE)[1:]
     return {p.split("\n", 1)[0].strip(): "## " + p.rstrip() + "\n" for p in parts}
 
 
@@ -272,10 +315,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [t for t in args.targets if t not in TARGETS]
     if unknown:
         parser.error(f"unknown targets {unknown}; choose from {list(TARGETS)}")
-    sections = _previous()
     for name in args.targets:
-        sections[name] = _section(name, run_target(name, args.max))
-        _write(sections)  # after each target, so a long run keeps what it finished
+        section = _section(name, run_target(name, args.max))
+        # re-read, so that runs of other targets in parallel keep their sections
+        _write({**_previous(), name: section})
     return 0
 
 
