@@ -46,7 +46,23 @@ class Target:
 TARGETS = {
     "significance": Target(
         "polars_rankeval/_significance.py",
-        ("tests/test_corrections_capped.py", "tests/test_compare.py"),
+        (
+            "tests/test_corrections_capped.py",
+            "tests/test_t_test_precision.py",
+            "tests/test_compare.py::test_t_distribution_matches_scipy",
+            "tests/test_compare.py::test_randomization_is_exact_for_few_queries_and_equals_scipy",
+            "tests/test_compare.py::test_degenerate_differences",
+            "tests/test_compare.py::test_effect_size_is_paired_cohens_d",
+            "tests/test_compare.py::test_corrections_hand_computed",
+            "tests/test_compare.py::test_bh_equals_scipy",
+            "tests/test_compare.py::test_t_test_equals_ttest_rel",
+            "tests/test_compare.py::test_compare_t_test_equals_scipy_on_per_query_values",
+            "tests/test_compare.py::test_randomization_agrees_with_scipy_within_resampling_error",
+            "tests/test_compare.py::test_bootstrap_agrees_with_scipy_within_resampling_error",
+            "tests/test_compare.py::test_resampling_is_seeded_and_blocked_without_changing_results",
+            "tests/test_compare.py::test_compare_randomization_and_bootstrap_against_scipy",
+            "tests/test_compare.py::test_a_comparison_gets_the_same_result_alone_or_in_a_batch",
+        ),
         (
             "adjust",
             "paired_t",
@@ -59,6 +75,8 @@ TARGETS = {
             "effect_size",
             "_check",
             "run_tests",
+            "_betacf",
+            "_betainc",
         ),
     ),
     "measures": Target(
@@ -73,6 +91,8 @@ TARGETS = {
             "tests/test_trec_eval_conformance.py::test_relevance_level_l2[polars]",
             "tests/test_trec_eval_conformance.py::test_measure_parameters[polars]",
             "tests/test_trec_eval_conformance.py::test_complete_c_flag[polars]",
+            "tests/test_fixtures.py",
+            # slow hypothesis oracles last: they run only for the mutants still alive
             "tests/test_oracle_ranx.py",
             "tests/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
         ),
