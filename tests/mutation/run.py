@@ -2,7 +2,7 @@
 
 Usage (from the repository root, with ``pip install cosmic-ray``)::
 
-    .venv/bin/python tests/mutation/run.py significance measures --max 150
+    .venv/bin/python tests/mutation/run.py significance measures --max 150 --minutes 30
     .venv/bin/python tests/mutation/run.py --list
 
 Each target names the code it mutates (a file or folder, optionally only some functions)
@@ -10,7 +10,8 @@ and the fast tests that must kill its mutants.  The repository is copied to a te
 folder first, so a run never leaves a mutated file in the work tree, whatever happens.
 The operators are cut to the ones that make a plausible bug (arithmetic swaps, comparison
 boundaries, ``&``/``|``, negations, constants, booleans); ``--max`` keeps an evenly spread
-sample of at most that many mutants per target.  The score and every surviving mutant
+sample of at most that many mutants per target, ``--minutes`` stops a target after that
+long and reports the mutants that ran.  The score and every surviving mutant
 (with its diff, and the reason when it is listed in ``EQUIVALENT`` below) are written
 to ``tests/mutation/RESULTS.md``; the results of targets not run are kept.
 """
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -155,6 +158,8 @@ class Outcome:
     survived: list[dict] = field(default_factory=list)
     incompetent: int = 0
     total: int = 0
+    planned: int = 0
+    finished: bool = True
     seconds: float = 0.0
 
 
@@ -241,7 +246,23 @@ def _outcome(session: Path, name: str, repo: Path) -> Outcome:
     return out
 
 
-def run_target(name: str, limit: int | None) -> Outcome:
+def _exec(config: Path, session: Path, repo: Path, minutes: float | None) -> bool:
+    """cosmic-ray exec, stopped after ``minutes``; True when every mutant ran."""
+    process = subprocess.Popen(
+        [*COSMIC, "exec", str(config), str(session)], cwd=repo, start_new_session=True
+    )
+    try:
+        process.wait(timeout=None if minutes is None else minutes * 60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # its test run too; the copy is thrown away
+        process.wait()
+        return False
+    if process.returncode:
+        raise SystemExit(f"cosmic-ray exec failed ({process.returncode})")
+    return True
+
+
+def run_target(name: str, limit: int | None, minutes: float | None = None) -> Outcome:
     target = TARGETS[name]
     with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
         repo = _copy_tree(Path(tmp))
@@ -260,8 +281,9 @@ def run_target(name: str, limit: int | None) -> Outcome:
         )
         if baseline.returncode != 0:
             raise SystemExit(f"{name}: the tests fail without a mutant:\n{baseline.stdout[-3000:]}")
-        subprocess.run([*COSMIC, "exec", str(config), str(session)], cwd=repo, check=True)
+        finished = _exec(config, session, repo, minutes)
         out = _outcome(session, name, repo)
+        out.planned, out.finished = count, finished
         out.seconds = time.monotonic() - start
     return out
 
@@ -284,7 +306,8 @@ def _section(name: str, out: Outcome) -> str:
             f"killed: {out.killed}, survived: {len(out.survived)} ({len(equivalent)} equivalent)"
         ),
         f"- score: {score:.1%} killed; {effective:.1%} counting the equivalent ones as killed",
-        f"- time: {out.seconds / 60:.1f} min, {time.strftime('%Y-%m-%d')}",
+        f"- time: {out.seconds / 60:.1f} min, {time.strftime('%Y-%m-%d')}"
+        + ("" if out.finished else f" (time-boxed: {out.total} of {out.planned} selected run)"),
         "",
     ]
     for survivor in equivalent + real:
@@ -326,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("targets", nargs="*", metavar="TARGET", help=", ".join(TARGETS))
     parser.add_argument("--max", type=int, default=None, help="mutants per target at most")
+    parser.add_argument("--minutes", type=float, default=None, help="time box per target")
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     args = parser.parse_args(argv)
     if args.list or not args.targets:
@@ -336,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown targets {unknown}; choose from {list(TARGETS)}")
     for name in args.targets:
-        section = _section(name, run_target(name, args.max))
+        section = _section(name, run_target(name, args.max, args.minutes))
         # re-read, so that runs of other targets in parallel keep their sections
         _write({**_previous(), name: section})
     return 0
