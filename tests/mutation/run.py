@@ -52,6 +52,7 @@ TARGETS = {
         (
             "tests/test_corrections_capped.py",
             "tests/test_t_test_precision.py",
+            "tests/test_significance_edges.py",
             "tests/test_compare.py::test_t_distribution_matches_scipy",
             "tests/test_compare.py::test_randomization_is_exact_for_few_queries_and_equals_scipy",
             "tests/test_compare.py::test_degenerate_differences",
@@ -90,6 +91,8 @@ TARGETS = {
             "tests/test_known_answers.py",
             "tests/test_literature.py",
             "tests/test_err_grade_clip.py",
+            "tests/test_ties_average.py::test_all_tied_known_answers",
+            "tests/test_ties_average.py::test_tie_group_below_a_relevant_row",
             "tests/test_conventions_independent.py::test_conventions_equal_the_other_tools_formulas[polars]",
             "tests/test_trec_eval_conformance.py::test_relevance_level_l2[polars]",
             "tests/test_trec_eval_conformance.py::test_measure_parameters[polars]",
@@ -141,15 +144,58 @@ KEEP = [
 ]
 
 # Survivors that cannot be killed because the mutant behaves like the original:
-# (target, operator, the mutated source line stripped) -> why.
+# (target, the source line, the mutated line), both stripped -> why.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     (
         "significance",
-        "core/ReplaceComparisonOperator_Lt_LtE",
+        "return 1.0",
+        "return 2.0",
+    ): "_betainc(x >= 1) is reached only at t = 0, and t_two_sided_p caps it with min(1, .)",
+    (
+        "significance",
+        "for _ in range(200):",
+        "for _ in range( 201):",
+    ): "the bisection stops on its tolerance long before 200 steps",
+    (
+        "significance",
+        "low, high = 0.0, 1.0",
+        "low, high = 0.0, 2.0",
+    ): "the starting bracket of the bisection: it is doubled until it holds the quantile, "
+    "and the bisection converges to the same value",
+    (
+        "significance",
+        "if n < 63 and 2**n <= n_resamples:",
+        "if n < 64 and 2**n <= n_resamples:",
+    ): "n = 63 would need n_resamples >= 2^63 (9.2e18) resamples: unreachable",
+    (
+        "significance",
+        "if x < (a + 1.0) / (a + b + 2.0):",
+        "if x < (a + 1.0) / (a + b + 1.0):",
+    ): "which of the two continued fractions (I_x(a, b) or 1 - I_(1-x)(b, a)) is used near "
+    "the switch point: both are exact there, the choice only changes convergence speed",
+    (
+        "significance",
+        "p = np.minimum(1.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))",
+        "p = np.minimum( 2.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))",
+    ): "(1 + extreme) / (1 + n_resamples) <= 1 always (extreme <= n_resamples): the cap never acts",
+    (
+        "significance",
         "if abs(delta - 1.0) < 1e-16:",
-    ): "the continued fraction's exit tolerance: < and <= "
-    "differ only when |delta - 1| is exactly 1e-16, which changes no digit of the result",
+        "if abs(delta - 1.0) <= 1e-16:",
+    ): "the continued fraction's exit test: < and <= differ only when |delta - 1| is exactly "
+    "1e-16, which changes no digit of the result",
 }
+
+
+def _changed_lines(diff: str) -> tuple[str, str]:
+    """The first removed and added source lines of a mutation diff, stripped."""
+    removed = added = ""
+    for line in diff.splitlines():
+        if line.startswith("-") and not line.startswith("---") and not removed:
+            removed = line[1:].strip()
+        elif line.startswith("+") and not line.startswith("+++") and not added:
+            added = line[1:].strip()
+    return removed, added
 
 
 @dataclass
@@ -213,7 +259,7 @@ def _select(session: Path, target: Target, limit: int | None) -> int:
     return len(chosen)
 
 
-def _outcome(session: Path, name: str, repo: Path) -> Outcome:
+def _outcome(session: Path, name: str) -> Outcome:
     out = Outcome()
     with sqlite3.connect(session) as db:
         rows = db.execute(
@@ -229,18 +275,17 @@ def _outcome(session: Path, name: str, repo: Path) -> Outcome:
         elif test == "incompetent":
             out.incompetent += 1
         else:
-            module_path = Path(module)
-            relative = module_path.relative_to(repo) if module_path.is_absolute() else module_path
-            line = (repo / relative).read_text().splitlines()[row - 1].strip()
+            relative = module.split("/repo/", 1)[-1]  # the path inside the copy
+            line, mutated = _changed_lines(diff or "")
             out.survived.append(
                 {
-                    "module": str(relative),
+                    "module": relative,
                     "line": row,
                     "function": definition,
                     "operator": operator,
                     "source": line,
                     "diff": diff or "",
-                    "equivalent": EQUIVALENT.get((name, operator, line)),
+                    "equivalent": EQUIVALENT.get((name, line, mutated)),
                 }
             )
     return out
@@ -262,7 +307,9 @@ def _exec(config: Path, session: Path, repo: Path, minutes: float | None) -> boo
     return True
 
 
-def run_target(name: str, limit: int | None, minutes: float | None = None) -> Outcome:
+def run_target(
+    name: str, limit: int | None, minutes: float | None = None, keep: Path | None = None
+) -> Outcome:
     target = TARGETS[name]
     with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
         repo = _copy_tree(Path(tmp))
@@ -282,7 +329,9 @@ def run_target(name: str, limit: int | None, minutes: float | None = None) -> Ou
         if baseline.returncode != 0:
             raise SystemExit(f"{name}: the tests fail without a mutant:\n{baseline.stdout[-3000:]}")
         finished = _exec(config, session, repo, minutes)
-        out = _outcome(session, name, repo)
+        if keep is not None:
+            shutil.copy(session, keep)
+        out = _outcome(session, name)
         out.planned, out.finished = count, finished
         out.seconds = time.monotonic() - start
     return out
@@ -306,7 +355,8 @@ def _section(name: str, out: Outcome) -> str:
             f"killed: {out.killed}, survived: {len(out.survived)} ({len(equivalent)} equivalent)"
         ),
         f"- score: {score:.1%} killed; {effective:.1%} counting the equivalent ones as killed",
-        f"- time: {out.seconds / 60:.1f} min, {time.strftime('%Y-%m-%d')}"
+        (f"- time: {out.seconds / 60:.1f} min" if out.seconds else "- from a kept session")
+        + f", {time.strftime('%Y-%m-%d')}"
         + ("" if out.finished else f" (time-boxed: {out.total} of {out.planned} selected run)"),
         "",
     ]
@@ -350,8 +400,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("targets", nargs="*", metavar="TARGET", help=", ".join(TARGETS))
     parser.add_argument("--max", type=int, default=None, help="mutants per target at most")
     parser.add_argument("--minutes", type=float, default=None, help="time box per target")
+    parser.add_argument(
+        "--session",
+        metavar="NAME=PATH",
+        action="append",
+        default=[],
+        help="report a kept cosmic-ray session instead of running (e.g. after a crash)",
+    )
+    parser.add_argument("--keep", metavar="DIR", help="keep each target's session file in DIR")
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     args = parser.parse_args(argv)
+    for spec in args.session:
+        name, path = spec.split("=", 1)
+        out = _outcome(Path(path), name)
+        out.planned = out.total
+        _write({**_previous(), name: _section(name, out)})
+    if args.session:
+        return 0
     if args.list or not args.targets:
         for name, target in TARGETS.items():
             print(f"{name}: {target.path} {list(target.functions) or ''}")
@@ -360,7 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown targets {unknown}; choose from {list(TARGETS)}")
     for name in args.targets:
-        section = _section(name, run_target(name, args.max, args.minutes))
+        keep = Path(args.keep) / f"{name}.sqlite" if args.keep else None
+        section = _section(name, run_target(name, args.max, args.minutes, keep))
         # re-read, so that runs of other targets in parallel keep their sections
         _write({**_previous(), name: section})
     return 0
