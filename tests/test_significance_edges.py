@@ -44,3 +44,10 @@ def test_bootstrap_p_value_formula():
     rng = np.random.default_rng(0)
     result = sig.bootstrap(np.zeros(4), alpha=0.05, n_resamples=99, rng=rng)
     assert result.p_value == 1.0
+
+
+@pytest.mark.parametrize("df", [2, 10, 1000])
+@pytest.mark.parametrize("q", [0.55, 0.6, 0.7, 0.3])
+def test_t_quantiles_below_1_match_scipy(q, df):
+    # quantiles with |t| < 1: the bisection's stopping rule is relative to t itself
+    assert sig.t_ppf(q, df) == pytest.approx(scipy_stats.t.ppf(q, df), rel=1e-12)

@@ -176,6 +176,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     "the switch point: both are exact there, the choice only changes convergence speed",
     (
         "significance",
+        "if x < (a + 1.0) / (a + b + 2.0):",
+        "if x <= (a + 1.0) / (a + b + 2.0):",
+    ): "the same switch point between the two exact continued fractions, moved by one value",
+    (
+        "significance",
         "p = np.minimum(1.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))",
         "p = np.minimum( 2.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))",
     ): "(1 + extreme) / (1 + n_resamples) <= 1 always (extreme <= n_resamples): the cap never acts",
