@@ -190,6 +190,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "if abs(delta - 1.0) <= 1e-16:",
     ): "the continued fraction's exit test: < and <= differ only when |delta - 1| is exactly "
     "1e-16, which changes no digit of the result",
+    (
+        "measures",
+        "grade = j.rel.fill_null(0.0).clip(0.0, MAX_GRADE)  # unjudged, negative: 0",
+        "grade = j.rel.fill_null( -1.0).clip(0.0, MAX_GRADE)  # unjudged, negative: 0",
+    ): "an unjudged row's grade, filled with -1 instead of 0, is clipped to 0 on the same line",
 }
 
 
