@@ -94,6 +94,7 @@ TARGETS = {
             "tests/test_ties_average.py::test_all_tied_known_answers",
             "tests/test_ties_average.py::test_tie_group_below_a_relevant_row",
             "tests/test_ties_average_norms.py",
+            "tests/test_measure_edges.py",
             "tests/test_conventions_independent.py::test_conventions_equal_the_other_tools_formulas[polars]",
             "tests/test_trec_eval_conformance.py::test_relevance_level_l2[polars]",
             "tests/test_trec_eval_conformance.py::test_measure_parameters[polars]",
