@@ -197,6 +197,22 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         ") -> float & np.ndarray:",
     ): "a return annotation: with `from __future__ import annotations` it is never evaluated",
     (
+        "cli_trec",
+        "def _long(results: Sequence[RunResult], names: Sequence[str], *, per_query: bool) -> "
+        "pl.DataFrame:",
+        "def _long(results: Sequence[RunResult], names: Sequence[str], /, per_query: bool) -> "
+        "pl.DataFrame:",
+    ): "the keyword-only marker made a positional-only one: every caller passes per_query= by "
+    "keyword, which both allow",
+    (
+        "cli_trec",
+        "def _trec_text(results: Sequence[RunResult], names: Sequence[str], *, per_query: bool) "
+        "-> str:",
+        "def _trec_text(results: Sequence[RunResult], names: Sequence[str], /, per_query: bool) "
+        "-> str:",
+    ): "the keyword-only marker made a positional-only one: every caller passes per_query= by "
+    "keyword, which both allow",
+    (
         "measures",
         "grade = j.rel.fill_null(0.0).clip(0.0, MAX_GRADE)  # unjudged, negative: 0",
         "grade = j.rel.fill_null( -1.0).clip(0.0, MAX_GRADE)  # unjudged, negative: 0",
