@@ -2,6 +2,7 @@
 # Real SQL engines for the SQL-twin tests (tests/test_postgres.py, tests/test_spark.py):
 # PostgreSQL from the Debian package, Java 17 for Spark, and the [sql,spark] extras
 # (sqlglot, pyspark) into the project's virtualenv.  Without them those tests skip.
+# Also Debian's chromium + chromium-driver, for the HTML report's browser test.
 #
 # Called by .ci/run from the repository root once .venv exists; idempotent (a second run
 # only re-checks).  Measured on the development machine (Debian 12, 15 cores):
@@ -25,6 +26,13 @@ fi
 # C compiler and make: tests/cli builds the real trec_eval 10.0 as an oracle
 if ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
     packages+=(gcc make libc6-dev)
+fi
+# Chromium and its driver: tests/test_report_browser.py opens the HTML report in it
+if ! command -v chromium >/dev/null 2>&1; then
+    packages+=(chromium)
+fi
+if ! command -v chromedriver >/dev/null 2>&1; then
+    packages+=(chromium-driver)
 fi
 if [ "${#packages[@]}" -gt 0 ]; then
     $SUDO apt-get update -qq

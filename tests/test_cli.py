@@ -73,8 +73,16 @@ def test_trec_format_equals_trec_eval_byte_for_byte(capsys, case):
     ours = out.splitlines()
     theirs = expected_lines(TREC / out_file, out)
     assert ours == theirs
-    # every line we print is one of trec_eval's: nothing extra, nothing missing
+    # nothing extra: every line we print is one of trec_eval's, once
     assert len(ours) == len({tuple(line.split("\t")[:2]) for line in ours})
+    # nothing missing: for every measure we print, all of trec_eval's lines for it (every
+    # query and all) are ours
+    printed = {line.split("\t")[0] for line in ours}
+    all_theirs = [
+        line for line in (TREC / out_file).read_text().splitlines()
+        if line.split("\t")[0] in printed
+    ]  # fmt: skip
+    assert ours == all_theirs
 
 
 @needs_trec

@@ -30,6 +30,25 @@ RUN = pl.DataFrame(
 )
 QRELS = pl.DataFrame({"query": ["q1", "q1", "q2"], "item": ["b", "c", "d"], "relevance": [1, 2, 1]})
 MEASURES = ["AP", "nDCG@2", "P@2", "RR", "NumRel"]
+# Hand-computed means of MEASURES on RUN and QRELS (both engines must give them, not only
+# agree with each other).  q1 ranks a, b, c (b: 1, c: 2, R = 2); q2 ranks a, d (d: 1).
+# AP: q1 (1/2 + 2/3) / 2 = 7/12, q2 1/2.  P@2 = RR = 1/2 for both.  nDCG@2 (gain = grade):
+# q1 (1 / log2 3) / (2 + 1 / log2 3), q2 (1 / log2 3) / 1.  NumRel: a sum, 2 + 1.
+_G = 1 / math.log2(3)
+EXPECTED = {
+    "AP": (7 / 12 + 1 / 2) / 2,
+    "nDCG@2": (_G / (2 + _G) + _G) / 2,
+    "P@2": 0.5,
+    "RR": 0.5,
+    "NumRel": 3.0,
+}
+
+
+def _assert_values(result: pl.DataFrame, expected: dict[str, float]) -> None:
+    got = dict(zip(result["measure"], result["value"]))
+    assert got.keys() == expected.keys()
+    for name, value in expected.items():
+        assert math.isclose(got[name], value, rel_tol=0, abs_tol=1e-12), (name, got[name], value)
 
 
 def _outcome(call: Callable[[], Any]) -> tuple[str, Any]:
@@ -92,8 +111,16 @@ def test_bad_ranks_same_error(ranks: list[Any]) -> None:
 
 def test_rank_column_same_numbers() -> None:
     run = RUN.drop("score").with_columns(pl.Series("rank", [1, 2, 2, 1, 2]))
-    assert _same(run, QRELS)[0] == "ok"
-    assert _same(RUN.with_columns(rank=pl.lit(1)), QRELS, score=None)[0] == "ok"
+    kind, (result, _) = _same(run, QRELS)
+    assert kind == "ok"
+    # rank 2 ties b and c: c first (item descending), so q1 ranks a, c, b: AP and P@2 and
+    # RR unchanged; nDCG@2 of q1 = (2 / log2 3) / (2 + 1 / log2 3)
+    _assert_values(result, {**EXPECTED, "nDCG@2": (2 * _G / (2 + _G) + _G) / 2})
+    # score=None: ranked by the rank column, all 1: q1 c, b, a; q2 d, a
+    kind, (result, _) = _same(RUN.with_columns(rank=pl.lit(1)), QRELS, score=None)
+    assert kind == "ok"
+    # q1: c (2), b (1): AP 1, P@2 1, RR 1, nDCG@2 1; q2: d first: all 1 but P@2 = 1/2
+    _assert_values(result, {"AP": 1.0, "nDCG@2": 1.0, "P@2": 0.75, "RR": 1.0, "NumRel": 3.0})
 
 
 BAD_QRELS = {
@@ -121,14 +148,16 @@ def test_bad_labels_without_qrels_same_error(labels: list[Any]) -> None:
 
 def test_duplicates_first_same_warning_and_numbers() -> None:
     run = pl.concat([RUN, RUN.head(2).with_columns(pl.col("score") - 5)])
-    kind, (_, texts) = _same(run, QRELS, duplicates="first")
+    kind, (result, texts) = _same(run, QRELS, duplicates="first")
     assert kind == "ok" and any("dropped 2 duplicate" in t for t in texts)
+    _assert_values(result, EXPECTED)  # the lower-scored copies are the ones dropped
 
 
 def test_skipped_queries_same_warning() -> None:
     run = pl.concat([RUN, pl.DataFrame({"query": ["q9"], "item": ["a"], "score": [1.0]})])
-    kind, (_, texts) = _same(run, QRELS)
+    kind, (result, texts) = _same(run, QRELS)
     assert kind == "ok" and texts and "not in the qrels" in texts[0]
+    _assert_values(result, EXPECTED)  # q9 is left out of the means
 
 
 @pytest.mark.parametrize(
@@ -210,8 +239,13 @@ def test_key_dtypes_as_polars(query_type: pl.DataType, item_type: pl.DataType) -
     for with_qrels in (True, False):
         source = run if with_qrels else run.with_columns(relevant=pl.lit(1))
         kw = {"per_query": True, "by": None}
-        got = _same(source, qrels if with_qrels else None, ["AP", "P@2"], **kw)
-        assert got[0] == "ok"
+        kind, (result, _) = _same(source, qrels if with_qrels else None, ["AP", "P@2"], **kw)
+        assert kind == "ok"
+        if with_qrels:
+            mean = result.group_by("measure").agg(pl.col("value").mean())
+            _assert_values(mean, {"AP": EXPECTED["AP"], "P@2": EXPECTED["P@2"]})
+        else:  # every retrieved item relevant: AP 1, P@2 1 (q1 and q2 have >= 2 rows)
+            assert result["value"].to_list() == [1.0] * 4
 
 
 HOSTILE = ['a"; DROP TABLE t; --', "it's", "x) OR (1=1", "/* c */", "q;uery", "名前", " "]
@@ -227,13 +261,22 @@ def test_hostile_column_names_are_names(name: str) -> None:
     kw = {"query": name, "score": name + "s", "relevance": name + "r", "by": name + "by"}
     kind, (result, _) = _same(run, qrels, per_query=True, **kw)
     assert kind == "ok" and result.columns == [name + "by", name, "measure", "value"]
+    # the mean of the per-query values; NumRel per query is 2 and 1 (the total is 3)
+    mean = result.group_by("measure").agg(pl.col("value").mean())
+    _assert_values(mean, {**EXPECTED, "NumRel": 1.5})
 
 
 def test_hostile_values_are_data() -> None:
     ids = ["'); DROP TABLE x; --", '"', "\\", "a'b"]
     run = pl.DataFrame({"query": ids, "item": ids, "score": [1.0, 2.0, 3.0, 4.0]})
     qrels = pl.DataFrame({"query": ids, "item": ids, "relevance": [1, 0, 1, 2]})
-    assert _same(run, qrels, per_query=True)[0] == "ok"
+    kind, (result, _) = _same(run, qrels, per_query=True)
+    assert kind == "ok"
+    # each query retrieves its one judged item: relevant -> RR 1, P@2 1/2; grade 0 -> 0
+    rr = result.filter(pl.col("measure") == "RR").sort("query")
+    assert dict(zip(rr["query"], rr["value"])) == {
+        "'); DROP TABLE x; --": 1.0, '"': 0.0, "\\": 1.0, "a'b": 1.0
+    }
 
 
 def test_per_query_duckdb_contract() -> None:

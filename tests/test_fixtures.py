@@ -356,8 +356,6 @@ def test_ranx_rbp(p: float) -> None:
     if not RANX:
         pytest.skip("ranx_metrics_tests.json not found")
     name = f"RBP(p={p})"
-    if not _implemented(name):
-        pytest.skip("RBP is not implemented yet")
     case = RANX["rbp_case"]
     run = pl.DataFrame(
         [(q, d, float(s)) for q, docs in case["run"].items() for d, s in docs.items()],

@@ -65,25 +65,27 @@ def evaluate_or_error(run, qrels, engine):
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=run_and_qrels(), corruption=st.sampled_from(list(CORRUPTIONS)),
-       row=st.integers(0, 1000))
+@given(
+    data=run_and_qrels(first_query_relevant=True),
+    corruption=st.sampled_from(list(CORRUPTIONS)),
+    row=st.integers(0, 1000),
+)
 def test_malformed_input_is_an_error_or_a_counted_policy(engine, data, corruption, row):
     run, qrels = data
-    if qrels.height == 0:
-        qrels = pl.DataFrame({"query": [run["query"][0]], "item": ["zz"], "relevance": [1]})
     corrupt, expect_error = CORRUPTIONS[corruption]
     bad_run, bad_qrels = corrupt(run, qrels, row)
+    # the clean input succeeds, so an error below is the corruption's, not the data's
     clean, _ = evaluate_or_error(run, qrels, engine)
+    assert isinstance(clean, pl.DataFrame), f"clean input failed: {clean!r}"
+    assert clean.height >= len(MEASURES)
     got, caught = evaluate_or_error(bad_run, bad_qrels, engine)
     if isinstance(got, Exception):
         # only our own error type, never a raw polars / DuckDB exception
         assert isinstance(got, rk.RankevalError), repr(got)
-        if not expect_error:  # a policy case may still fail the clean-data way
-            assert isinstance(clean, Exception)
+        assert expect_error, f"{corruption}: a counted policy raised {got!r}"
         return
     assert not expect_error, f"{corruption}: evaluate returned numbers from malformed input"
     # a policy: it warned with a count, and the numbers are those of the clean data
     assert any(issubclass(w.category, rk.RankevalWarning) for w in caught)
-    assert isinstance(clean, pl.DataFrame)
     assert clean.drop("value").equals(got.drop("value"))
     assert ((clean["value"] - got["value"]).abs().max() or 0.0) <= 1e-12

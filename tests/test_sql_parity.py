@@ -423,11 +423,10 @@ def test_grid_by_groups(data: dict[str, Any], complete: bool, per_query: bool) -
 @given(data=st.data())
 def test_grid_without_qrels(data: st.DataObject, per_query: bool, by: str | None) -> None:
     """Relevance, R and the ideal ranking from the run's own labels (pytrec_eval with
-    the labels as qrels).  NumRel is left out: without qrels the polars engine fails
-    on it (reported; see test_numrel_without_qrels)."""
+    the labels as qrels); NumRel is the number of relevant rows of the run."""
     drawn = data.draw(datasets(by=by is not None))
     labels = drawn["labels"]
-    names = [n for n in GRID if not n.startswith("NumRel(") and n != "NumRel"]
+    names = list(GRID)
     expected = oracle(labels, None, names, by=by)
     assert_engines_match(labels, None, names, expected=expected, by=by, per_query=per_query)
 
