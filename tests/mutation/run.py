@@ -198,18 +198,26 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "a return annotation: with `from __future__ import annotations` it is never evaluated",
     (
         "cli_trec",
-        "def _long(results: Sequence[RunResult], names: Sequence[str], *, per_query: bool) -> "
-        "pl.DataFrame:",
-        "def _long(results: Sequence[RunResult], names: Sequence[str], /, per_query: bool) -> "
-        "pl.DataFrame:",
+        (
+            "def _long(results: Sequence[RunResult], names: Sequence[str], *, per_query: bool) "
+            "-> pl.DataFrame:"
+        ),
+        (
+            "def _long(results: Sequence[RunResult], names: Sequence[str], /, per_query: bool) "
+            "-> pl.DataFrame:"
+        ),
     ): "the keyword-only marker made a positional-only one: every caller passes per_query= by "
     "keyword, which both allow",
     (
         "cli_trec",
-        "def _trec_text(results: Sequence[RunResult], names: Sequence[str], *, per_query: bool) "
-        "-> str:",
-        "def _trec_text(results: Sequence[RunResult], names: Sequence[str], /, per_query: bool) "
-        "-> str:",
+        (
+            "def _trec_text(results: Sequence[RunResult], names: Sequence[str], *, per_query: "
+            "bool) -> str:"
+        ),
+        (
+            "def _trec_text(results: Sequence[RunResult], names: Sequence[str], /, per_query: "
+            "bool) -> str:"
+        ),
     ): "the keyword-only marker made a positional-only one: every caller passes per_query= by "
     "keyword, which both allow",
     (
