@@ -41,3 +41,28 @@ def test_segments_that_split_the_queries_are_warned_about(engine: str) -> None:
     # without complete, each segment averages over its own queries: 1.0 and 1.0
     got = rk.evaluate(run, QRELS, ["AP"], by="segment", engine=engine)
     assert got.sort("segment")["value"].to_list() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_segments_carried_by_the_qrels_average_over_their_own_queries(engine: str) -> None:
+    """When the qrels carry the by column, it is a query attribute: each segment is
+    averaged over its own qrels queries. Segment a: q1, q2 (both found, AP 1) and
+    q4 (missing, 0) -> 2/3; segment b: q3 found -> 1."""
+    qrels = QRELS.with_columns(segment=pl.Series(["a", "a", "b", "a"]))
+    run = pl.DataFrame({
+        "segment": ["a", "a", "b"], "query": ["q1", "q2", "q3"], "item": ["a"] * 3,
+        "score": [1.0] * 3,
+    })
+    got = rk.evaluate(run, qrels, ["AP", "NumQ"], by="segment", complete=True, engine=engine)
+    assert got.sort("segment", "measure").rows() == [
+        ("a", "AP", pytest.approx(2 / 3)), ("a", "NumQ", 3.0),
+        ("b", "AP", 1.0), ("b", "NumQ", 1.0),
+    ]
+
+
+def test_a_query_with_two_segments_in_the_qrels_is_an_error() -> None:
+    qrels = QRELS.with_columns(segment=pl.Series(["a", "a", "b", "a"]))
+    qrels = pl.concat([qrels, qrels.head(1).with_columns(item=pl.lit("z"), segment=pl.lit("b"))])
+    run = pl.DataFrame({"segment": ["a"], "query": ["q1"], "item": ["a"], "score": [1.0]})
+    with pytest.raises(rk.InputError, match="query attributes"):
+        rk.evaluate(run, qrels, ["AP"], by="segment", complete=True)

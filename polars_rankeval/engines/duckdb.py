@@ -22,7 +22,12 @@ import polars as pl
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
 from polars_rankeval.diversity.families import is_diversity
-from polars_rankeval.engines.finish import IN_QRELS, check_per_query, select_evaluated
+from polars_rankeval.engines.finish import (
+    IN_QRELS,
+    check_per_query,
+    query_groups,
+    select_evaluated,
+)
 from polars_rankeval.engines.polars import judgement_for
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.engines.sqltwin.build import (
@@ -365,7 +370,7 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
         )
         return select_evaluated(
             checked, keys=keys, measures=spec.measures, stat_columns=query.stat_columns,
-            has_qrels=has_qrels, complete=options.complete,
+            has_qrels=has_qrels, complete=options.complete, groups=query_groups(spec),
         )
 
     return pl.defer(compute, schema=schema), keys

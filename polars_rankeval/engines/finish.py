@@ -17,6 +17,7 @@ import polars as pl
 
 from polars_rankeval._errors import InputError, RankevalWarning
 from polars_rankeval._registry import Judged, Measure
+from polars_rankeval.engines.spec import Spec
 from polars_rankeval.prepare.checks import raise_for_checks
 from polars_rankeval.prepare.judge import IN_RUN, NUM_RET, Judgement
 
@@ -101,12 +102,25 @@ def check_per_query(
     return frame
 
 
+def query_groups(spec: Spec) -> pl.LazyFrame | None:
+    """With ``complete`` and ``by`` columns that the qrels carry too (query attributes:
+    a segment, a category), each qrels query's group: one row per (query, by...)."""
+    by = list(spec.options.by)
+    if not (spec.options.complete and by and spec.qrels is not None):
+        return None
+    qrels = spec.qrels.lazy()
+    if not set(by) <= set(qrels.collect_schema()):
+        return None
+    return qrels.select(spec.columns.query, *by).unique()
+
+
 def _evaluated_queries(
     checked: FrameT, keys: list[str], stat_columns: list[str], value_columns: list[str],
-    *, complete: bool,
+    *, complete: bool, groups: pl.LazyFrame | None = None,
 ) -> FrameT:
     """Queries in both run and qrels by default; every qrels query with ``complete``
-    (for each ``by`` group of the run)."""
+    (for each ``by`` group of the run, or of the qrels when they carry the ``by``
+    columns: see :func:`query_groups`)."""
     in_run = pl.col(IN_RUN).fill_null(False)
     in_qrels = pl.col(IN_QRELS).fill_null(False)
     if not complete:
@@ -117,10 +131,10 @@ def _evaluated_queries(
         # built eagerly on the small per-query frame, in one pass so the checks run once
         schema = checked.collect_schema()
         return checked.map_batches(
-            lambda frame: _complete_by_groups(frame, keys, stat_columns, value_columns),
+            lambda frame: _complete_by_groups(frame, keys, stat_columns, value_columns, groups),
             schema={c: schema[c] for c in [*keys, *stat_columns, *value_columns]},
         )
-    return _complete_by_groups(checked, keys, stat_columns, value_columns)
+    return _complete_by_groups(checked, keys, stat_columns, value_columns, groups)
 
 
 def select_evaluated(
@@ -131,6 +145,7 @@ def select_evaluated(
     stat_columns: list[str],
     has_qrels: bool,
     complete: bool,
+    groups: pl.LazyFrame | None = None,
 ) -> FrameT:
     """From the checked per-query frame of any engine: the evaluated queries, missing
     values filled.  A query without values (no run rows, or no judged retrieved rows)
@@ -139,7 +154,9 @@ def select_evaluated(
     value_columns = [value_column(i) for i in range(len(measures))]
     if NUM_RET in columns:
         value_columns.append(NUM_RET)
-    base = _evaluated_queries(checked, keys, stat_columns, value_columns, complete=complete)
+    base = _evaluated_queries(
+        checked, keys, stat_columns, value_columns, complete=complete, groups=groups
+    )
     if not has_qrels:  # every query has run rows: nothing is missing
         return base.select(*keys, *value_columns[: len(measures)])
 
@@ -162,22 +179,44 @@ def select_evaluated(
 
 
 def _complete_by_groups(
-    frame: pl.DataFrame, keys: list[str], stat_columns: list[str], value_columns: list[str]
+    frame: pl.DataFrame, keys: list[str], stat_columns: list[str], value_columns: list[str],
+    query_groups: pl.LazyFrame | None = None,
 ) -> pl.DataFrame:
-    """complete=True with ``by``: every by-group of the run crossed with every qrels query,
-    with the values the group's run has (null = missing, filled by the caller)."""
+    """complete=True with ``by``: every by-group of the run crossed with every qrels query
+    (systems, days), or, when the qrels carry the ``by`` columns, each qrels query in its
+    own group only (segments); with the values the group's run has (null = missing,
+    filled by the caller)."""
     by, query = keys[:-1], keys[-1]
     in_run = pl.col(IN_RUN).fill_null(False)
     in_qrels = pl.col(IN_QRELS).fill_null(False)
-    groups = frame.filter(in_run).select(by).unique()
-    _warn_query_attributes(frame.filter(in_run).select(keys), by, query, groups.height)
     qrels_queries = frame.filter(in_qrels).select(query, *stat_columns).unique(subset=[query])
     found = frame.filter(in_run & in_qrels).select(*keys, *value_columns)
-    universe = groups.join(qrels_queries, how="cross")
+    if query_groups is not None:
+        universe = _attribute_groups(query_groups.collect(), qrels_queries, query, by)
+        universe = universe.with_columns(pl.col(b).cast(frame.schema[b]) for b in by)
+    else:
+        groups = frame.filter(in_run).select(by).unique()
+        _warn_query_attributes(frame.filter(in_run).select(keys), by, query, groups.height)
+        universe = groups.join(qrels_queries, how="cross")
     # a null by-value is a group like any other
     return universe.join(found, on=keys, how="left", nulls_equal=True).select(
         *keys, *stat_columns, *value_columns
     )
+
+
+def _attribute_groups(
+    query_groups: pl.DataFrame, qrels_queries: pl.DataFrame, query: str, by: list[str]
+) -> pl.DataFrame:
+    """Each qrels query in the group its qrels rows give it (one group per query)."""
+    repeated = query_groups.filter(pl.col(query).is_duplicated())
+    if repeated.height:
+        raise InputError(
+            f"complete=True with by={by} taken from the qrels: a query must have one value of "
+            f"the by columns there (they are query attributes), but {repeated.row(0, named=True)}"
+            f" and others disagree; e.g. {repeated.head(2).rows(named=True)}"
+        )
+    typed = query_groups.with_columns(pl.col(query).cast(qrels_queries.schema[query]))
+    return typed.join(qrels_queries, on=query, how="inner").select(by + qrels_queries.columns)
 
 
 def _warn_query_attributes(

@@ -13,6 +13,7 @@ from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.finish import (
     IN_QRELS,
     check_per_query,
+    query_groups,
     select_evaluated,
     value_column,
 )
@@ -104,6 +105,6 @@ def _per_query_judged(spec: Spec) -> tuple[pl.LazyFrame, list[str], Judgement]:
     )
     wide = select_evaluated(
         checked, keys=judgement.keys, measures=spec.measures, stat_columns=stat_columns,
-        has_qrels=has_qrels, complete=complete,
+        has_qrels=has_qrels, complete=complete, groups=query_groups(spec),
     )
     return wide, judgement.keys, judgement
