@@ -31,7 +31,6 @@ from polars_rankeval.engines.sqltwin.build import (
     sql_files,
     value_macro,
 )
-from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import raise_for_checks
 from polars_rankeval.prepare.judge import IN_RUN, Judgement
 from polars_rankeval.prepare.ranking import keep_top
@@ -184,8 +183,10 @@ def _views(spec: Spec, score_mode: bool) -> tuple[list[str], str, Callable[[str]
     score = "CAST(CAST(score AS REAL) AS DOUBLE)" if score_mode else "-CAST(_rank AS DOUBLE)"
     relevance = "" if has_qrels else ", relevance"
     views = [
-        f"CREATE TEMP VIEW {RUN_VIEW} AS SELECT {key} AS query, item, {score} AS score"
-        f"{relevance} FROM {RUN_SOURCE}"
+        (
+            f"CREATE TEMP VIEW {RUN_VIEW} AS SELECT {key} AS query, item, {score} AS score"
+            f"{relevance} FROM {RUN_SOURCE}"
+        )
     ]
     if not has_qrels:
         first = spec.options.duplicates == "first"
@@ -325,7 +326,8 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
                 pl.when(pl.int_range(pl.len()) == 0).then(repeated).alias("_dropped")
             )
         checked = check_per_query(
-            frame, judgement, has_qrels=has_qrels, complete=options.complete
+            frame, judgement, has_qrels=has_qrels, complete=options.complete,
+            names=spec.names,
         )
         return select_evaluated(
             checked, keys=keys, measures=spec.measures, stat_columns=query.stat_columns,
