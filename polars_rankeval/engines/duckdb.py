@@ -116,8 +116,10 @@ def _hand_over(
 
 
 def _plain(dtype: pl.DataType) -> pl.DataType:
-    """Categorical and Enum travel to DuckDB as strings."""
-    return pl.String if dtype == pl.Categorical or isinstance(dtype, pl.Enum) else dtype
+    """Categorical, Enum and 128-bit integer ids (which Arrow cannot hand to DuckDB)
+    travel to DuckDB as strings; results are cast back to the key's dtype."""
+    text = dtype in (pl.Categorical, pl.Int128, pl.UInt128) or isinstance(dtype, pl.Enum)
+    return pl.String if text else dtype
 
 
 def supports(measure: Measure, spec: Spec) -> str | None:

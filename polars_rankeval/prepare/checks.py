@@ -75,7 +75,8 @@ class Check:
         if self.kind == "bad_rank":
             bad = f"{column} IS NULL OR {column} <= 0"
             if self.float_values:
-                bad += f" OR NOT isfinite({column}) OR {column} <> FLOOR({column})"
+                value = f"CAST({column} AS DOUBLE)"
+                bad += f" OR NOT isfinite({value}) OR {value} <> FLOOR({value})"
             return count(bad)
         distinct = ", ".join(keys)
         return f"COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT {distinct} FROM {source}) AS d)"
@@ -100,11 +101,13 @@ def rank_check(column: str, dtype: pl.DataType) -> Check:
     """A run's rank column: a positive integer (1 = top) on every row."""
     rank = pl.col(column)
     bad = rank.is_null() | (rank <= 0)
-    if dtype.is_float():
-        bad = bad | ~rank.is_finite() | (rank != rank.floor())
+    fractional = dtype.is_float() or isinstance(dtype, pl.Decimal)
+    if fractional:
+        as_float = rank.cast(pl.Float64)
+        bad = bad | ~as_float.is_finite() | (as_float != as_float.floor())
     problem = "rank must be a positive integer (1 = top)"
     check = row_check("run", column, problem, bad, "bad_rank")
-    return replace(check, float_values=dtype.is_float())
+    return replace(check, float_values=fractional)
 
 
 def exp_gain_check(frame: str, column: str) -> Check:
