@@ -14,5 +14,6 @@ CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet(run_table, qrels_table, rel 
                       NULL) AS measure,
         rankeval_NumNonRelJudgedRet_value(j._rel, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_number('NumNonRelJudgedRet', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
