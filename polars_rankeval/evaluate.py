@@ -9,6 +9,7 @@ finishes the result (:mod:`polars_rankeval.engines.finish`: summary or per-query
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any, overload
 
 import polars as pl
@@ -20,6 +21,7 @@ from polars_rankeval.engines import is_spark_frame
 from polars_rankeval.engines.finish import long_frame, summarize
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.options import Columns, EvalOptions
+from polars_rankeval.prepare.names import alias_columns
 
 __all__ = ["evaluate", "resolve_measures"]
 
@@ -188,6 +190,16 @@ def evaluate(
         ties=ties, engine=engine,
     )
     columns = Columns(query, item, rank, score, relevant, relevance)
+    back: dict[str, str] = {}
+    if options.engine != "spark" and all(
+        isinstance(f, pl.DataFrame | pl.LazyFrame) for f in (run, qrels) if f is not None
+    ):
+        _check_keys(columns, options)
+        # a key column named like an engine's own column (_pos, _q...) is renamed for the
+        # evaluation and named back in the result
+        aliases = alias_columns(run, qrels, columns, options.by)
+        run, qrels, columns, back = aliases.run, aliases.qrels, aliases.columns, aliases.back
+        options = replace(options, by=aliases.by)
     spec = _spec(
         run, qrels, measures, conventions=conventions, rel=rel, columns=columns, options=options
     )
@@ -200,5 +212,7 @@ def evaluate(
         result = long_frame(wide, keys, spec.names)
     else:
         result = summarize(wide, keys, spec.measures, spec.names)
+    if back:
+        result = result.rename(back, strict=False)
     eager = isinstance(run, pl.DataFrame) and (qrels is None or isinstance(qrels, pl.DataFrame))
     return result.collect() if eager else result
