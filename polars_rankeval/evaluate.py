@@ -63,6 +63,8 @@ def _spec(
     """Everything checked that can be checked before reading data."""
     _check_frames(run, qrels, options.engine)
     _check_keys(columns, options)
+    if isinstance(measures, bytes | bytearray):
+        raise MeasureError(f"measures={measures!r}: give measure names as str, not bytes")
     resolved = resolve_measures(measures, conventions=conventions, rel=rel)
     spec = Spec(run, qrels, [m for _, m in resolved], [n for n, _ in resolved], columns, options)
     module = engine_module(options.engine)
