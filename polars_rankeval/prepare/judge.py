@@ -143,7 +143,7 @@ def _qrels_side(
     """Check the qrels' schema and give both sides' keys one dtype; the qrels checks."""
     schema = read_schema(qrels, "qrels")
     require(schema, qrels, "qrels", {"query": c.query, "item": c.item, "relevance": c.relevance})
-    require_numeric(schema, qrels, "qrels", c.relevance)
+    require_numeric(schema, qrels, "qrels", c.relevance, allow_bool=True)  # True = 1
     run = side.frame
     qrels = qrels.select(c.query, c.item, c.relevance)
     for column in (c.query, c.item):
