@@ -35,7 +35,7 @@ def test_bad_file_is_one_line_error(case, tmp_path, capsys) -> None:
     (run_path.write_bytes if isinstance(run, bytes) else run_path.write_text)(run)
     qrels_path.write_text(qrels)
     code = main([*argv, str(qrels_path), str(run_path)])
-    out, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert code == status, (code, err)
     assert err.startswith("rankeval: error: ") and err.count("\n") == 1 and "Traceback" not in err
     for fragment in fragments:
