@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankeval._errors import InputError, RankevalWarning
+from polars_rankeval._errors import InputError, MeasureError, RankevalWarning
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval._registry import Measure
 from polars_rankeval.engines.finish import GMEAN_FLOOR, aggregate
@@ -443,6 +443,10 @@ def compare(
         test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
         baseline=baseline,
     )  # fmt: skip
+    if not isinstance(measures, str) and not isinstance(measures, Iterable):
+        raise MeasureError(
+            f"measures={measures!r}: give a measure name or a list of names, e.g. ['AP', 'nDCG@10']"
+        )
     names = [measures] if isinstance(measures, str) else list(dict.fromkeys(measures))
     by_list = by_columns(by, system=system, query=query)
     if isinstance(runs, Mapping):

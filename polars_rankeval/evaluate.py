@@ -9,6 +9,7 @@ finishes the result (:mod:`polars_rankeval.engines.finish`: summary or per-query
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any, overload
 
 import polars as pl
@@ -20,6 +21,7 @@ from polars_rankeval.engines import is_spark_frame
 from polars_rankeval.engines.finish import long_frame, summarize
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.options import Columns, EvalOptions
+from polars_rankeval.prepare.names import alias_columns
 
 __all__ = ["evaluate", "resolve_measures"]
 
@@ -61,6 +63,8 @@ def _spec(
     """Everything checked that can be checked before reading data."""
     _check_frames(run, qrels, options.engine)
     _check_keys(columns, options)
+    if isinstance(measures, bytes | bytearray):
+        raise MeasureError(f"measures={measures!r}: give measure names as str, not bytes")
     resolved = resolve_measures(measures, conventions=conventions, rel=rel)
     spec = Spec(run, qrels, [m for _, m in resolved], [n for n, _ in resolved], columns, options)
     module = engine_module(options.engine)
@@ -197,6 +201,16 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         engine=engine,
     )
     columns = Columns(query, item, rank, score, relevant, relevance, subtopic)
+    back: dict[str, str] = {}
+    if options.engine != "spark" and all(
+        isinstance(f, pl.DataFrame | pl.LazyFrame) for f in (run, qrels) if f is not None
+    ):
+        _check_keys(columns, options)
+        # a key column named like an engine's own column (_pos, _q...) is renamed for the
+        # evaluation and named back in the result
+        aliases = alias_columns(run, qrels, columns, options.by)
+        run, qrels, columns, back = aliases.run, aliases.qrels, aliases.columns, aliases.back
+        options = replace(options, by=aliases.by)
     spec = _spec(
         run, qrels, measures, conventions=conventions, rel=rel, columns=columns, options=options
     )
@@ -209,5 +223,7 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         result = long_frame(wide, keys, spec.names)
     else:
         result = summarize(wide, keys, spec.measures, spec.names)
+    if back:
+        result = result.rename(back, strict=False)
     eager = isinstance(run, pl.DataFrame) and (qrels is None or isinstance(qrels, pl.DataFrame))
     return result.collect() if eager else result

@@ -10,6 +10,7 @@ fields, as trec_eval requires; run lines at least six (trec_eval ignores the res
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import polars as pl
@@ -25,6 +26,8 @@ _FIELDS = "_fields"
 
 def _scan_lines(path: str | Path) -> pl.LazyFrame:
     """Every line of a text file with its 1-based number, comments and blanks removed."""
+    if not isinstance(path, str | os.PathLike):
+        raise InputError(f"path must be a file path (str or os.PathLike), got {type(path).__name__}")
     path = Path(path)
     if not path.exists():
         raise InputError(f"no such file: {path}")

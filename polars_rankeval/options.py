@@ -88,6 +88,11 @@ class EvalOptions:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by", _by_list(self.by))
+        for flag in ("per_query", "complete"):
+            value = getattr(self, flag)
+            # a string such as "no" would be truthy: only booleans (numpy's too)
+            if not isinstance(value, bool) and type(value).__name__ != "bool_":
+                raise InputError(f"{flag}={value!r}: give True or False")
         if self.engine not in ENGINE_NAMES:
             raise InputError(
                 f"engine={self.engine!r}: choose one of {', '.join(map(repr, ENGINE_NAMES))}"

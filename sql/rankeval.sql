@@ -791,7 +791,8 @@ CREATE OR REPLACE MACRO rankeval_dcg(rel_value, pos, k, gain) AS
 
 -- A measure's canonical name, as polars_rankeval prints it: AP, AP(norm=min)@10, ...
 CREATE OR REPLACE MACRO rankeval_number(x) AS
-    CASE WHEN CAST(x AS DOUBLE) = FLOOR(CAST(x AS DOUBLE))
+    CASE WHEN isfinite(CAST(x AS DOUBLE)) AND CAST(x AS DOUBLE) = FLOOR(CAST(x AS DOUBLE))
+              AND ABS(CAST(x AS DOUBLE)) < 1e18
          THEN CAST(CAST(x AS BIGINT) AS VARCHAR) ELSE CAST(CAST(x AS DOUBLE) AS VARCHAR) END;
 
 CREATE OR REPLACE MACRO rankeval_param(name, value, default_value) AS
@@ -926,6 +927,38 @@ AS TABLE
         FROM rankeval_joined(run_table, qrels_table, rel := rel, duplicates := duplicates) AS j
     ) AS g;
 
+-- Parameter checks of the table macros, with the rules of polars_rankeval's Param (k a
+-- positive integer or NULL, string parameters in their choices, numbers finite and in
+-- their range): TRUE, or DuckDB's error() naming the macro, the parameter, its value and
+-- what is allowed.  Only the table macros call them (a WHERE on constants): the engine
+-- and polars_rankeval.sql.render() use the value macros, with parameters checked in Python.
+CREATE OR REPLACE MACRO rankeval_text(x) AS COALESCE(CAST(x AS VARCHAR), 'NULL');
+
+CREATE OR REPLACE MACRO rankeval_check(ok, message) AS
+    CASE WHEN ok THEN TRUE ELSE error(message) END;
+
+CREATE OR REPLACE MACRO rankeval_check_k(family, k) AS
+    rankeval_check(
+        k IS NULL OR (isfinite(CAST(k AS DOUBLE)) AND CAST(k AS DOUBLE) >= 1
+                      AND CAST(k AS DOUBLE) = FLOOR(CAST(k AS DOUBLE))),
+        'rankeval_' || family || ': k := ' || rankeval_text(k)
+        || ' is not a positive integer: give a cutoff such as k := 10 (NULL: no cutoff)');
+
+CREATE OR REPLACE MACRO rankeval_check_no_k(family, k) AS
+    rankeval_check(k IS NULL,
+        'rankeval_' || family || ': k := ' || rankeval_text(k) || ': ' || family
+        || ' takes no rank cutoff, leave k NULL');
+
+CREATE OR REPLACE MACRO rankeval_check_choice(family, name, value, ok, choices) AS
+    rankeval_check(ok,
+        'rankeval_' || family || ': ' || name || ' := ' || rankeval_text(value)
+        || ' is not allowed, choose one of ' || choices);
+
+CREATE OR REPLACE MACRO rankeval_check_number(family, name, value, ok, rule) AS
+    rankeval_check(isfinite(CAST(value AS DOUBLE)) AND ok,
+        'rankeval_' || family || ': ' || name || ' := ' || rankeval_text(value) || ': '
+        || name || ' must be a finite number' || rule);
+
 -- ---- AP.sql
 -- AP: average precision (MAP is its mean), twin of polars_rankeval/measures/ap.py.
 -- Sum over relevant items at position i <= k of (relevant in top i / i), divided by
@@ -979,6 +1012,10 @@ CREATE OR REPLACE MACRO rankeval_AP(
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_AP_value(j._pos, j._rel, j._hits, j._num_rel, k, rel, norm) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('AP', k)
+        AND rankeval_check_choice('AP', 'norm', norm,
+            CAST(norm AS VARCHAR) IN ('R', 'min', 'hits'), 'R, min, hits')
+        AND rankeval_check_number('AP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1007,6 +1044,8 @@ CREATE OR REPLACE MACRO rankeval_Bpref(run_table, qrels_table, k := NULL, rel :=
             AS measure,
         rankeval_Bpref_value(j._pos, j._rel, j._nonrel, j._num_rel, j._num_nonrel, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('Bpref', k)
+        AND rankeval_check_number('Bpref', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1031,6 +1070,8 @@ CREATE OR REPLACE MACRO rankeval_ERR(run_table, qrels_table, k := NULL, rel := 1
         rankeval_name('ERR', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
         rankeval_ERR_value(j._pos, j._rel, j._err_decay, k) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('ERR', k)
+        AND rankeval_check_number('ERR', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1055,6 +1096,9 @@ AS TABLE
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_F1_value(j._pos, j._rel, j._num_rel, k, rel, beta) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('F1', k)
+        AND rankeval_check_number('F1', 'beta', beta, beta > 0, ' > 0')
+        AND rankeval_check_number('F1', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1075,6 +1119,8 @@ CREATE OR REPLACE MACRO rankeval_GMAP(run_table, qrels_table, k := NULL, rel := 
         rankeval_name('GMAP', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
         rankeval_GMAP_value(j._pos, j._rel, j._hits, j._num_rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('GMAP', k)
+        AND rankeval_check_number('GMAP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1094,6 +1140,8 @@ CREATE OR REPLACE MACRO rankeval_GMBpref(run_table, qrels_table, k := NULL, rel 
         rankeval_GMBpref_value(j._pos, j._rel, j._nonrel, j._num_rel, j._num_nonrel, rel)
             AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('GMBpref', k)
+        AND rankeval_check_number('GMBpref', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1123,6 +1171,11 @@ CREATE OR REPLACE MACRO rankeval_IPrec(
             || '@' || rankeval_number(recall) AS measure,
         rankeval_IPrec_value(j._pos, j._rel, j._hits, j._num_rel, rel, recall, rounding) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('IPrec', k)
+        AND rankeval_check_number('IPrec', 'recall', recall, recall >= 0 AND recall <= 1, ' in [0, 1]')
+        AND rankeval_check_choice('IPrec', 'rounding', rounding,
+            CAST(rounding AS VARCHAR) IN ('v10', 'v9'), 'v10, v9')
+        AND rankeval_check_number('IPrec', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1154,6 +1207,10 @@ CREATE OR REPLACE MACRO rankeval_IPrec11pt(
             rankeval_param('rounding', rounding, 'v10')), NULL) AS measure,
         rankeval_IPrec11pt_value(j._pos, j._rel, j._hits, j._num_rel, rel, rounding) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('IPrec11pt', k)
+        AND rankeval_check_choice('IPrec11pt', 'rounding', rounding,
+            CAST(rounding AS VARCHAR) IN ('v10', 'v9'), 'v10, v9')
+        AND rankeval_check_number('IPrec11pt', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1175,6 +1232,8 @@ CREATE OR REPLACE MACRO rankeval_Judged(run_table, qrels_table, k := NULL, rel :
             AS measure,
         rankeval_Judged_value(j._pos, j._rel, k) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Judged', k)
+        AND rankeval_check_number('Judged', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1189,12 +1248,16 @@ CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet_value(rel_value, rel) AS
 CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet_expected(rel_value, rel) AS
     rankeval_NumNonRelJudgedRet_value(rel_value, rel);
 
-CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet(run_table, qrels_table, rel := 1) AS TABLE
+CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet(
+    run_table, qrels_table, k := NULL, rel := 1
+) AS TABLE
     SELECT j.query,
         rankeval_name('NumNonRelJudgedRet', rankeval_param('rel', rankeval_number(rel), '1'),
                       NULL) AS measure,
         rankeval_NumNonRelJudgedRet_value(j._rel, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('NumNonRelJudgedRet', k)
+        AND rankeval_check_number('NumNonRelJudgedRet', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1211,6 +1274,8 @@ CREATE OR REPLACE MACRO rankeval_NumQ(run_table, qrels_table, k := NULL, rel := 
             AS measure,
         rankeval_NumQ_value() AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('NumQ', k)
+        AND rankeval_check_number('NumQ', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1231,6 +1296,8 @@ CREATE OR REPLACE MACRO rankeval_NumRel(run_table, qrels_table, k := NULL, rel :
             AS measure,
         rankeval_NumRel_value(j._num_rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('NumRel', k)
+        AND rankeval_check_number('NumRel', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1253,6 +1320,8 @@ CREATE OR REPLACE MACRO rankeval_NumRelRet(run_table, qrels_table, k := NULL, re
             AS measure,
         rankeval_NumRelRet_value(j._pos, j._rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('NumRelRet', k)
+        AND rankeval_check_number('NumRelRet', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1273,6 +1342,8 @@ CREATE OR REPLACE MACRO rankeval_NumRet(run_table, qrels_table, k := NULL, rel :
             AS measure,
         rankeval_NumRet_value(j._pos, k) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('NumRet', k)
+        AND rankeval_check_number('NumRet', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1314,6 +1385,10 @@ CREATE OR REPLACE MACRO rankeval_P(
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_P_value(j._pos, j._rel, k, rel, norm) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('P', k)
+        AND rankeval_check_choice('P', 'norm', norm,
+            CAST(norm AS VARCHAR) IN ('k', 'ret'), 'k, ret')
+        AND rankeval_check_number('P', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1352,6 +1427,10 @@ CREATE OR REPLACE MACRO rankeval_R(
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_R_value(j._pos, j._rel, j._num_rel, k, rel, norm) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('R', k)
+        AND rankeval_check_choice('R', 'norm', norm,
+            CAST(norm AS VARCHAR) IN ('R', 'min'), 'R, min')
+        AND rankeval_check_number('R', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1387,6 +1466,11 @@ CREATE OR REPLACE MACRO rankeval_RBP(
         FROM query_table(qrels_table) AS q
         GROUP BY q.query
     ) AS s ON j.query = s.query
+    WHERE rankeval_check_k('RBP', k)
+        AND rankeval_check_number('RBP', 'p', p, p > 0 AND p < 1, ' in (0, 1)')
+        AND rankeval_check_choice('RBP', 'gain', gain,
+            CAST(gain AS VARCHAR) IN ('graded', 'binary'), 'graded, binary')
+        AND rankeval_check_number('RBP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1409,6 +1493,9 @@ AS TABLE
             rankeval_param('rel', rankeval_number(rel), '1')), NULL) AS measure,
         rankeval_RBP_resid_value(j._pos, j._rel, p) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('RBP_resid', k)
+        AND rankeval_check_number('RBP_resid', 'p', p, p > 0 AND p < 1, ' in (0, 1)')
+        AND rankeval_check_number('RBP_resid', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1439,6 +1526,8 @@ CREATE OR REPLACE MACRO rankeval_RR(run_table, qrels_table, k := NULL, rel := 1)
             AS measure,
         rankeval_RR_value(j._pos, j._rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('RR', k)
+        AND rankeval_check_number('RR', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1467,6 +1556,8 @@ CREATE OR REPLACE MACRO rankeval_RelP(run_table, qrels_table, k := NULL, rel := 
         rankeval_name('RelP', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
         rankeval_RelP_value(j._pos, j._rel, j._num_rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('RelP', k)
+        AND rankeval_check_number('RelP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1495,6 +1586,8 @@ CREATE OR REPLACE MACRO rankeval_Rprec(run_table, qrels_table, k := NULL, rel :=
             AS measure,
         rankeval_Rprec_value(j._pos, j._rel, j._num_rel, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('Rprec', k)
+        AND rankeval_check_number('Rprec', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1519,6 +1612,9 @@ CREATE OR REPLACE MACRO rankeval_Rprec_mult(
             rankeval_param('rel', rankeval_number(rel), '1')), NULL) AS measure,
         rankeval_Rprec_mult_value(j._pos, j._rel, j._num_rel, rel, mult) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('Rprec_mult', k)
+        AND rankeval_check_number('Rprec_mult', 'mult', mult, mult > 0, ' > 0')
+        AND rankeval_check_number('Rprec_mult', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1538,6 +1634,8 @@ CREATE OR REPLACE MACRO rankeval_SetAP(run_table, qrels_table, k := NULL, rel :=
         rankeval_name('SetAP', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
         rankeval_SetAP_value(j._pos, j._rel, j._num_rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('SetAP', k)
+        AND rankeval_check_number('SetAP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1568,6 +1666,8 @@ CREATE OR REPLACE MACRO rankeval_Success(run_table, qrels_table, k := NULL, rel 
             AS measure,
         rankeval_Success_value(j._pos, j._rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Success', k)
+        AND rankeval_check_number('Success', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1588,6 +1688,8 @@ CREATE OR REPLACE MACRO rankeval_Unjudged(run_table, qrels_table, k := NULL, rel
             AS measure,
         rankeval_Unjudged_value(j._pos, j._rel, k) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Unjudged', k)
+        AND rankeval_check_number('Unjudged', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1620,6 +1722,13 @@ CREATE OR REPLACE MACRO rankeval_Utility(
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_Utility_value(j._pos, j._rel, j._num_rel, k, rel, a, b, c, d, docs) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Utility', k)
+        AND rankeval_check_number('Utility', 'a', a, TRUE, '')
+        AND rankeval_check_number('Utility', 'b', b, TRUE, '')
+        AND rankeval_check_number('Utility', 'c', c, TRUE, '')
+        AND rankeval_check_number('Utility', 'd', d, TRUE, '')
+        AND rankeval_check_number('Utility', 'docs', docs, docs >= 0, ' >= 0')
+        AND rankeval_check_number('Utility', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1641,6 +1750,8 @@ CREATE OR REPLACE MACRO rankeval_binG(run_table, qrels_table, k := NULL, rel := 
         rankeval_name('binG', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
         rankeval_binG_value(j._pos, j._rel, j._hits, j._num_rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('binG', k)
+        AND rankeval_check_number('binG', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1672,6 +1783,8 @@ CREATE OR REPLACE MACRO rankeval_infAP(run_table, qrels_table, k := NULL, rel :=
         rankeval_infAP_value(j._pos, j._rel, j._hits, j._nonrel, j._pooled, j._num_rel, rel)
             AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('infAP', k)
+        AND rankeval_check_number('infAP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1721,5 +1834,11 @@ CREATE OR REPLACE MACRO rankeval_nDCG(
         rankeval_nDCG_value(j._pos, j._rel, j._ideal_pos, s._idcg, k, rel, gain, ideal) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
     LEFT JOIN rankeval_idcg(qrels_table, k := k, gain := gain) AS s ON j.query = s.query
+    WHERE rankeval_check_k('nDCG', k)
+        AND rankeval_check_choice('nDCG', 'gain', gain,
+            CAST(gain AS VARCHAR) IN ('linear', 'exp'), 'linear, exp')
+        AND rankeval_check_choice('nDCG', 'ideal', ideal,
+            CAST(ideal AS VARCHAR) IN ('qrels', 'run'), 'qrels, run')
+        AND rankeval_check_number('nDCG', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -146,8 +146,10 @@ def _hand_over(
 
 
 def _plain(dtype: pl.DataType) -> pl.DataType:
-    """Categorical and Enum travel to DuckDB as strings."""
-    return pl.String() if dtype == pl.Categorical or isinstance(dtype, pl.Enum) else dtype
+    """Categorical, Enum and 128-bit integer ids (which Arrow cannot hand to DuckDB)
+    travel to DuckDB as strings; results are cast back to the key's dtype."""
+    text = dtype in (pl.Categorical, pl.Int128, pl.UInt128) or isinstance(dtype, pl.Enum)
+    return pl.String() if text else dtype
 
 
 def supports(measure: Measure, spec: Spec) -> str | None:
@@ -366,7 +368,8 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
                 pl.when(pl.int_range(pl.len()) == 0).then(repeated).alias("_dropped")
             )
         checked = check_per_query(
-            frame, judgement, has_qrels=has_qrels, complete=options.complete
+            frame, judgement, has_qrels=has_qrels, complete=options.complete,
+            names=spec.names,
         )
         return select_evaluated(
             checked, keys=keys, measures=spec.measures, stat_columns=query.stat_columns,

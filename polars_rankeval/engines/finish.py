@@ -18,7 +18,7 @@ import polars as pl
 from polars_rankeval._errors import InputError, RankevalWarning
 from polars_rankeval._registry import Judged, Measure
 from polars_rankeval.engines.spec import Spec
-from polars_rankeval.prepare.checks import raise_for_checks
+from polars_rankeval.prepare.checks import example, raise_for_checks
 from polars_rankeval.prepare.judge import IN_RUN, NUM_RET, Judgement
 
 __all__ = [
@@ -74,8 +74,32 @@ def _check_overlap(frame: pl.DataFrame, query: str, *, complete: bool) -> None:
     )
 
 
+def _check_finite(frame: pl.DataFrame, judgement: Judgement, names: Sequence[str]) -> None:
+    """Every measure value is finite or an error naming the measure, the query and a row."""
+    for i, name in enumerate(names):
+        column = value_column(i)
+        if column not in frame.columns:
+            continue
+        bad = frame.filter(pl.col(column).is_not_null() & ~pl.col(column).is_finite())
+        if bad.height:
+            key = bad.row(0, named=True)
+            where = {k: key[k] for k in judgement.keys}
+            match = pl.all_horizontal(pl.col(k).eq_missing(v) for k, v in where.items())
+            raise InputError(
+                f"{name} is {key[column]} for {where}: a measure value must be finite "
+                f"(the input overflows double precision); {bad.height} quer"
+                f"{_plural(bad.height, 'y', 'ies')}; example run row: "
+                f"{example(judgement.run, match)}"
+            )
+
+
 def check_per_query(
-    frame: pl.DataFrame, judgement: Judgement, *, has_qrels: bool, complete: bool
+    frame: pl.DataFrame,
+    judgement: Judgement,
+    *,
+    has_qrels: bool,
+    complete: bool,
+    names: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Runs at collect time on the small per-query frame: raise on bad data, warn on
     skipped data (with counts), pass the frame through unchanged."""
@@ -87,6 +111,13 @@ def check_per_query(
     )
     if not frame[IN_RUN].fill_null(False).any():
         raise InputError("the run has no rows: there is nothing to evaluate")
+    if has_qrels and not frame[IN_QRELS].fill_null(False).any():
+        raise InputError(
+            ("complete=True needs judged queries to average over, but"
+             if complete else "run and qrels share no query:")
+            + " the qrels have no rows (is the qrels file or filter empty?)"
+        )
+    _check_finite(frame, judgement, names)
     if has_qrels:
         _check_overlap(frame, judgement.query, complete=complete)
         _warn_skipped(frame, judgement.query)

@@ -45,6 +45,7 @@ def judgement_for(spec: Spec) -> Judgement:
         ties=spec.options.ties,
         tie_levels=tie_levels,
         tie_gains=tie_gains,
+        exp_gain=any(dict(m.params).get("gain") == "exp" for m in spec.measures),
     )
 
 
@@ -101,7 +102,9 @@ def _per_query_judged(spec: Spec) -> tuple[pl.LazyFrame, list[str], Judgement]:
         joined = values.join(qstats, on=judgement.query, how="full", coalesce=True)
 
     checked = joined.map_batches(
-        lambda frame: check_per_query(frame, judgement, has_qrels=has_qrels, complete=complete)
+        lambda frame: check_per_query(
+            frame, judgement, has_qrels=has_qrels, complete=complete, names=spec.names
+        )
     )
     wide = select_evaluated(
         checked, keys=judgement.keys, measures=spec.measures, stat_columns=stat_columns,
