@@ -21,7 +21,7 @@ from polars.testing import assert_frame_equal
 
 import polars_rankeval as rk
 
-CONFORMANCE = Path(__file__).parents[1].parent / "shared" / "conformance"
+CONFORMANCE = Path(__file__).parents[2].parent / "shared" / "conformance"
 TREC = CONFORMANCE / "trec_eval"
 
 pytestmark = pytest.mark.skipif(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from polars_rankeval._docs import measure_table, preset_table
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 README = (ROOT / "README.md").read_text()
 
 

@@ -21,7 +21,7 @@ import pytest
 
 import polars_rankeval as rk
 
-CONFORMANCE = Path(__file__).parents[1].parent / "shared" / "conformance"
+CONFORMANCE = Path(__file__).parents[2].parent / "shared" / "conformance"
 
 pytestmark = pytest.mark.skipif(
     not CONFORMANCE.is_dir(),

@@ -17,7 +17,7 @@ pytest.importorskip("numpy")
 import polars_rankeval as rk
 from polars_rankeval import report as rp
 from polars_rankeval.cli import main
-from tests.test_compare import make_runs
+from tests.compare.test_compare import make_runs
 
 MEASURES = ["AP", "nDCG@10", "P_10", "RR"]
 
@@ -181,7 +181,7 @@ def test_chromium_renders_the_report(report, tmp_path):
 def test_compare_example_data_is_what_its_seeded_generator_makes(tmp_path):
     import importlib.util
 
-    root = Path(__file__).parents[1]
+    root = Path(__file__).parents[2]
     spec = importlib.util.spec_from_file_location(
         "example", root / "examples" / "compare_systems.py"
     )

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import given
 
 import polars_rankeval as rk
-from tests.test_oracle_pytrec_eval import SETTINGS, Row, _frames, _pinned, cases
+from tests.oracles.test_oracle_pytrec_eval import SETTINGS, Row, _frames, _pinned, cases
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -26,7 +26,7 @@ from polars_rankeval._sqltwin import (
     statements,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SQL = ROOT / "sql"
 SHARED_FILES = {"_shared.sql", "_evaluate.sql"}
 

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import example, given, settings
 
 import polars_rankeval as rk
-from tests.test_oracle_ir_measures import CUTOFFS, SETTINGS, Rows, _ours, cases
+from tests.oracles.test_oracle_ir_measures import CUTOFFS, SETTINGS, Rows, _ours, cases
 
 ir_measures = pytest.importorskip("ir_measures")
 needs_perl = pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval needs perl")

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from polars_rankeval.sql import DIALECTS, render
-from tests.test_sql_parity import GRID, SETTINGS, assert_same, datasets
+from tests.engines.test_sql_parity import GRID, SETTINGS, assert_same, datasets
 
 sqlglot = pytest.importorskip("sqlglot")
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from tests.strategies import run_and_qrels
-from tests.test_malformed_fuzz import CORRUPTIONS
+from tests.engines.test_malformed_fuzz import CORRUPTIONS
 
 RUN = pl.DataFrame({
     "query": ["q1", "q1", "q1", "q1", "q9"],

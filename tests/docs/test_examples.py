@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 SCRIPTS = sorted(p for p in (ROOT / "examples").glob("*.py") if p.name != "make_example_data.py")
 NEEDS = {"spark_eval.py": "pyspark"}
 
