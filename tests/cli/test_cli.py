@@ -20,8 +20,8 @@ import pytest
 
 import polars_rankeval as rk
 from polars_rankeval.cli import keep_top, main
+from tests.helpers import SHARED
 
-SHARED = Path(__file__).parents[2].parent / "shared"
 TREC = SHARED / "conformance" / "trec_eval"
 needs_trec = pytest.mark.skipif(
     not (TREC / "results.test").exists(),

@@ -24,6 +24,7 @@ import polars_rankeval as rk
 from polars_rankeval import _significance as sig
 from polars_rankeval.cli import main
 from polars_rankeval.compare import compare
+from tests.strategies import make_runs
 
 R = 10_000
 
@@ -159,25 +160,6 @@ def test_bh_equals_scipy():
 
 
 # ---------------------------------------------------------------- compare()
-
-
-def make_runs(n_queries: int = 30, depth: int = 20, seed: int = 0):
-    """qrels and three runs whose quality differs: dense > bm25 ~ noisy."""
-    rng = np.random.default_rng(seed)
-    queries = np.repeat([f"q{i:02d}" for i in range(n_queries)], depth * 2)
-    items = np.tile([f"d{j:03d}" for j in range(depth * 2)], n_queries)
-    grade = rng.choice([0, 0, 0, 1, 2], size=queries.size)
-    qrels = pl.DataFrame({"query": queries, "item": items, "relevance": grade})
-    runs = {}
-    for name, skill in [("bm25", 1.0), ("dense", 2.0), ("noisy", 0.9)]:
-        score = skill * grade + rng.normal(0, 1.5, grade.size)
-        runs[name] = (
-            pl.DataFrame({"query": queries, "item": items, "score": score})
-            .sort("score", descending=True)
-            .group_by("query", maintain_order=True)
-            .head(depth)
-        )
-    return qrels, runs
 
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR"]

@@ -17,7 +17,8 @@ pytest.importorskip("numpy")
 import polars_rankeval as rk
 from polars_rankeval import report as rp
 from polars_rankeval.cli import main
-from tests.compare.test_compare import make_runs
+from tests.helpers import ROOT
+from tests.strategies import make_runs
 
 MEASURES = ["AP", "nDCG@10", "P_10", "RR"]
 
@@ -181,13 +182,12 @@ def test_chromium_renders_the_report(report, tmp_path):
 def test_compare_example_data_is_what_its_seeded_generator_makes(tmp_path):
     import importlib.util
 
-    root = Path(__file__).parents[2]
     spec = importlib.util.spec_from_file_location(
-        "example", root / "examples" / "compare_systems.py"
+        "example", ROOT / "examples" / "compare_systems.py"
     )
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     example.make_data(tmp_path)
-    shipped = root / "examples" / "data" / "compare"
+    shipped = ROOT / "examples" / "data" / "compare"
     for name in ("qrels.txt", "bm25.run", "dense.run", "hybrid.run"):
         assert (tmp_path / name).read_bytes() == (shipped / name).read_bytes()

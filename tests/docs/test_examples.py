@@ -5,11 +5,11 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parents[2]
+from tests.helpers import ROOT
+
 SCRIPTS = sorted(p for p in (ROOT / "examples").glob("*.py") if p.name != "make_example_data.py")
 NEEDS = {"spark_eval.py": "pyspark"}
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 from polars_rankeval._docs import measure_table, preset_table
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).parents[2]
 README = (ROOT / "README.md").read_text()
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from polars_rankeval._registry import REGISTRY
-
+from tests.helpers import examples
 from tests.strategies import run_and_qrels
 
 BOUNDED = [
@@ -28,7 +28,9 @@ CUTOFF = ["AP@3", "P@3", "R@3", "RR@3", "nDCG@3", "Success@3", "NumRelRet@3", "N
           "AP(norm=min)@3", "AP(norm=hits)@3", "R(norm=min)@3", "nDCG(gain=exp)@3",
           "F1@3", "GMAP@3", "Judged@3", "Unjudged@3", "RBP@3", "RBP(gain=binary)@3",
           "ERR@3"]
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def assert_same_values(left: pl.DataFrame, right: pl.DataFrame) -> None:

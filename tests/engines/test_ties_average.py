@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 import polars_rankeval as rk
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import REGISTRY
+from tests.helpers import examples
 
 TOL = 1e-12
 CUTOFFS = (None, 1, 2, 3, 5, 8)
@@ -193,7 +194,7 @@ def check_against_brute_force(data: dict[str, Any], names: list[str]) -> None:
 
 
 SETTINGS = settings(
-    max_examples=25,
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     derandomize=True,
@@ -287,7 +288,7 @@ def untied_runs(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("engine", ["polars eager", "duckdb"])
-@settings(SETTINGS, max_examples=15)
+@settings(SETTINGS, max_examples=examples(15))
 @given(data=untied_runs())
 def test_without_ties_equals_trec_eval(data: dict[str, Any], engine: str) -> None:
     """Every group is one row (n = 1, r = 0 or 1): the same numbers, up to the last bit.

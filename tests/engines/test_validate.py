@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankeval as rk
-from tests.strategies import run_and_qrels
-from tests.engines.test_malformed_fuzz import CORRUPTIONS
+from tests.helpers import examples
+from tests.strategies import CORRUPTIONS, run_and_qrels
 
 RUN = pl.DataFrame({
     "query": ["q1", "q1", "q1", "q1", "q9"],
@@ -58,7 +58,9 @@ def test_namespace_and_lazy_input():
     assert RUN.lazy().rankeval.validate(QRELS.lazy()).equals(rk.validate(RUN, QRELS))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(data=run_and_qrels(), corruption=st.sampled_from(list(CORRUPTIONS)), row=st.integers(0, 99))
 def test_validate_never_raises_and_flags_what_evaluate_refuses(data, corruption, row):
     run, qrels = data

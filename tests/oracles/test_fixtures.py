@@ -11,17 +11,18 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 
 import polars_rankeval as rk
-
-CONFORMANCE = Path(__file__).parents[2].parent / "shared" / "conformance"
+from tests.helpers import CONFORMANCE
+from tests.helpers import per_query as _per_query
+from tests.helpers import qrels_frame as _qrels
+from tests.helpers import ranked_run as _ranked
+from tests.helpers import values as _values
 
 pytestmark = pytest.mark.skipif(
     not CONFORMANCE.is_dir(),
@@ -44,37 +45,6 @@ def _implemented(name: str) -> bool:
     except rk.MeasureError:
         return False
     return True
-
-
-def _ranked(lists: dict[Any, list[Any]], **columns: dict[Any, list[Any]]) -> pl.DataFrame:
-    """A run from ordered lists: (query, item, rank) with rank 1 = first, plus any
-    per-row columns given as lists aligned with the items."""
-    rows: dict[str, list[Any]] = {"query": [], "item": [], "rank": []}
-    extra: dict[str, list[Any]] = {name: [] for name in columns}
-    for q, items in lists.items():
-        for i, item in enumerate(items):
-            rows["query"].append(q)
-            rows["item"].append(item)
-            rows["rank"].append(i + 1)
-            for name, values in columns.items():
-                extra[name].append(values[q][i])
-    return pl.DataFrame({**rows, **extra})
-
-
-def _qrels(judgments: Mapping[Any, Mapping[Any, float]]) -> pl.DataFrame:
-    return pl.DataFrame(
-        [(q, item, rel) for q, items in judgments.items() for item, rel in items.items()],
-        schema=["query", "item", "relevance"],
-        orient="row",
-    )
-
-
-def _values(frame: pl.DataFrame) -> dict[str, float]:
-    return dict(frame.select("measure", "value").iter_rows())
-
-
-def _per_query(frame: pl.DataFrame) -> dict[tuple[Any, str], float]:
-    return {(q, m): v for q, m, v in frame.select("query", "measure", "value").iter_rows()}
 
 
 # ======================================================================================

@@ -12,27 +12,12 @@ import polars as pl
 import pytest
 
 import polars_rankeval as rk
+from tests.helpers import per_query as _per_query
+from tests.helpers import qrels_frame as _qrels
+from tests.helpers import ranked_run as _run
+from tests.helpers import values as _values
 
 TOL = 1e-12
-
-
-def _run(rankings: dict[str, list[str]]) -> pl.DataFrame:
-    """(query, item, rank) rows, rank 1 = first in the list."""
-    rows = [(q, item, i) for q, items in rankings.items() for i, item in enumerate(items, 1)]
-    return pl.DataFrame(rows, schema=["query", "item", "rank"], orient="row")
-
-
-def _qrels(judgments: dict[str, dict[str, int]]) -> pl.DataFrame:
-    rows = [(q, item, r) for q, items in judgments.items() for item, r in items.items()]
-    return pl.DataFrame(rows, schema=["query", "item", "relevance"], orient="row")
-
-
-def _values(frame: pl.DataFrame) -> dict[str, float]:
-    return dict(frame.select("measure", "value").iter_rows())
-
-
-def _per_query(frame: pl.DataFrame) -> dict[tuple[str, str], float]:
-    return {(q, m): v for q, m, v in frame.select("query", "measure", "value").iter_rows()}
 
 
 # --------------------------------------------------------------------------------------

@@ -21,7 +21,8 @@ import pytest
 from hypothesis import example, given, settings
 
 import polars_rankeval as rk
-from tests.oracles.test_oracle_ir_measures import CUTOFFS, SETTINGS, Rows, _ours, cases
+from tests.helpers import examples
+from tests.oracles.ir_measures_data import CUTOFFS, SETTINGS, Rows, cases, our_values
 
 ir_measures = pytest.importorskip("ir_measures")
 needs_perl = pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval needs perl")
@@ -66,7 +67,7 @@ def _gdeval(run: Rows, qrels: Rows, k: int) -> dict[str, float]:
 def test_err_matches_gdeval(case: tuple[Rows, Rows], engine: str) -> None:
     run, qrels = case
     names = [f"ERR@{k}" for k in CUTOFFS]
-    ours = _ours(run, qrels, names, engine)
+    ours = our_values(run, qrels, names, engine)
     for k in CUTOFFS:
         for topic, value in _gdeval(run, qrels, k).items():
             got = ours[(topic, f"ERR@{k}")]
@@ -79,7 +80,7 @@ def test_err_matches_gdeval(case: tuple[Rows, Rows], engine: str) -> None:
 
 
 @needs_perl
-@settings(SETTINGS, max_examples=15)
+@settings(SETTINGS, max_examples=examples(15))
 @given(case=cases())
 def test_err_matches_ir_measures(case: tuple[Rows, Rows]) -> None:
     """Through ir_measures itself (gdeval's 5 printed decimals)."""
@@ -93,7 +94,7 @@ def test_err_matches_ir_measures(case: tuple[Rows, Rows]) -> None:
             [ir_measures.ScoredDoc(q, d, s) for q, d, s in run],
         )
     }
-    ours = _ours(run, qrels, [str(m) for m in measures], "polars")
+    ours = our_values(run, qrels, [str(m) for m in measures], "polars")
     assert expected
     for key, value in expected.items():
         if key not in ours:  # ir_measures reports qrels-only queries: 0 (complete=True)

@@ -43,24 +43,20 @@ pytrec_eval quirks, checked by hand with pytrec_eval-terrier 0.5.11 and handled 
 from __future__ import annotations
 
 import math
-import string
 import warnings
 from collections import defaultdict
-from typing import Any
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
 import polars_rankeval as rk
+from tests.helpers import pytrec_qrels, pytrec_run
+from tests.oracles.pytrec_data import SETTINGS, Row, cases, frames, pinned
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 CUTOFFS = (1, 2, 3, 5, 10)
-SCORES = (-0.0, 0.0, 0.5, 1.0, 2.0)  # -0.0 ties with 0.0, as in C
-LEVELS = (-1, 0, 1, 2, 3)
-ID_ALPHABET = string.ascii_letters + string.digits + "-_.#"
 
 # our name (trec_eval name) -> pytrec_eval's key in its output
 OUR_NAMES: list[str] = [
@@ -101,67 +97,13 @@ PYTREC_MEASURES = {
 SUMS = {"num_ret", "num_rel", "num_rel_ret"}
 TOL = 1e-9
 
-Row = tuple  # (query, item, score) or (query, item, relevance)
-
-
-@st.composite
-def cases(draw: st.DrawFn) -> tuple[Any, list[Row], list[Row]]:
-    """(the run's id dtype, run rows (query, item, score), qrels rows (query, item,
-    relevance)).  Integer ids: the qrels use Int64, the run any integer dtype; string
-    ids: the qrels use String, the run String or Categorical."""
-    int_ids = draw(st.booleans())
-    id_dtype: Any
-    ids: st.SearchStrategy[Any]
-    if int_ids:
-        id_dtype = draw(st.sampled_from([pl.Int64, pl.Int32, pl.Int16]))
-        ids = st.integers(min_value=-20, max_value=120)  # "-5" < "10" < "100" < "9" as text
-    else:
-        id_dtype = draw(st.sampled_from([pl.String, pl.Categorical]))
-        ids = st.text(alphabet=ID_ALPHABET, min_size=1, max_size=3)
-    queries = draw(st.lists(ids, min_size=1, max_size=5, unique=True))
-    items = draw(st.lists(ids, min_size=1, max_size=9, unique=True))
-    run_rows: list[Row] = []
-    qrels_rows: list[Row] = []
-    for i, q in enumerate(queries):
-        # the first query is in both, so run and qrels always share one
-        kind = "both" if i == 0 else draw(st.sampled_from(["both", "both", "run", "qrels"]))
-        if kind in ("both", "run"):
-            retrieved = draw(st.lists(st.sampled_from(items), min_size=1, unique=True))
-            run_rows += [(q, it, draw(st.sampled_from(SCORES))) for it in retrieved]
-        if kind in ("both", "qrels"):
-            judged = draw(st.lists(st.sampled_from(items), min_size=1, unique=True))
-            levels = [draw(st.sampled_from(LEVELS)) for _ in judged]
-            if max(levels) < 0:  # see ALL_NEGATIVE_QUIRK: pytrec_eval crashes on these
-                levels[0] = draw(st.sampled_from([lv for lv in LEVELS if lv >= 0]))
-            qrels_rows += list(zip([q] * len(judged), judged, levels))
-    return id_dtype, run_rows, qrels_rows
-
-
-def _frames(id_dtype: Any, run_rows: list[Row], qrels_rows: list[Row]):
-    qrels_dtype = pl.Int64 if id_dtype.is_integer() else pl.String
-    run = pl.DataFrame(
-        run_rows,
-        schema={"query": qrels_dtype, "item": qrels_dtype, "score": pl.Float64},
-        orient="row",
-    ).with_columns(pl.col("query", "item").cast(id_dtype))
-    qrels = pl.DataFrame(
-        qrels_rows,
-        schema={"query": qrels_dtype, "item": qrels_dtype, "relevance": pl.Int64},
-        orient="row",
-    )
-    return run, qrels
-
 
 def _oracle(
     run_rows: list[Row], qrels_rows: list[Row], *, rel: int = 1, complete: bool = False
 ) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
     """pytrec_eval per-query values and the trec_eval ``all`` line (means; sums for counts)."""
-    qrels: dict[str, dict[str, int]] = defaultdict(dict)
-    for q, it, r in qrels_rows:
-        qrels[str(q)][str(it)] = int(r)
-    run: dict[str, dict[str, float]] = defaultdict(dict)
-    for q, it, s in run_rows:
-        run[str(q)][str(it)] = float(s)
+    qrels = pytrec_qrels(qrels_rows)
+    run = pytrec_run(run_rows)
     if complete:  # an empty dict makes pytrec_eval score the query 0 (trec_eval -c)
         for q in qrels:
             run.setdefault(q, {})
@@ -252,102 +194,57 @@ def _trec_ranks(run: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-# Pinned cases: tie order by bytes, a query without relevant items, -1 judgments,
-# run-only and qrels-only queries, integer ids whose text order is not numeric order.
-PINNED = [
-    (
-        pl.String,
-        [("q", "a", 1.0), ("q", "B", 1.0), ("q", "b", 1.0), ("q", "-", 0.5), ("q", "#", 0.5)],
-        [("q", "a", 1), ("q", "B", 2), ("q", "#", -1), ("q", "-", 0), ("q", "zz", 3)],
-    ),
-    (
-        pl.Categorical,
-        [("Q1", "x.1", 2.0), ("Q1", "x_1", 2.0), ("q1", "x.1", 0.0), ("only_run", "x", 1.0)],
-        [
-            ("Q1", "x_1", 1),
-            ("Q1", "x.1", 0),
-            ("q1", "x.1", 0),
-            ("q1", "y", -1),
-            ("only_qrels", "x", 1),
-        ],
-    ),
-    (
-        pl.Int32,
-        [(7, 9, 0.5), (7, 10, 0.5), (7, 100, 0.5), (7, 2, 0.0), (8, 1, 1.0)],
-        [(7, 10, 1), (7, 9, 3), (7, 2, 2), (7, 55, 1), (8, 1, -1), (8, 2, 0), (9, 1, 2)],
-    ),
-    (
-        pl.Int64,
-        [(0, 0, -0.0), (0, -1, 0.0), (-3, 1, 1.0)],  # "0" > "-1": 0 ranks first
-        [(0, -1, 1), (0, 0, 0)],
-    ),
-]
 
-
-def _pinned(test):
-    for case in PINNED:
-        test = example(case)(test)
-    return test
-
-
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-)
-
-
-@_pinned
+@pinned
 @SETTINGS
 @given(cases())
 def test_matches_pytrec_eval(case) -> None:
     id_dtype, run_rows, qrels_rows = case
-    run, qrels = _frames(id_dtype, run_rows, qrels_rows)
+    run, qrels = frames(id_dtype, run_rows, qrels_rows)
     run_only = _has_run_only(run_rows, qrels_rows)
     expected = _oracle(run_rows, qrels_rows)
     _check(_evaluate_checked(run, qrels, run_only), expected)
 
 
-@_pinned
+@pinned
 @SETTINGS
 @given(cases())
 def test_matches_pytrec_eval_rel2(case) -> None:
     id_dtype, run_rows, qrels_rows = case
-    run, qrels = _frames(id_dtype, run_rows, qrels_rows)
+    run, qrels = frames(id_dtype, run_rows, qrels_rows)
     run_only = _has_run_only(run_rows, qrels_rows)
     expected = _oracle(run_rows, qrels_rows, rel=2)
     _check(_evaluate_checked(run, qrels, run_only, rel=2), expected)
 
 
-@_pinned
+@pinned
 @SETTINGS
 @given(cases())
 def test_matches_pytrec_eval_complete(case) -> None:
     id_dtype, run_rows, qrels_rows = case
-    run, qrels = _frames(id_dtype, run_rows, qrels_rows)
+    run, qrels = frames(id_dtype, run_rows, qrels_rows)
     run_only = _has_run_only(run_rows, qrels_rows)
     expected = _oracle(run_rows, qrels_rows, complete=True)
     _check(_evaluate_checked(run, qrels, run_only, complete=True), expected)
 
 
-@_pinned
+@pinned
 @SETTINGS
 @given(cases())
 def test_matches_pytrec_eval_lazy_streaming(case) -> None:
     id_dtype, run_rows, qrels_rows = case
-    run, qrels = _frames(id_dtype, run_rows, qrels_rows)
+    run, qrels = frames(id_dtype, run_rows, qrels_rows)
     run_only = _has_run_only(run_rows, qrels_rows)
     expected = _oracle(run_rows, qrels_rows)
     _check(_evaluate_checked(run, qrels, run_only, lazy=True), expected)
 
 
-@_pinned
+@pinned
 @SETTINGS
 @given(cases())
 def test_matches_pytrec_eval_rank_column(case) -> None:
     id_dtype, run_rows, qrels_rows = case
-    run, qrels = _frames(id_dtype, run_rows, qrels_rows)
+    run, qrels = frames(id_dtype, run_rows, qrels_rows)
     ranked = _trec_ranks(run)
     run_only = _has_run_only(run_rows, qrels_rows)
     expected = _oracle(run_rows, qrels_rows)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import defaultdict
 from typing import Any
 
 import polars as pl
@@ -27,7 +26,8 @@ import pytest
 from hypothesis import given
 
 import polars_rankeval as rk
-from tests.oracles.test_oracle_pytrec_eval import SETTINGS, Row, _frames, _pinned, cases
+from tests.helpers import pytrec_qrels, pytrec_run
+from tests.oracles.pytrec_data import SETTINGS, Row, cases, frames, pinned
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -65,12 +65,8 @@ def _oracle(
 ) -> tuple[dict[tuple[str, str], float], dict[str, float]]:
     """pytrec_eval's per-query values (query, our name) and the `all` line, on our scale
     (gm_map per query as exp of pytrec_eval's log)."""
-    qrels: dict[str, dict[str, int]] = defaultdict(dict)
-    for q, it, r in qrels_rows:
-        qrels[str(q)][str(it)] = int(r)
-    run: dict[str, dict[str, float]] = defaultdict(dict)
-    for q, it, s in run_rows:
-        run[str(q)][str(it)] = float(s)
+    qrels = pytrec_qrels(qrels_rows)
+    run = pytrec_run(run_rows)
     if complete:  # an empty dict makes pytrec_eval score the query 0 (trec_eval -c)
         for q in qrels:
             run.setdefault(q, {})
@@ -125,27 +121,27 @@ def _check(ours: tuple[pl.DataFrame, pl.DataFrame], oracle: Any) -> None:
 
 def _both_engines(case, **options: Any) -> None:
     id_dtype, run_rows, qrels_rows = case
-    run, qrels = _frames(id_dtype, run_rows, qrels_rows)
+    run, qrels = frames(id_dtype, run_rows, qrels_rows)
     expected = _oracle(run_rows, qrels_rows, **options)
     for engine in ("polars", "duckdb"):
         _check(_ours(run, qrels, engine, **options), expected)
 
 
-@_pinned
+@pinned
 @SETTINGS
 @given(cases())
 def test_matches_pytrec_eval(case) -> None:
     _both_engines(case)
 
 
-@_pinned
+@pinned
 @SETTINGS
 @given(cases())
 def test_matches_pytrec_eval_rel2(case) -> None:
     _both_engines(case, rel=2)
 
 
-@_pinned
+@pinned
 @SETTINGS
 @given(cases())
 def test_matches_pytrec_eval_complete(case) -> None:

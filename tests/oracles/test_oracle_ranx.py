@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankeval as rk
+from tests.helpers import examples
 
 ranx = pytest.importorskip("ranx")
 
@@ -44,7 +45,7 @@ def cases(draw: st.DrawFn) -> tuple[dict[str, dict[str, float]], dict[str, dict[
     return run, qrels
 
 
-@settings(max_examples=15, deadline=None, derandomize=True,
+@settings(max_examples=examples(15), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(case=cases())
 def test_rbp_matches_ranx(case: tuple[dict[str, Any], dict[str, Any]]) -> None:

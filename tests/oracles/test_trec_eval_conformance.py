@@ -20,8 +20,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_rankeval as rk
+from tests.helpers import CONFORMANCE
 
-CONFORMANCE = Path(__file__).parents[2].parent / "shared" / "conformance"
 TREC = CONFORMANCE / "trec_eval"
 
 pytestmark = pytest.mark.skipif(

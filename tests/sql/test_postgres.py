@@ -26,7 +26,7 @@ import polars as pl
 import pytest
 
 from polars_rankeval.sql import render
-from tests.engines.test_sql_parity import GRID, NO_NUMREL, assert_same, polars_reference, random_cases
+from tests.parity import GRID, NO_NUMREL, assert_same, polars_reference, random_cases
 
 pytest.importorskip("sqlglot")
 

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 import polars_rankeval as rk
-from tests.engines.test_sql_parity import GRID, NO_NUMREL, assert_same, polars_reference, random_cases
+from tests.parity import GRID, NO_NUMREL, assert_same, polars_reference, random_cases
 
 pytest.importorskip("sqlglot")
 pyspark = pytest.importorskip("pyspark", reason="pyspark not installed: run .ci/install_engines.sh")

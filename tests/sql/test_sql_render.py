@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from polars_rankeval.sql import DIALECTS, render
-from tests.engines.test_sql_parity import GRID, SETTINGS, assert_same, datasets
+from tests.helpers import examples
+from tests.parity import GRID, SETTINGS, assert_same, datasets
 
 sqlglot = pytest.importorskip("sqlglot")
 
@@ -40,7 +41,7 @@ def _polars(run: pl.DataFrame, qrels: pl.DataFrame | None, names: list[str], **k
 
 
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
-@settings(SETTINGS, max_examples=6)
+@settings(SETTINGS, max_examples=examples(6))
 @given(data=datasets())
 def test_rendered_duckdb_equals_polars(data: dict[str, Any], per_query: bool) -> None:
     run, qrels = data["run"], data["qrels"]
@@ -53,7 +54,7 @@ def test_rendered_duckdb_equals_polars(data: dict[str, Any], per_query: bool) ->
         assert got.select("query", "measure").rows() == want.select("query", "measure").rows()
 
 
-@settings(SETTINGS, max_examples=4)
+@settings(SETTINGS, max_examples=examples(4))
 @given(data=datasets(ranks=True))
 def test_rendered_rank_column_and_no_qrels(data: dict[str, Any]) -> None:
     run, qrels = data["run"], data["qrels"]
@@ -163,7 +164,7 @@ def test_clear_error_without_sqlglot(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @given(st.sampled_from(GRID))
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 def test_single_measures_render_everywhere(name: str) -> None:
     for dialect in DIALECTS:
         assert sqlglot.parse_one(render([name], dialect), read=dialect) is not None

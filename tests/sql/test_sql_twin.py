@@ -25,8 +25,8 @@ from polars_rankeval._sqltwin import (
     sql_files,
     statements,
 )
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SQL = ROOT / "sql"
 SHARED_FILES = {"_shared.sql", "_evaluate.sql"}
 
