@@ -14,7 +14,11 @@ SCRIPTS = sorted(p for p in (ROOT / "examples").glob("*.py") if p.name != "make_
 NEEDS = {"spark_eval.py": "pyspark"}
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "script",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in NEEDS else p for p in SCRIPTS],
+    ids=lambda p: p.name,
+)
 def test_example_runs(script):
     module = NEEDS.get(script.name)
     if module and importlib.util.find_spec(module) is None:

@@ -33,6 +33,7 @@ from tests.parity import (
 # ------------------------------------------------------------------------------ tests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @pytest.mark.parametrize("complete", [False, True], ids=["both", "complete"])
 @SETTINGS
@@ -45,6 +46,7 @@ def test_grid_with_qrels(data: dict[str, Any], complete: bool, per_query: bool) 
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @pytest.mark.parametrize("complete", [False, True], ids=["both", "complete"])
 @SETTINGS
@@ -58,6 +60,7 @@ def test_grid_by_groups(data: dict[str, Any], complete: bool, per_query: bool) -
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("by", [None, "sys"], ids=["one_run", "by"])
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @SETTINGS
@@ -73,6 +76,7 @@ def test_grid_without_qrels(data: st.DataObject, per_query: bool, by: str | None
     assert_engines_match(labels, None, names, expected=expected, by=by, per_query=per_query)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @SETTINGS
 @given(data=datasets(ranks=True))
@@ -83,6 +87,7 @@ def test_grid_rank_column(data: dict[str, Any], per_query: bool) -> None:
     assert_engines_match(run, qrels, GRID, expected=expected, per_query=per_query)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("by", [None, "sys"], ids=["one_run", "by"])
 @SETTINGS
 @given(data=st.data())
@@ -95,6 +100,7 @@ def test_grid_duplicates_first(data: st.DataObject, by: str | None) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("conventions", sorted(rk.PRESETS))
 @pytest.mark.parametrize("rel", [None, 2])
 @settings(SETTINGS, max_examples=examples(6))

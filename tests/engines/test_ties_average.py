@@ -210,6 +210,7 @@ ALL_TIED = {
 }
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=tied_runs(mode="qrels"))
 @example(data=ALL_TIED)
@@ -217,6 +218,7 @@ def test_brute_force_with_qrels(data: dict[str, Any]) -> None:
     check_against_brute_force(data, GRID)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=tied_runs(mode="labels"))
 def test_brute_force_without_qrels(data: dict[str, Any]) -> None:
@@ -224,6 +226,7 @@ def test_brute_force_without_qrels(data: dict[str, Any]) -> None:
     check_against_brute_force(data, GRID_NO_QRELS)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=tied_runs(mode="rank"))
 def test_brute_force_rank_column(data: dict[str, Any]) -> None:
@@ -287,6 +290,7 @@ def untied_runs(draw: st.DrawFn) -> dict[str, Any]:
     return {**data, "run": run.with_columns(pl.Series("score", scores, dtype=pl.Float64))}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["polars eager", "duckdb"])
 @settings(SETTINGS, max_examples=examples(15))
 @given(data=untied_runs())

@@ -45,6 +45,7 @@ def cases(draw: st.DrawFn) -> tuple[dict[str, dict[str, float]], dict[str, dict[
     return run, qrels
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(15), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(case=cases())

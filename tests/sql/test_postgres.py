@@ -41,10 +41,13 @@ def _binary(name: str) -> str | None:
 
 BINARIES = {name: _binary(name) for name in ("initdb", "pg_ctl", "psql")}
 MISSING = [name for name, path in BINARIES.items() if path is None]
-pytestmark = pytest.mark.skipif(
-    bool(MISSING),
-    reason=f"PostgreSQL not installed (no {', '.join(MISSING)}): run .ci/install_engines.sh",
-)
+pytestmark = [
+    pytest.mark.slow,  # a cluster starts for these tests
+    pytest.mark.skipif(
+        bool(MISSING),
+        reason=f"PostgreSQL not installed (no {', '.join(MISSING)}): run .ci/install_engines.sh",
+    ),
+]
 
 
 class Postgres:

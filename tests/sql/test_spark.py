@@ -25,9 +25,10 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 
 from polars_rankeval.spark import evaluate as spark_evaluate
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:PySpark does not yet fully support pandas:FutureWarning"
-)
+pytestmark = [
+    pytest.mark.slow,  # a JVM starts for these tests
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -40,6 +40,7 @@ def _polars(run: pl.DataFrame, qrels: pl.DataFrame | None, names: list[str], **k
         return rk.evaluate(run, qrels, names, **kw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @settings(SETTINGS, max_examples=examples(6))
 @given(data=datasets())
@@ -54,6 +55,7 @@ def test_rendered_duckdb_equals_polars(data: dict[str, Any], per_query: bool) ->
         assert got.select("query", "measure").rows() == want.select("query", "measure").rows()
 
 
+@pytest.mark.slow
 @settings(SETTINGS, max_examples=examples(4))
 @given(data=datasets(ranks=True))
 def test_rendered_rank_column_and_no_qrels(data: dict[str, Any]) -> None:
@@ -72,6 +74,7 @@ def test_rendered_rank_column_and_no_qrels(data: dict[str, Any]) -> None:
     assert_same(got.cast(want.schema), want, what="no qrels")  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dialect", DIALECTS)
 @pytest.mark.parametrize("qrels", ["qrels", None])
 @pytest.mark.parametrize("per_query", [True, False])
@@ -163,6 +166,7 @@ def test_clear_error_without_sqlglot(monkeypatch: pytest.MonkeyPatch) -> None:
         render(["AP"], "spark")
 
 
+@pytest.mark.slow
 @given(st.sampled_from(GRID))
 @settings(max_examples=examples(30), deadline=None)
 def test_single_measures_render_everywhere(name: str) -> None:

@@ -227,6 +227,7 @@ def test_family_table_macro_equals_polars(family: str, rel: int, tmp_path: Path)
                 assert math.isclose(a, b, abs_tol=1e-12), (name, got, expected)
 
 
+@pytest.mark.slow
 def test_wheel_ships_the_sql_files(tmp_path: Path) -> None:
     """`pip wheel --no-deps` puts sql/*.sql into polars_rankeval/_sqlfiles, and the
     package finds them there through importlib.resources."""
