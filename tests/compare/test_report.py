@@ -160,6 +160,7 @@ def test_compare_command_writes_reports(capsys, tmp_path):
     assert code == 0 and capsys.readouterr().out.startswith("| # | System | map |")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
 def test_chromium_renders_the_report(report, tmp_path):
     built, _ = report

@@ -12,11 +12,12 @@ from tests.helpers import ROOT
 
 SCRIPTS = sorted(p for p in (ROOT / "examples").glob("*.py") if p.name != "make_example_data.py")
 NEEDS = {"spark_eval.py": "pyspark"}
+SLOW = {"spark_eval.py", "compare_systems.py"}  # a JVM; bootstrap resampling and figures
 
 
 @pytest.mark.parametrize(
     "script",
-    [pytest.param(p, marks=pytest.mark.slow) if p.name in NEEDS else p for p in SCRIPTS],
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW else p for p in SCRIPTS],
     ids=lambda p: p.name,
 )
 def test_example_runs(script):

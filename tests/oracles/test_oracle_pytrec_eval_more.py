@@ -127,6 +127,7 @@ def _both_engines(case, **options: Any) -> None:
         _check(_ours(run, qrels, engine, **options), expected)
 
 
+@pytest.mark.slow
 @pinned
 @SETTINGS
 @given(cases())
@@ -134,6 +135,7 @@ def test_matches_pytrec_eval(case) -> None:
     _both_engines(case)
 
 
+@pytest.mark.slow
 @pinned
 @SETTINGS
 @given(cases())
@@ -141,6 +143,7 @@ def test_matches_pytrec_eval_rel2(case) -> None:
     _both_engines(case, rel=2)
 
 
+@pytest.mark.slow
 @pinned
 @SETTINGS
 @given(cases())
