@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real SQL engines for the SQL-twin tests (tests/test_postgres.py, tests/test_spark.py):
+# Real SQL engines for the SQL-twin tests (tests/sql/test_postgres.py, tests/sql/test_spark.py):
 # PostgreSQL from the Debian package, Java 17 for Spark, and the [sql,spark] extras
 # (sqlglot, pyspark) into the project's virtualenv.  Without them those tests skip.
 # Also Debian's chromium + chromium-driver, for the HTML report's browser test.
@@ -27,7 +27,7 @@ fi
 if ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
     packages+=(gcc make libc6-dev)
 fi
-# Chromium and its driver: tests/test_report_browser.py opens the HTML report in it
+# Chromium and its driver: tests/compare/test_report_browser.py opens the HTML report in it
 if ! command -v chromium >/dev/null 2>&1; then
     packages+=(chromium)
 fi

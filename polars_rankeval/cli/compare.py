@@ -106,8 +106,9 @@ def _options(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     systems = system_names(args.runs)
     try:
         checked.check_baseline(systems)
-    except RankevalError as error:
-        raise UsageError(f"--baseline: {error} (the run files' names)") from None
+    except RankevalError:
+        runs = ", ".join(systems)
+        raise UsageError(f"--baseline {args.baseline!r} is not a run; runs: {runs}") from None
     if args.by:
         if not _accepts(compare, "by"):
             raise UsageError("--by needs a polars_rankeval whose compare() takes by=")
