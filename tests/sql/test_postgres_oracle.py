@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from polars_rankeval.sql import render
-from tests import test_postgres
+from tests.sql import test_postgres
 from tests.oracles.test_conventions_independent import ITEMS, Qrels, Run, _expected, _frames
 from tests.parity import GRID, oracle, random_cases
 from tests.parity import assert_oracle as _assert_oracle

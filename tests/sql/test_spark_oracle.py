@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests import test_spark
+from tests.sql import test_spark
 from tests.oracles.test_conventions_independent import _expected, _frames
 from tests.parity import GRID, oracle, random_cases
 from tests.parity import assert_oracle as _assert_oracle

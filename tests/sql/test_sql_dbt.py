@@ -129,7 +129,7 @@ def test_dbt_duckdb(tmp_path):
 def test_dbt_postgres(tmp_path, request):
     if importlib.util.find_spec("dbt.adapters.postgres") is None:
         pytest.skip("dbt-postgres not installed")
-    from tests import test_postgres
+    from tests.sql import test_postgres
 
     if test_postgres.MISSING:
         pytest.skip(f"PostgreSQL not installed (no {', '.join(test_postgres.MISSING)})")
