@@ -14,10 +14,10 @@ import polars as pl
 import pytest
 
 from polars_rankeval.sql import render
-from tests.sql import test_postgres
 from tests.oracles.test_conventions_independent import ITEMS, Qrels, Run, _expected, _frames
 from tests.parity import GRID, oracle, random_cases
 from tests.parity import assert_oracle as _assert_oracle
+from tests.sql import test_postgres
 from tests.sql.test_postgres import MISSING, Postgres
 
 cluster = test_postgres.postgres  # test_postgres' module-scoped cluster, as a fixture

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from tests.sql import test_spark
 from tests.oracles.test_conventions_independent import _expected, _frames
 from tests.parity import GRID, oracle, random_cases
 from tests.parity import assert_oracle as _assert_oracle
+from tests.sql import test_spark
 from tests.sql.test_postgres_oracle import random_conventions_case
 from tests.sql.test_spark import _to_polars, _to_spark, spark_evaluate
 
