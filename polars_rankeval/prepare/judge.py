@@ -223,8 +223,11 @@ def _join(
     per_query = qstats.select(c.query, *[s.column for s in stats])
     qrels_rows = judged_qrels.select(c.query, c.item, REL).join(per_query, on=c.query, how="left")
     if not judged_only:
-        rows = ranked.join(qrels_rows, on=[c.query, c.item], how="left", maintain_order="left")
-        # null on rows that are not in the qrels: max() skips them
+        items = judged_qrels.select(c.query, c.item, REL)
+        rows = ranked.join(items, on=[c.query, c.item], how="left", maintain_order="left")
+        # every row carries its query's stats, also a query none of whose retrieved items
+        # is judged (its R is still the qrels' R: Utility's c * (R - hits) needs it)
+        rows = rows.join(per_query, on=c.query, how="left", maintain_order="left")
         return Joined(rows, None, qstats, lambda s: pl.col(s.column).max(), pl.len())
     # one row per run query: its count and the run checks' counts (the checks cover every
     # row, also beyond top)
