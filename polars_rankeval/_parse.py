@@ -54,6 +54,9 @@ TREC_ALIASES: dict[str, str] = {
     r"relative_P_(\d+)": "RelP@{}",
     r"set_relative_P": "RelP",
     r"set_map": "SetAP",
+    r"G": "G",
+    r"ndcg_rel": "nDCG_rel",
+    r"Rndcg": "RnDCG",
 }
 
 # Presets: parameter defaults per family, for parameters a measure name leaves unset.
