@@ -8,17 +8,18 @@ CREATE OR REPLACE MACRO rankeval_RnDCG_value(
     pos, rel_value, ideal_level_ends, num_rel, num_pos, idcg, gain_levels, k, rel
 ) AS
     CASE WHEN MAX(num_rel) > 0 THEN COALESCE(
-        (CAST(SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k) AND pos <= num_pos
-                       THEN CAST(rel_value AS DOUBLE)
-                            / NULLIF(LN(CAST(pos AS DOUBLE) + 1) / LN(2.0), 0)
-                            * ideal_level_ends
-                       ELSE 0 END) AS DOUBLE)
-         + CASE WHEN MAX(num_pos) >= 1
-                     AND SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END)
-                         >= MAX(num_pos) + 2
-                THEN COALESCE(CAST(rankeval_dcg(rel_value, pos, k, 'linear') AS DOUBLE)
-                              / NULLIF(MAX(idcg), 0), 0)
-                ELSE 0 END)
+        CAST(SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k) AND pos <= num_pos
+                      THEN CAST(rel_value AS DOUBLE)
+                           / NULLIF(LN(CAST(pos AS DOUBLE) + 1) / LN(2.0), 0)
+                           * ideal_level_ends
+                      ELSE 0 END)
+             + CASE WHEN MAX(num_pos) >= 1
+                         AND SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END)
+                             >= MAX(num_pos) + 2
+                    THEN COALESCE(CAST(rankeval_dcg(rel_value, pos, k, 'linear') AS DOUBLE)
+                                  / NULLIF(MAX(idcg), 0), 0)
+                    ELSE 0 END
+             AS DOUBLE)
         / NULLIF(MAX(gain_levels)
                  + CASE WHEN MAX(num_pos) >= 1
                              AND SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END)

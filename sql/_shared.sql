@@ -120,25 +120,27 @@ CREATE OR REPLACE MACRO rankeval_gain_stats(qrels_table) AS TABLE
     GROUP BY q.query;
 
 -- The ideal ranking position by position (twin of ideal_rows in polars_rankeval/_stats.py):
--- one row per judged item with relevance > 0, by gain descending, _ideal_pos 1 .. Npos;
+-- one row per judged item with relevance > 0, by gain descending, _ideal_pos 1 .. Npos
+-- (a gain level ends at its last position);
 --   _ideal_cost         sum over q <= _ideal_pos of max(g*_q, 1)
 --   _ideal_dcg          sum over q <= _ideal_pos of g*_q / log2(q + 1)
 --   _ideal_level_ends   sum over the ends b >= _ideal_pos of a gain level (g*_b differs
 --                       from g*_{b+1}, 0 after Npos) of 1 / (_ideal_dcg at b)
 CREATE OR REPLACE MACRO rankeval_ideal_gains(qrels_table) AS TABLE
     SELECT e.query, e._ideal_pos, e._ideal_cost, e._ideal_dcg,
-        SUM(CASE WHEN e._g <> e._next THEN CAST(1 AS DOUBLE) / e._ideal_dcg ELSE 0 END) OVER (
+        SUM(CASE WHEN e._ideal_pos = e._level_end
+                 THEN CAST(1 AS DOUBLE) / NULLIF(e._ideal_dcg, 0) ELSE 0 END) OVER (
             PARTITION BY e.query ORDER BY e._ideal_pos DESC
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS _ideal_level_ends
     FROM (
         SELECT d.query, d._ideal_pos, d._g,
-            COALESCE(LEAD(d._g) OVER (PARTITION BY d.query ORDER BY d._ideal_pos), 0) AS _next,
+            MAX(d._ideal_pos) OVER (PARTITION BY d.query, d._g) AS _level_end,
             SUM(CASE WHEN d._g >= 1 THEN d._g ELSE 1 END) OVER (
                 PARTITION BY d.query ORDER BY d._ideal_pos
                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
             ) AS _ideal_cost,
-            SUM(d._g / NULLIF(LN(CAST(d._ideal_pos AS DOUBLE) + 1) / LN(2.0), 0)) OVER (
+            SUM(CAST(d._g AS DOUBLE) / NULLIF(LN(CAST(d._ideal_pos AS DOUBLE) + 1) / LN(2.0), 0)) OVER (
                 PARTITION BY d.query ORDER BY d._ideal_pos
                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
             ) AS _ideal_dcg
@@ -243,7 +245,7 @@ AS TABLE
             PARTITION BY j.query ORDER BY j._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS _run_cg,
         SUM(CASE WHEN j._rel > 0
-                 THEN j._rel / NULLIF(LN(CAST(j._pos AS DOUBLE) + 1) / LN(2.0), 0)
+                 THEN CAST(j._rel AS DOUBLE) / NULLIF(LN(CAST(j._pos AS DOUBLE) + 1) / LN(2.0), 0)
                  ELSE 0 END) OVER (
             PARTITION BY j.query ORDER BY j._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS _run_dcg,

@@ -7,14 +7,15 @@ CREATE OR REPLACE MACRO rankeval_nDCG_rel_value(
     pos, rel_value, run_dcg, ideal_dcg, num_pos, idcg, k
 ) AS
     COALESCE(
-        (CAST(SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k)
-                       THEN run_dcg / NULLIF(CASE WHEN pos <= num_pos THEN ideal_dcg
-                                                  ELSE idcg END, 0)
-                       ELSE 0 END) AS DOUBLE)
-         + (MAX(num_pos) - SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k)
-                                    THEN 1 ELSE 0 END))
-           * COALESCE(CAST(rankeval_dcg(rel_value, pos, k, 'linear') AS DOUBLE)
-                      / NULLIF(MAX(idcg), 0), 0))
+        CAST(SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k)
+                      THEN CAST(run_dcg AS DOUBLE)
+                           / NULLIF(CASE WHEN pos <= num_pos THEN ideal_dcg ELSE idcg END, 0)
+                      ELSE 0 END)
+             + (MAX(num_pos) - SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k)
+                                        THEN 1 ELSE 0 END))
+               * COALESCE(CAST(rankeval_dcg(rel_value, pos, k, 'linear') AS DOUBLE)
+                          / NULLIF(MAX(idcg), 0), 0)
+             AS DOUBLE)
         / NULLIF(MAX(num_pos), 0),
         0);
 
