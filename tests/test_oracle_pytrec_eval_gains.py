@@ -20,6 +20,7 @@ ours is 0.
 from __future__ import annotations
 
 import math
+import random
 import subprocess
 import warnings
 from collections import defaultdict
@@ -238,3 +239,27 @@ def test_hand_computed() -> None:
     for engine in ("polars", "duckdb"):
         got = rk.evaluate(run, qrels, names, engine=engine)["value"].to_list()
         assert got == pytest.approx(want, abs=2e-6), engine
+
+
+@pytest.mark.parametrize("duplicates", ["error", "first"])
+def test_bit_identical_under_row_order(duplicates: str) -> None:
+    """Issue #13's determinism: any input row order gives the same bits, on the judged-rows
+    path (default) and the every-row path (duplicates="first")."""
+    rng = random.Random(7)
+    run_rows = [
+        (f"q{q}", f"d{i}", float(rng.randint(0, 5)))
+        for q in range(20) for i in rng.sample(range(40), rng.randint(1, 30))
+    ]
+    qrels_rows = [
+        (f"q{q}", f"d{i}", rng.choice([-1, 0, 1, 1, 2, 3, 4]))
+        for q in range(20) for i in rng.sample(range(40), rng.randint(1, 25))
+    ]
+    qrels = pl.DataFrame(qrels_rows, schema=["query", "item", "relevance"], orient="row")
+    names = ["G", "nDCG_rel", "RnDCG", "G@10", "nDCG_rel@10", "RnDCG@10"]
+    seen = set()
+    for _ in range(4):
+        rng.shuffle(run_rows)
+        run = pl.DataFrame(run_rows, schema=["query", "item", "score"], orient="row")
+        values = rk.evaluate(run, qrels, names, per_query=True, duplicates=duplicates)
+        seen.add(tuple(values.sort("query", "measure")["value"].to_list()))
+    assert len(seen) == 1

@@ -22,12 +22,12 @@ BOUNDED = [
     "IPrec", "IPrec@0.5", "IPrec(rounding=v9)@0.3", "IPrec(rel=2)@1", "IPrec11pt",
     "IPrec11pt(rounding=v9)", "infAP", "infAP(rel=2)", "Judged", "Judged@3", "Unjudged",
     "Unjudged@3", "RBP", "RBP@3", "RBP(p=0.5,gain=binary)@3", "RBP_resid", "RBP_resid(p=0.5)",
-    "ERR", "ERR@3",
+    "ERR", "ERR@3", "G", "G@3", "nDCG_rel", "nDCG_rel@3", "RnDCG", "RnDCG(rel=2)@3",
 ]
 CUTOFF = ["AP@3", "P@3", "R@3", "RR@3", "nDCG@3", "Success@3", "NumRelRet@3", "NumRet@3",
           "AP(norm=min)@3", "AP(norm=hits)@3", "R(norm=min)@3", "nDCG(gain=exp)@3",
           "F1@3", "GMAP@3", "Judged@3", "Unjudged@3", "RBP@3", "RBP(gain=binary)@3",
-          "ERR@3"]
+          "ERR@3", "G@3", "nDCG_rel@3", "RnDCG@3"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -23,13 +23,14 @@ IDCG = Stat("idcg", gain="linear")
 
 def _expression(m: Measure, j: Judged) -> pl.Expr:
     g = gain(j.rel, "linear")
-    in_top = j.in_top(m.k)
-    dcg = (g * discount(j.pos)).filter(in_top)  # each row's share of DCG
+    found = j.in_top(m.k) & (g > 0)
+    order = j.pos.filter(found)  # sums in rank order, whatever the order of the rows
+    dcg = (g * discount(j.pos)).filter(found).sort_by(order)  # each row's share of DCG
     npos = j.stat(NUM_POS)
     # sum over level ends b of DCG(min(b, n)) / IDCG(b) = sum over rows p of their DCG
     # share times the sum over ends b >= p of 1 / IDCG(b) (0 past the ideal ranking)
-    weight = pl.when(j.pos <= npos).then(j.ideal(LEVEL_ENDS)).otherwise(0.0).filter(in_top)
-    at_ends = (dcg * weight).filter(dcg > 0).sum()
+    weight = pl.when(j.pos <= npos).then(j.ideal(LEVEL_ENDS)).otherwise(0.0)
+    at_ends = (dcg * weight.filter(found).sort_by(order)).sum()
     # trec_eval's "implied R-level at num_retrieved": only when n >= Npos + 2
     retrieved = j.count_top(m.k).cast(pl.Float64)
     extra = (npos >= 1) & (retrieved >= npos + 2)
