@@ -2,7 +2,7 @@
 
 polars 2 has no ``LazyFrame.profile()`` (removed with the streaming engine as the
 default), so this times growing prefixes of the plan ``rk.evaluate`` builds (taken
-from ``polars_rankeval._judge.judge``, the same objects the engine uses) and a few
+from ``polars_rankeval.prepare.judge``, the same objects the engine uses) and a few
 alternative formulations, in one process, each the best of ``--repeats`` runs, with
 wall and CPU time (CPU time is steadier on a busy machine).  Every stage ends in a
 small ``select`` that consumes every column it computed, so projection pushdown cannot
@@ -29,8 +29,9 @@ sys.path.insert(0, str(HERE))
 from generate import DATA, Spec, generate
 
 import polars_rankeval as rk
-from polars_rankeval._judge import Columns, judge
-from polars_rankeval.evaluate import resolve_measures
+from polars_rankeval._parse import resolve_measures
+from polars_rankeval.options import Columns
+from polars_rankeval.prepare import judge
 
 FIVE = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES
@@ -70,13 +71,17 @@ def sections() -> dict[str, str]:
     return {"measures": measure_table(), "presets": preset_table(), "aliases": alias_list() + "."}
 
 
+def _replacer(table: str) -> Callable[[re.Match[str]], str]:
+    return lambda match: match.group(1) + table + match.group(2)
+
+
 def rewrite(text: str) -> str:
     """``text`` with every generated section replaced by its current content."""
     for name, table in sections().items():
         pattern = re.compile(rf"(<!-- {name}:start -->\n).*?(\n<!-- {name}:end -->)", re.DOTALL)
         if not pattern.search(text):
             raise ValueError(f"no <!-- {name}:start --> ... <!-- {name}:end --> section")
-        text = pattern.sub(lambda m: m.group(1) + table + m.group(2), text)
+        text = pattern.sub(_replacer(table), text)
     return text
 
 

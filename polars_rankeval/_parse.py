@@ -10,54 +10,91 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import polars_rankeval.measures  # noqa: F401  (registers the families)
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._registry import REGISTRY, Family, Measure, ParamValue
+from polars_rankeval.diversity.families import DIVERSITY
 
-__all__ = ["PRESETS", "TREC_ALIASES", "known_measures", "parse_measure", "resolve_measures"]
+__all__ = [
+    "PRESETS",
+    "TREC_ALIASES",
+    "TREC_NAMES",
+    "TrecName",
+    "known_measures",
+    "parse_measure",
+    "resolve_measures",
+]
 
 MAX_CUTOFF = 2**31 - 1
 
-# trec_eval measure names -> our grammar ({} is the cutoff).
-TREC_ALIASES: dict[str, str] = {
-    r"map": "AP",
-    r"map_cut_(\d+)": "AP@{}",
-    r"P_(\d+)": "P@{}",
-    r"set_P": "P",
-    r"recall_(\d+)": "R@{}",
-    r"set_recall": "R",
-    r"ndcg": "nDCG",
-    r"ndcg_cut_(\d+)": "nDCG@{}",
-    r"recip_rank": "RR",
-    r"Rprec": "Rprec",
-    r"bpref": "Bpref",
-    r"success_(\d+)": "Success@{}",
-    r"num_ret": "NumRet",
-    r"num_rel": "NumRel",
-    r"num_rel_ret": "NumRelRet",
-    r"num_nonrel_judged_ret": "NumNonRelJudgedRet",
-    r"num_q": "NumQ",
-    r"set_F": "F1",
-    r"Rprec_mult_(\d+\.\d+)": "Rprec_mult(mult={})",
-    r"gm_map": "GMAP",
-    r"iprec_at_recall_(\d+\.\d+)": "IPrec@{}",
-    r"11pt_avg": "IPrec11pt",
-    r"infAP": "infAP",
-    r"unj_(\d+)": "Unjudged@{}",
-    r"rbp": "RBP",
-    r"rbp_resid": "RBP_resid",
-    # issue #13 (measures13)
-    r"gm_bpref": "GMBpref",
-    r"utility": "Utility",
-    r"binG": "binG",
-    r"relative_P_(\d+)": "RelP@{}",
-    r"set_relative_P": "RelP",
-    r"set_map": "SetAP",
-    r"G": "G",
-    r"ndcg_rel": "nDCG_rel",
-    r"Rndcg": "RnDCG",
-}
+@dataclass(frozen=True)
+class TrecName:
+    """One trec_eval measure: its name, what it is in our grammar (``{}`` takes the
+    parameter; None: not computed here) and, for a parameterised one (``P_10``,
+    ``iprec_at_recall_0.50``), the values ``-m NAME`` expands to and their type."""
+
+    name: str
+    target: str | None
+    params: tuple[float, ...] | None = None
+    kind: type = int
+
+    @property
+    def pattern(self) -> str:
+        """The regular expression of its names (``P_(\\d+)``)."""
+        if self.params is None:
+            return re.escape(self.name)
+        return re.escape(self.name) + (r"_(\d+)" if self.kind is int else r"_(\d+\.\d+)")
+
+
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_LEVELS = tuple(i / 10 for i in range(11))  # 0.00 .. 1.00
+_MULTS = tuple(i / 5 for i in range(1, 11))  # 0.20 .. 2.00
+
+# The one table of trec_eval's measures, in its print order (trec_eval 10.0's all_trec,
+# measures.c): the parser's aliases and the command line's expansion both read it.
+TREC_NAMES: tuple[TrecName, ...] = (
+    TrecName("runid", None),
+    TrecName("num_q", "NumQ"),
+    TrecName("num_ret", "NumRet"),
+    TrecName("num_rel", "NumRel"),
+    TrecName("num_rel_ret", "NumRelRet"),
+    TrecName("map", "AP"),
+    TrecName("gm_map", "GMAP"),
+    TrecName("Rprec", "Rprec"),
+    TrecName("bpref", "Bpref"),
+    TrecName("recip_rank", "RR"),
+    TrecName("iprec_at_recall", "IPrec@{}", _LEVELS, float),
+    TrecName("P", "P@{}", TREC_CUTOFFS),
+    TrecName("recall", "R@{}", TREC_CUTOFFS),
+    TrecName("infAP", "infAP"),
+    TrecName("gm_bpref", "GMBpref"),
+    TrecName("Rprec_mult", "Rprec_mult(mult={})", _MULTS, float),
+    TrecName("utility", "Utility"),
+    TrecName("11pt_avg", "IPrec11pt"),
+    TrecName("binG", "binG"),
+    TrecName("G", "G"),
+    TrecName("ndcg", "nDCG"),
+    TrecName("ndcg_rel", "nDCG_rel"),
+    TrecName("Rndcg", "RnDCG"),
+    TrecName("ndcg_cut", "nDCG@{}", TREC_CUTOFFS),
+    TrecName("map_cut", "AP@{}", TREC_CUTOFFS),
+    TrecName("relative_P", "RelP@{}", TREC_CUTOFFS),
+    TrecName("success", "Success@{}", (1, 5, 10)),
+    TrecName("set_P", "P"),
+    TrecName("set_relative_P", "RelP"),
+    TrecName("set_recall", "R"),
+    TrecName("set_map", "SetAP"),
+    TrecName("set_F", "F1"),
+    TrecName("num_nonrel_judged_ret", "NumNonRelJudgedRet"),
+    TrecName("rbp", "RBP"),
+    TrecName("rbp_resid", "RBP_resid"),
+    TrecName("unj", "Unjudged@{}", (5, 10, 20)),
+)
+
+# trec_eval names -> our grammar ({} is the parameter), derived from TREC_NAMES.
+TREC_ALIASES: dict[str, str] = {t.pattern: t.target for t in TREC_NAMES if t.target is not None}
 
 # Presets: parameter defaults per family, for parameters a measure name leaves unset.
 PRESETS: dict[str, dict[str, dict[str, ParamValue]]] = {
@@ -82,10 +119,11 @@ def known_measures() -> str:
 def _family(name: str, text: str) -> Family:
     if name in REGISTRY:
         return REGISTRY[name]
-    for family in REGISTRY.values():
-        if name in family.aliases:
+    families = [*REGISTRY.values(), *DIVERSITY.values()]  # diversity: subtopic qrels
+    for family in families:
+        if name == family.name or name in family.aliases:
             return family
-    folded = {n.lower(): f for f in REGISTRY.values() for n in (f.name, *f.aliases)}
+    folded = {n.lower(): f for f in families for n in (f.name, *f.aliases)}
     if name.lower() in folded:
         return folded[name.lower()]
     raise MeasureError(f"unknown measure {text!r}; {known_measures()}")
@@ -112,7 +150,9 @@ def _literal(node: ast.expr, text: str) -> ParamValue:
 def _cutoff(node: ast.expr, text: str) -> int:
     value = node.value if isinstance(node, ast.Constant) else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
-        value = -node.operand.value if isinstance(node.op, ast.USub) else None
+        operand = node.operand.value
+        negative = isinstance(node.op, ast.USub) and isinstance(operand, int)
+        value = -operand if negative and isinstance(operand, int) else None
     if isinstance(value, bool) or not isinstance(value, int):
         raise MeasureError(f"measure {text!r}: the cutoff after @ must be a positive integer")
     if value <= 0:
@@ -128,6 +168,59 @@ def _translate_trec(text: str) -> str:
         if match:
             return target.format(*match.groups())
     return text
+
+
+def _syntax(text: str) -> tuple[ast.Name, ast.expr | None, dict[str, ParamValue]]:
+    """The family name node, what follows ``@`` (or None) and the named parameters."""
+    source = _translate_trec(text.strip())
+    try:
+        tree = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        raise MeasureError(
+            f"cannot parse measure {text!r}: expected Name, Name@k or Name(param=value,...)@k; "
+            f"{known_measures()}"
+        ) from None
+    at: ast.expr | None = None  # what follows @: a cutoff, or the family's at_param
+    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
+        at = tree.right
+        tree = tree.left
+    given: dict[str, ParamValue] = {}
+    if isinstance(tree, ast.Call):
+        if tree.args:
+            raise MeasureError(f"measure {text!r}: parameters must be named, as in P(rel=2)@5")
+        for keyword in tree.keywords:
+            if keyword.arg is None or keyword.arg in given:
+                raise MeasureError(f"measure {text!r}: repeated or unnamed parameter")
+            given[keyword.arg] = _literal(keyword.value, text)
+        tree = tree.func
+    if not isinstance(tree, ast.Name):
+        raise MeasureError(f"cannot parse measure {text!r}; {known_measures()}")
+    return tree, at, given
+
+
+def _resolve(
+    family: Family, given: dict[str, ParamValue], text: str, *, conventions: str,
+    rel: float | None,
+) -> dict[str, ParamValue]:
+    """Every parameter of ``family``: given, else the preset's, else the default; checked."""
+    defaults = {p.name: p.default for p in family.all_params}
+    defaults.update(PRESETS[conventions].get(family.name, {}))
+    if rel is not None:
+        defaults["rel"] = rel
+    names = {p.name for p in family.all_params}
+    for name in given:
+        if name not in names:
+            raise MeasureError(
+                f"measure {text!r}: {family.name} has no parameter {name!r}; "
+                f"its parameters: {', '.join(sorted(names))}"
+            )
+    params: dict[str, ParamValue] = {}
+    for name in sorted(names):
+        try:
+            params[name] = family.param(name).validate(given.get(name, defaults[name]))
+        except ValueError as error:
+            raise MeasureError(f"measure {text!r}: {error}") from None
+    return params
 
 
 def parse_measure(
@@ -151,32 +244,9 @@ def parse_measure(
         raise MeasureError(
             f"unknown conventions {conventions!r}; choose one of {', '.join(PRESETS)}"
         )
-    source = _translate_trec(text.strip())
-    try:
-        tree = ast.parse(source, mode="eval").body
-    except SyntaxError:
-        raise MeasureError(
-            f"cannot parse measure {text!r}: expected Name, Name@k or Name(param=value,...)@k; "
-            f"{known_measures()}"
-        ) from None
-
-    k: int | None = None
-    at: ast.expr | None = None  # what follows @: a cutoff, or the family's at_param
-    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
-        at = tree.right
-        tree = tree.left
-    given: dict[str, ParamValue] = {}
-    if isinstance(tree, ast.Call):
-        if tree.args:
-            raise MeasureError(f"measure {text!r}: parameters must be named, as in P(rel=2)@5")
-        for keyword in tree.keywords:
-            if keyword.arg is None or keyword.arg in given:
-                raise MeasureError(f"measure {text!r}: repeated or unnamed parameter")
-            given[keyword.arg] = _literal(keyword.value, text)
-        tree = tree.func
-    if not isinstance(tree, ast.Name):
-        raise MeasureError(f"cannot parse measure {text!r}; {known_measures()}")
+    tree, at, given = _syntax(text)
     family = _family(tree.id, text)
+    k: int | None = None
     if at is not None and family.at_param is not None:
         if family.at_param in given:
             raise MeasureError(f"measure {text!r}: {family.at_param} given twice")
@@ -188,25 +258,7 @@ def parse_measure(
         k = _cutoff(at, text)
     if k is not None and not family.cutoff:
         raise MeasureError(f"measure {text!r}: {family.name} takes no @k cutoff")
-
-    defaults = {p.name: p.default for p in family.all_params}
-    defaults.update(PRESETS[conventions].get(family.name, {}))
-    if rel is not None:
-        defaults["rel"] = rel
-    names = {p.name for p in family.all_params}
-    for name in given:
-        if name not in names:
-            raise MeasureError(
-                f"measure {text!r}: {family.name} has no parameter {name!r}; "
-                f"its parameters: {', '.join(sorted(names))}"
-            )
-    params: dict[str, ParamValue] = {}
-    for name in sorted(names):
-        value = given.get(name, defaults[name])
-        try:
-            params[name] = family.param(name).validate(value)
-        except ValueError as error:
-            raise MeasureError(f"measure {text!r}: {error}") from None
+    params = _resolve(family, given, text, conventions=conventions, rel=rel)
     return Measure(family=family, k=k, params=tuple(params.items()))
 
 

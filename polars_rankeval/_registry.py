@@ -314,7 +314,7 @@ class Measure:
         """Aggregation giving the expected value over every ordering of the query's tied
         rows (``ties="average"``); MeasureError when the measure has none."""
         self.require_expected()
-        if judged.ties is None:
+        if judged.ties is None or self.family.expected is None:
             raise RuntimeError("ties='average' needs the tie-group columns of judge()")
         return self.family.expected(self, judged).cast(pl.Float64)
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from polars_rankeval._errors import MeasureError
-from polars_rankeval._parse import parse_measure
+from polars_rankeval._parse import TREC_NAMES, parse_measure
 
 __all__ = [
     "PSEUDO",
@@ -23,49 +23,10 @@ __all__ = [
     "trec_order",
 ]
 
-CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_LEVELS = tuple(i / 10 for i in range(11))  # 0.00 .. 1.00
-_MULTS = tuple(i / 5 for i in range(1, 11))  # 0.20 .. 2.00
-
-# (name, default parameters or None, parameter type) in trec_eval's print order
-# (the `all_trec` set of trec_eval 10.0).
-_TABLE: tuple[tuple[str, tuple[float, ...] | None, type], ...] = (
-    ("runid", None, int),
-    ("num_q", None, int),
-    ("num_ret", None, int),
-    ("num_rel", None, int),
-    ("num_rel_ret", None, int),
-    ("map", None, int),
-    ("gm_map", None, int),
-    ("Rprec", None, int),
-    ("bpref", None, int),
-    ("recip_rank", None, int),
-    ("iprec_at_recall", _LEVELS, float),
-    ("P", CUTOFFS, int),
-    ("recall", CUTOFFS, int),
-    ("infAP", None, int),
-    ("gm_bpref", None, int),
-    ("Rprec_mult", _MULTS, float),
-    ("utility", None, int),
-    ("11pt_avg", None, int),
-    ("binG", None, int),
-    ("G", None, int),
-    ("ndcg", None, int),
-    ("ndcg_rel", None, int),
-    ("Rndcg", None, int),
-    ("ndcg_cut", CUTOFFS, int),
-    ("map_cut", CUTOFFS, int),
-    ("relative_P", CUTOFFS, int),
-    ("success", (1, 5, 10), int),
-    ("set_P", None, int),
-    ("set_relative_P", None, int),
-    ("set_recall", None, int),
-    ("set_map", None, int),
-    ("set_F", None, int),
-    ("num_nonrel_judged_ret", None, int),
-    ("rbp", None, int),
-    ("rbp_resid", None, int),
-    ("unj", (5, 10, 20), int),
+# (name, default parameters or None, parameter type) in trec_eval's print order: the
+# one table of trec_eval names, polars_rankeval._parse.TREC_NAMES
+_TABLE: tuple[tuple[str, tuple[float, ...] | None, type], ...] = tuple(
+    (t.name, t.params, t.kind) for t in TREC_NAMES
 )
 _INDEX = {name: i for i, (name, _, _) in enumerate(_TABLE)}
 _PARAMS = {name: (params, kind) for name, params, kind in _TABLE if params is not None}

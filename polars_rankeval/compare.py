@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankeval._errors import InputError, RankevalWarning
+from polars_rankeval._errors import InputError, MeasureError, RankevalWarning
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval._registry import Measure
 from polars_rankeval.engines.finish import GMEAN_FLOOR, aggregate
@@ -29,7 +29,6 @@ __all__ = [
     "CORRECTIONS",
     "TESTS",
     "TestOptions",
-    "check_options",
     "compare",
     "compare_per_query",
     "per_query_values",
@@ -53,14 +52,6 @@ def _significance() -> Any:
     except ImportError:  # pragma: no cover - numpy comes with the `compare` extra
         raise ImportError("compare needs numpy: pip install 'polars_rankeval[compare]'") from None
     return _significance
-
-
-def check_options(
-    *, test: str, correction: str | None, alpha: float, n_resamples: int, seed: int
-) -> None:
-    """Raise :class:`RankevalError` for an unknown test or correction or a bad number
-    (kept for callers of the old function; :class:`TestOptions` does the checks)."""
-    TestOptions(test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
 
 
 def stack_runs(runs: Mapping[str, Frame] | Frame, *, system: str) -> tuple[pl.LazyFrame, list[str]]:
@@ -452,6 +443,10 @@ def compare(
         test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
         baseline=baseline,
     )  # fmt: skip
+    if not isinstance(measures, str) and not isinstance(measures, Iterable):
+        raise MeasureError(
+            f"measures={measures!r}: give a measure name or a list of names, e.g. ['AP', 'nDCG@10']"
+        )
     names = [measures] if isinstance(measures, str) else list(dict.fromkeys(measures))
     by_list = by_columns(by, system=system, query=query)
     if isinstance(runs, Mapping):

@@ -9,6 +9,7 @@ finishes the result (:mod:`polars_rankeval.engines.finish`: summary or per-query
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any, overload
 
 import polars as pl
@@ -20,6 +21,7 @@ from polars_rankeval.engines import is_spark_frame
 from polars_rankeval.engines.finish import long_frame, summarize
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.options import Columns, EvalOptions
+from polars_rankeval.prepare.names import alias_columns
 
 __all__ = ["evaluate", "resolve_measures"]
 
@@ -61,6 +63,8 @@ def _spec(
     """Everything checked that can be checked before reading data."""
     _check_frames(run, qrels, options.engine)
     _check_keys(columns, options)
+    if isinstance(measures, bytes | bytearray):
+        raise MeasureError(f"measures={measures!r}: give measure names as str, not bytes")
     resolved = resolve_measures(measures, conventions=conventions, rel=rel)
     spec = Spec(run, qrels, [m for _, m in resolved], [n for n, _ in resolved], columns, options)
     module = engine_module(options.engine)
@@ -74,10 +78,12 @@ def _spec(
 
 
 @overload
-def evaluate(run: pl.DataFrame, qrels: pl.DataFrame | None = ..., measures=..., **kw) -> pl.DataFrame: ...
+def evaluate(run: pl.DataFrame, qrels: pl.DataFrame | None = ..., measures: str | Iterable[str] = ..., **kw: Any) -> pl.DataFrame: ...
 @overload
-def evaluate(run: pl.LazyFrame, qrels=..., measures=..., **kw) -> pl.LazyFrame: ...
-def evaluate(
+def evaluate(run: pl.LazyFrame, qrels: Any = ..., measures: str | Iterable[str] = ..., **kw: Any) -> pl.LazyFrame: ...
+@overload
+def evaluate(run: Any, qrels: Any = ..., measures: str | Iterable[str] = ..., **kw: Any) -> Any: ...
+def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keywords below
     run: pl.DataFrame | pl.LazyFrame,
     qrels: pl.DataFrame | pl.LazyFrame | None = None,
     measures: str | Iterable[str] = DEFAULT_MEASURES,
@@ -97,7 +103,8 @@ def evaluate(
     score: str | None = "score",
     relevant: str = "relevant",
     relevance: str = "relevance",
-) -> pl.DataFrame | pl.LazyFrame:
+    subtopic: str = "subtopic",
+) -> Any:
     """Evaluate a ranking: one row per measure (or per query and measure).
 
     Parameters
@@ -143,8 +150,9 @@ def evaluate(
     engine
         ``"polars"`` (default), ``"duckdb"`` or ``"spark"`` (chosen by itself when
         ``run`` is a pyspark DataFrame; it returns a pyspark DataFrame).
-    query, item, rank, score, relevant, relevance
-        Column names.
+    query, item, rank, score, relevant, relevance, subtopic
+        Column names (``subtopic``: of subtopic qrels, for the diversity measures
+        such as ``alpha_nDCG@20``; see :mod:`polars_rankeval.diversity`).
 
     Returns
     -------
@@ -184,10 +192,25 @@ def evaluate(
     if is_spark_frame(run):
         engine = "spark"
     options = EvalOptions(
-        per_query=per_query, by=by, complete=complete, duplicates=duplicates, top=top,
-        ties=ties, engine=engine,
+        per_query=per_query,
+        by=by,  # type: ignore[arg-type]  # a name or a list: normalised to a tuple
+        complete=complete,
+        duplicates=duplicates,
+        top=top,
+        ties=ties,
+        engine=engine,
     )
-    columns = Columns(query, item, rank, score, relevant, relevance)
+    columns = Columns(query, item, rank, score, relevant, relevance, subtopic)
+    back: dict[str, str] = {}
+    if options.engine != "spark" and all(
+        isinstance(f, pl.DataFrame | pl.LazyFrame) for f in (run, qrels) if f is not None
+    ):
+        _check_keys(columns, options)
+        # a key column named like an engine's own column (_pos, _q...) is renamed for the
+        # evaluation and named back in the result
+        aliases = alias_columns(run, qrels, columns, options.by)
+        run, qrels, columns, back = aliases.run, aliases.qrels, aliases.columns, aliases.back
+        options = replace(options, by=aliases.by)
     spec = _spec(
         run, qrels, measures, conventions=conventions, rel=rel, columns=columns, options=options
     )
@@ -200,5 +223,7 @@ def evaluate(
         result = long_frame(wide, keys, spec.names)
     else:
         result = summarize(wide, keys, spec.measures, spec.names)
+    if back:
+        result = result.rename(back, strict=False)
     eager = isinstance(run, pl.DataFrame) and (qrels is None or isinstance(qrels, pl.DataFrame))
     return result.collect() if eager else result

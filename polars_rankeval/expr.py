@@ -10,6 +10,14 @@ Within such a group the judged set is the group's own rows: R and the ideal nDCG
 come from the rows' labels (relative recall), unless ``num_relevant`` names a column
 that holds R for the row's query.  To rank by score, with qrels, and with trec_eval's
 tie-breaking, use :func:`polars_rankeval.evaluate`.
+
+The contract: a group whose rows cannot be a ranking gives **null** for that group,
+never an impossible value.  A group is invalid when a rank is null, not a positive
+integer or repeated; when a label is null, NaN or infinite; or, with ``num_relevant``,
+when that column is null, not finite, not one value for the whole group, or smaller than
+the relevant rows found in the group.  A value that is not finite (e.g. ``gain=exp``
+with labels above 1023, where 2^label overflows a double) is null too.
+:func:`polars_rankeval.validate` names the bad rows.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from __future__ import annotations
 import polars as pl
 
 from polars_rankeval._parse import parse_measure
-from polars_rankeval._registry import Judged, Stat
+from polars_rankeval._registry import Judged, Measure, Stat
 from polars_rankeval._stats import stat_expr
 
 __all__ = [
@@ -61,6 +69,13 @@ def measure(
     conventions
         Preset for parameters the name leaves unset.
 
+    Returns
+    -------
+    A Float64 aggregation, **null** for a group that is not a ranking (a null,
+    non-positive, fractional or repeated rank; a null, NaN or infinite label;
+    ``num_relevant`` null, not one value per group or below the relevant rows found) and
+    for a value that would not be finite: never an impossible value.
+
     Examples
     --------
     >>> import polars as pl
@@ -82,6 +97,10 @@ def measure(
     └───────┴──────────┴─────┘
     >>> df.with_columns(rx.measure("RR").over("query"))["RR"].to_list()
     [0.5, 0.5, 0.5, 1.0, 1.0]
+    >>> # rank 1 twice is not a ranking: null, not AP = 1.5
+    >>> bad = pl.DataFrame({"query": [1, 1], "rank": [1, 1], "relevant": [1, 1]})
+    >>> bad.group_by("query").agg(rx.measure("AP"))["AP"].to_list()
+    [None]
     """
     m = parse_measure(name, conventions=conventions)
     rel = _expr(relevance).cast(pl.Float64)
@@ -92,7 +111,28 @@ def measure(
         return stat_expr(s, rel)
 
     judged = Judged(pos=_expr(rank), rel=rel, stat=stat)
-    return m.expression(judged).alias(str(m))
+    value = m.expression(judged)
+    valid = _valid_group(m, _expr(rank), rel, num_relevant)
+    # null, never an impossible value, for a group that is not a ranking
+    return pl.when(valid & value.is_finite()).then(value).alias(str(m))
+
+
+def _valid_group(
+    m: Measure, rank: pl.Expr, rel: pl.Expr, num_relevant: IntoExpr | None
+) -> pl.Expr:
+    """True for a group whose rows are a ranking (see the module docstring)."""
+    pos = rank.cast(pl.Float64)
+    good_rank = (pos.is_finite() & (pos > 0) & (pos == pos.floor())).fill_null(False)
+    valid = good_rank.all() & (rank.n_unique() == rank.len()) & rel.is_finite().fill_null(False).all()
+    if num_relevant is None:
+        return valid
+    r = _expr(num_relevant).cast(pl.Float64)
+    valid = valid & r.is_finite().fill_null(False).all() & (r.n_unique() == 1)
+    for s in m.stats():
+        if s.kind == "num_rel" and s.level is not None:
+            found = (rel >= s.level).fill_null(False).sum()
+            valid = valid & (r.max() >= found)
+    return valid
 
 
 def _name(family: str, k: int | None, **params: object) -> str:
@@ -110,6 +150,8 @@ def average_precision(
     num_relevant: IntoExpr | None = None,
 ) -> pl.Expr:
     """AP (``norm`` R | min | hits); see :func:`measure`.
+
+    Null for a group that is not a ranking (see :func:`measure`).
 
     >>> import polars as pl
     >>> import polars_rankeval.expr as rx
@@ -132,6 +174,8 @@ def precision(
 ) -> pl.Expr:
     """P@k (``norm`` k | ret); see :func:`measure`.
 
+    Null for a group that is not a ranking (see :func:`measure`).
+
     >>> import polars as pl
     >>> import polars_rankeval.expr as rx
     >>> pl.DataFrame({"rank": [1, 2], "relevant": [1, 0]}).select(rx.precision(k=4)).item()
@@ -150,6 +194,8 @@ def recall(
     num_relevant: IntoExpr | None = None,
 ) -> pl.Expr:
     """R@k (``norm`` R | min); see :func:`measure`.
+
+    Null for a group that is not a ranking (see :func:`measure`).
 
     >>> import polars as pl
     >>> import polars_rankeval.expr as rx
@@ -170,6 +216,8 @@ def reciprocal_rank(
 ) -> pl.Expr:
     """RR (MRR is its mean); see :func:`measure`.
 
+    Null for a group that is not a ranking (see :func:`measure`).
+
     >>> import polars as pl
     >>> import polars_rankeval.expr as rx
     >>> pl.DataFrame({"rank": [1, 2, 3], "relevant": [0, 0, 1]}).select(rx.reciprocal_rank()).item()
@@ -186,6 +234,8 @@ def ndcg(
     relevance: IntoExpr = "relevant",
 ) -> pl.Expr:
     """nDCG@k with the ideal ranking of the group's own rows; see :func:`measure`.
+
+    Null for a group that is not a ranking (see :func:`measure`).
 
     >>> import polars as pl
     >>> import polars_rankeval.expr as rx
@@ -205,6 +255,8 @@ def success(
     relevance: IntoExpr = "relevant",
 ) -> pl.Expr:
     """Success@k (hit rate); see :func:`measure`.
+
+    Null for a group that is not a ranking (see :func:`measure`).
 
     >>> import polars as pl
     >>> import polars_rankeval.expr as rx

@@ -10,6 +10,7 @@ fields, as trec_eval requires; run lines at least six (trec_eval ignores the res
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import polars as pl
@@ -25,6 +26,8 @@ _FIELDS = "_fields"
 
 def _scan_lines(path: str | Path) -> pl.LazyFrame:
     """Every line of a text file with its 1-based number, comments and blanks removed."""
+    if not isinstance(path, str | os.PathLike):
+        raise InputError(f"path must be a file path (str or os.PathLike), got {type(path).__name__}")
     path = Path(path)
     if not path.exists():
         raise InputError(f"no such file: {path}")
@@ -98,7 +101,7 @@ def _checked(
     return parsed.map_batches(check, schema=schema, streamable=True)
 
 
-def _field(i: int, dtype: pl.DataType = pl.String) -> pl.Expr:
+def _field(i: int, dtype: pl.DataType | type[pl.DataType] = pl.String) -> pl.Expr:
     value = pl.col(_FIELDS).list.get(i, null_on_oob=True)
     return value if dtype == pl.String else value.cast(dtype, strict=False)
 
@@ -135,11 +138,15 @@ def read_trec_run(path: str | Path) -> pl.LazyFrame:
     return _checked(_scan_lines(path), path, fields, "'query Q0 item rank score tag'", 6)
 
 
-def read_trec_qrels(path: str | Path) -> pl.LazyFrame:
+def read_trec_qrels(path: str | Path, *, subtopics: bool = False) -> pl.LazyFrame:
     """Scan a TREC qrels file ``query iteration item relevance``.
 
     Returns a LazyFrame with ``query``, ``item`` (strings) and ``relevance`` (Int64;
-    negative values mean "in the pool but unjudged", as in trec_eval).
+    negative values mean "in the pool but unjudged", as in trec_eval).  With
+    ``subtopics=True`` the file is diversity qrels as ndeval reads them, ``query
+    subtopic item relevance`` (the second field is the subtopic), and the frame has
+    ``query, subtopic, item, relevance`` (subtopic a string), the input of the
+    diversity measures (``alpha_nDCG@20``...).
 
     >>> from pathlib import Path
     >>> import tempfile
@@ -155,7 +162,14 @@ def read_trec_qrels(path: str | Path) -> pl.LazyFrame:
     │ q1    ┆ d1   ┆ 1         │
     │ q1    ┆ d3   ┆ 0         │
     └───────┴──────┴───────────┘
+    >>> _ = path.write_text("q1 1 d1 1\\nq1 2 d1 0\\n")
+    >>> read_trec_qrels(path, subtopics=True).collect().rows()
+    [('q1', '1', 'd1', 1), ('q1', '2', 'd1', 0)]
     """
     fields = {"query": _field(0), "item": _field(2), "relevance": _field(3, pl.Int64)}
     layout = "'query iteration item relevance' (4 fields)"
+    if subtopics:
+        fields = {"query": _field(0), "subtopic": _field(1), **fields}
+        fields = {name: fields[name] for name in ("query", "subtopic", "item", "relevance")}
+        layout = "'query subtopic item relevance' (4 fields)"
     return _checked(_scan_lines(path), path, fields, layout, 4, exact=True)

@@ -37,7 +37,7 @@ class RankevalFrameNamespace(Generic[FrameT]):
     """
 
     def __init__(self, frame: FrameT) -> None:
-        self._frame = frame
+        self._frame: FrameT = frame
 
     def evaluate(
         self, qrels: QrelsT = None, measures: str | Iterable[str] = ("AP",), **options: Any

@@ -43,9 +43,10 @@ class Columns:
     score: str | None = "score"
     relevant: str = "relevant"
     relevance: str = "relevance"
+    subtopic: str = "subtopic"  # subtopic qrels (diversity measures)
 
     def __post_init__(self) -> None:
-        for keyword in ("query", "item", "relevant", "relevance", "rank", "score"):
+        for keyword in ("query", "item", "relevant", "relevance", "rank", "score", "subtopic"):
             value = getattr(self, keyword)
             if value is None and keyword in ("rank", "score"):
                 continue
@@ -86,7 +87,12 @@ class EvalOptions:
     engine: str = "polars"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "by", _by_list(self.by))  # type: ignore[arg-type]
+        object.__setattr__(self, "by", _by_list(self.by))
+        for flag in ("per_query", "complete"):
+            value = getattr(self, flag)
+            # a string such as "no" would be truthy: only booleans (numpy's too)
+            if not isinstance(value, bool) and type(value).__name__ != "bool_":
+                raise InputError(f"{flag}={value!r}: give True or False")
         if self.engine not in ENGINE_NAMES:
             raise InputError(
                 f"engine={self.engine!r}: choose one of {', '.join(map(repr, ENGINE_NAMES))}"

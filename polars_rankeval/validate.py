@@ -344,4 +344,6 @@ def _ranked(frame: pl.DataFrame, columns: Columns, order: str) -> pl.DataFrame:
 def _spread(values: pl.Series) -> str:
     if values.len() == 0:
         return "no queries"
-    return f"min {values.min()}, median {values.median():g}, max {values.max()}"
+    median = values.cast(pl.Float64).median()
+    assert isinstance(median, float)
+    return f"min {values.min()!r}, median {median:g}, max {values.max()!r}"

@@ -50,5 +50,9 @@ CREATE OR REPLACE MACRO rankeval_AP(
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_AP_value(j._pos, j._rel, j._hits, j._num_rel, k, rel, norm) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('AP', k)
+        AND rankeval_check_choice('AP', 'norm', norm,
+            CAST(norm AS VARCHAR) IN ('R', 'min', 'hits'), 'R, min, hits')
+        AND rankeval_check_number('AP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -18,5 +18,7 @@ CREATE OR REPLACE MACRO rankeval_ERR(run_table, qrels_table, k := NULL, rel := 1
         rankeval_name('ERR', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
         rankeval_ERR_value(j._pos, j._rel, j._err_decay, k) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('ERR', k)
+        AND rankeval_check_number('ERR', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

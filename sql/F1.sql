@@ -18,5 +18,8 @@ AS TABLE
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_F1_value(j._pos, j._rel, j._num_rel, k, rel, beta) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('F1', k)
+        AND rankeval_check_number('F1', 'beta', beta, beta > 0, ' > 0')
+        AND rankeval_check_number('F1', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -14,5 +14,7 @@ CREATE OR REPLACE MACRO rankeval_GMAP(run_table, qrels_table, k := NULL, rel := 
         rankeval_name('GMAP', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
         rankeval_GMAP_value(j._pos, j._rel, j._hits, j._num_rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('GMAP', k)
+        AND rankeval_check_number('GMAP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

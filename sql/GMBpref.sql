@@ -13,5 +13,7 @@ CREATE OR REPLACE MACRO rankeval_GMBpref(run_table, qrels_table, k := NULL, rel 
         rankeval_GMBpref_value(j._pos, j._rel, j._nonrel, j._num_rel, j._num_nonrel, rel)
             AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('GMBpref', k)
+        AND rankeval_check_number('GMBpref', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

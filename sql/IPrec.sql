@@ -23,5 +23,10 @@ CREATE OR REPLACE MACRO rankeval_IPrec(
             || '@' || rankeval_number(recall) AS measure,
         rankeval_IPrec_value(j._pos, j._rel, j._hits, j._num_rel, rel, recall, rounding) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('IPrec', k)
+        AND rankeval_check_number('IPrec', 'recall', recall, recall >= 0 AND recall <= 1, ' in [0, 1]')
+        AND rankeval_check_choice('IPrec', 'rounding', rounding,
+            CAST(rounding AS VARCHAR) IN ('v10', 'v9'), 'v10, v9')
+        AND rankeval_check_number('IPrec', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -25,5 +25,9 @@ CREATE OR REPLACE MACRO rankeval_IPrec11pt(
             rankeval_param('rounding', rounding, 'v10')), NULL) AS measure,
         rankeval_IPrec11pt_value(j._pos, j._rel, j._hits, j._num_rel, rel, rounding) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('IPrec11pt', k)
+        AND rankeval_check_choice('IPrec11pt', 'rounding', rounding,
+            CAST(rounding AS VARCHAR) IN ('v10', 'v9'), 'v10, v9')
+        AND rankeval_check_number('IPrec11pt', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -15,5 +15,7 @@ CREATE OR REPLACE MACRO rankeval_Judged(run_table, qrels_table, k := NULL, rel :
             AS measure,
         rankeval_Judged_value(j._pos, j._rel, k) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Judged', k)
+        AND rankeval_check_number('Judged', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -8,11 +8,15 @@ CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet_value(rel_value, rel) AS
 CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet_expected(rel_value, rel) AS
     rankeval_NumNonRelJudgedRet_value(rel_value, rel);
 
-CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet(run_table, qrels_table, rel := 1) AS TABLE
+CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet(
+    run_table, qrels_table, k := NULL, rel := 1
+) AS TABLE
     SELECT j.query,
         rankeval_name('NumNonRelJudgedRet', rankeval_param('rel', rankeval_number(rel), '1'),
                       NULL) AS measure,
         rankeval_NumNonRelJudgedRet_value(j._rel, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('NumNonRelJudgedRet', k)
+        AND rankeval_check_number('NumNonRelJudgedRet', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -10,5 +10,7 @@ CREATE OR REPLACE MACRO rankeval_NumQ(run_table, qrels_table, k := NULL, rel := 
             AS measure,
         rankeval_NumQ_value() AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('NumQ', k)
+        AND rankeval_check_number('NumQ', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -14,5 +14,7 @@ CREATE OR REPLACE MACRO rankeval_NumRel(run_table, qrels_table, k := NULL, rel :
             AS measure,
         rankeval_NumRel_value(j._num_rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('NumRel', k)
+        AND rankeval_check_number('NumRel', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -16,5 +16,7 @@ CREATE OR REPLACE MACRO rankeval_NumRelRet(run_table, qrels_table, k := NULL, re
             AS measure,
         rankeval_NumRelRet_value(j._pos, j._rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('NumRelRet', k)
+        AND rankeval_check_number('NumRelRet', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

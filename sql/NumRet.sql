@@ -14,5 +14,7 @@ CREATE OR REPLACE MACRO rankeval_NumRet(run_table, qrels_table, k := NULL, rel :
             AS measure,
         rankeval_NumRet_value(j._pos, k) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('NumRet', k)
+        AND rankeval_check_number('NumRet', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -35,5 +35,9 @@ CREATE OR REPLACE MACRO rankeval_P(
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_P_value(j._pos, j._rel, k, rel, norm) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('P', k)
+        AND rankeval_check_choice('P', 'norm', norm,
+            CAST(norm AS VARCHAR) IN ('k', 'ret'), 'k, ret')
+        AND rankeval_check_number('P', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

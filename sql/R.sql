@@ -32,5 +32,9 @@ CREATE OR REPLACE MACRO rankeval_R(
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_R_value(j._pos, j._rel, j._num_rel, k, rel, norm) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('R', k)
+        AND rankeval_check_choice('R', 'norm', norm,
+            CAST(norm AS VARCHAR) IN ('R', 'min'), 'R, min')
+        AND rankeval_check_number('R', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

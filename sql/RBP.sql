@@ -29,5 +29,10 @@ CREATE OR REPLACE MACRO rankeval_RBP(
         FROM query_table(qrels_table) AS q
         GROUP BY q.query
     ) AS s ON j.query = s.query
+    WHERE rankeval_check_k('RBP', k)
+        AND rankeval_check_number('RBP', 'p', p, p > 0 AND p < 1, ' in (0, 1)')
+        AND rankeval_check_choice('RBP', 'gain', gain,
+            CAST(gain AS VARCHAR) IN ('graded', 'binary'), 'graded, binary')
+        AND rankeval_check_number('RBP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -16,5 +16,8 @@ AS TABLE
             rankeval_param('rel', rankeval_number(rel), '1')), NULL) AS measure,
         rankeval_RBP_resid_value(j._pos, j._rel, p) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('RBP_resid', k)
+        AND rankeval_check_number('RBP_resid', 'p', p, p > 0 AND p < 1, ' in (0, 1)')
+        AND rankeval_check_number('RBP_resid', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -24,5 +24,7 @@ CREATE OR REPLACE MACRO rankeval_RR(run_table, qrels_table, k := NULL, rel := 1)
             AS measure,
         rankeval_RR_value(j._pos, j._rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('RR', k)
+        AND rankeval_check_number('RR', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

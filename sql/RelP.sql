@@ -22,5 +22,7 @@ CREATE OR REPLACE MACRO rankeval_RelP(run_table, qrels_table, k := NULL, rel := 
         rankeval_name('RelP', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
         rankeval_RelP_value(j._pos, j._rel, j._num_rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('RelP', k)
+        AND rankeval_check_number('RelP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

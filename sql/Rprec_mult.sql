@@ -18,5 +18,8 @@ CREATE OR REPLACE MACRO rankeval_Rprec_mult(
             rankeval_param('rel', rankeval_number(rel), '1')), NULL) AS measure,
         rankeval_Rprec_mult_value(j._pos, j._rel, j._num_rel, rel, mult) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('Rprec_mult', k)
+        AND rankeval_check_number('Rprec_mult', 'mult', mult, mult > 0, ' > 0')
+        AND rankeval_check_number('Rprec_mult', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

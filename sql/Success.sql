@@ -24,5 +24,7 @@ CREATE OR REPLACE MACRO rankeval_Success(run_table, qrels_table, k := NULL, rel 
             AS measure,
         rankeval_Success_value(j._pos, j._rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Success', k)
+        AND rankeval_check_number('Success', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -14,5 +14,7 @@ CREATE OR REPLACE MACRO rankeval_Unjudged(run_table, qrels_table, k := NULL, rel
             AS measure,
         rankeval_Unjudged_value(j._pos, j._rel, k) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Unjudged', k)
+        AND rankeval_check_number('Unjudged', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -26,5 +26,12 @@ CREATE OR REPLACE MACRO rankeval_Utility(
             rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
         rankeval_Utility_value(j._pos, j._rel, j._num_rel, k, rel, a, b, c, d, docs) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Utility', k)
+        AND rankeval_check_number('Utility', 'a', a, TRUE, '')
+        AND rankeval_check_number('Utility', 'b', b, TRUE, '')
+        AND rankeval_check_number('Utility', 'c', c, TRUE, '')
+        AND rankeval_check_number('Utility', 'd', d, TRUE, '')
+        AND rankeval_check_number('Utility', 'docs', docs, docs >= 0, ' >= 0')
+        AND rankeval_check_number('Utility', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

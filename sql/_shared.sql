@@ -37,7 +37,8 @@ CREATE OR REPLACE MACRO rankeval_dcg(rel_value, pos, k, gain) AS
 
 -- A measure's canonical name, as polars_rankeval prints it: AP, AP(norm=min)@10, ...
 CREATE OR REPLACE MACRO rankeval_number(x) AS
-    CASE WHEN CAST(x AS DOUBLE) = FLOOR(CAST(x AS DOUBLE))
+    CASE WHEN isfinite(CAST(x AS DOUBLE)) AND CAST(x AS DOUBLE) = FLOOR(CAST(x AS DOUBLE))
+              AND ABS(CAST(x AS DOUBLE)) < 1e18
          THEN CAST(CAST(x AS BIGINT) AS VARCHAR) ELSE CAST(CAST(x AS DOUBLE) AS VARCHAR) END;
 
 CREATE OR REPLACE MACRO rankeval_param(name, value, default_value) AS
@@ -233,6 +234,38 @@ AS TABLE
             ) AS _tie_gain_exp
         FROM rankeval_joined(run_table, qrels_table, rel := rel, duplicates := duplicates) AS j
     ) AS g;
+
+-- Parameter checks of the table macros, with the rules of polars_rankeval's Param (k a
+-- positive integer or NULL, string parameters in their choices, numbers finite and in
+-- their range): TRUE, or DuckDB's error() naming the macro, the parameter, its value and
+-- what is allowed.  Only the table macros call them (a WHERE on constants): the engine
+-- and polars_rankeval.sql.render() use the value macros, with parameters checked in Python.
+CREATE OR REPLACE MACRO rankeval_text(x) AS COALESCE(CAST(x AS VARCHAR), 'NULL');
+
+CREATE OR REPLACE MACRO rankeval_check(ok, message) AS
+    CASE WHEN ok THEN TRUE ELSE error(message) END;
+
+CREATE OR REPLACE MACRO rankeval_check_k(family, k) AS
+    rankeval_check(
+        k IS NULL OR (isfinite(CAST(k AS DOUBLE)) AND CAST(k AS DOUBLE) >= 1
+                      AND CAST(k AS DOUBLE) = FLOOR(CAST(k AS DOUBLE))),
+        'rankeval_' || family || ': k := ' || rankeval_text(k)
+        || ' is not a positive integer: give a cutoff such as k := 10 (NULL: no cutoff)');
+
+CREATE OR REPLACE MACRO rankeval_check_no_k(family, k) AS
+    rankeval_check(k IS NULL,
+        'rankeval_' || family || ': k := ' || rankeval_text(k) || ': ' || family
+        || ' takes no rank cutoff, leave k NULL');
+
+CREATE OR REPLACE MACRO rankeval_check_choice(family, name, value, ok, choices) AS
+    rankeval_check(ok,
+        'rankeval_' || family || ': ' || name || ' := ' || rankeval_text(value)
+        || ' is not allowed, choose one of ' || choices);
+
+CREATE OR REPLACE MACRO rankeval_check_number(family, name, value, ok, rule) AS
+    rankeval_check(isfinite(CAST(value AS DOUBLE)) AND ok,
+        'rankeval_' || family || ': ' || name || ' := ' || rankeval_text(value) || ': '
+        || name || ' must be a finite number' || rule);
 
 -- rankeval_joined plus what the gain measures (G, nDCG_rel, RnDCG) read, at each row:
 --   _run_cg, _run_dcg   the run's gain (relevance > 0) and DCG at positions <= _pos

@@ -15,5 +15,7 @@ CREATE OR REPLACE MACRO rankeval_binG(run_table, qrels_table, k := NULL, rel := 
         rankeval_name('binG', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
         rankeval_binG_value(j._pos, j._rel, j._hits, j._num_rel, k, rel) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('binG', k)
+        AND rankeval_check_number('binG', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

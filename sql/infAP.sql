@@ -25,5 +25,7 @@ CREATE OR REPLACE MACRO rankeval_infAP(run_table, qrels_table, k := NULL, rel :=
         rankeval_infAP_value(j._pos, j._rel, j._hits, j._nonrel, j._pooled, j._num_rel, rel)
             AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('infAP', k)
+        AND rankeval_check_number('infAP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

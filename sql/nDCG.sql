@@ -43,5 +43,11 @@ CREATE OR REPLACE MACRO rankeval_nDCG(
         rankeval_nDCG_value(j._pos, j._rel, j._ideal_pos, s._idcg, k, rel, gain, ideal) AS value
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
     LEFT JOIN rankeval_idcg(qrels_table, k := k, gain := gain) AS s ON j.query = s.query
+    WHERE rankeval_check_k('nDCG', k)
+        AND rankeval_check_choice('nDCG', 'gain', gain,
+            CAST(gain AS VARCHAR) IN ('linear', 'exp'), 'linear, exp')
+        AND rankeval_check_choice('nDCG', 'ideal', ideal,
+            CAST(ideal AS VARCHAR) IN ('qrels', 'run'), 'qrels, run')
+        AND rankeval_check_number('nDCG', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

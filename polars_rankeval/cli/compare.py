@@ -106,8 +106,9 @@ def _options(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     systems = system_names(args.runs)
     try:
         checked.check_baseline(systems)
-    except RankevalError as error:
-        raise UsageError(f"--baseline: {error} (the run files' names)") from None
+    except RankevalError:
+        runs = ", ".join(systems)
+        raise UsageError(f"--baseline {args.baseline!r} is not a run; runs: {runs}") from None
     if args.by:
         if not _accepts(compare, "by"):
             raise UsageError("--by needs a polars_rankeval whose compare() takes by=")
@@ -193,4 +194,17 @@ def comparison_text(comparison: pl.DataFrame, by: Sequence[str] = ()) -> str:
         ]
         for r in comparison.iter_rows(named=True)
     ]
-    return plain_table([*keys, *_HEADER], rows, left=3 + len(keys))
+    return plain_table([*keys, *_HEADER], rows, left=3 + len(keys)) + _legend(comparison)
+
+
+def _legend(comparison: pl.DataFrame) -> str:
+    """What the columns are: the test, the correction and the interval next to them."""
+    if comparison.is_empty():
+        return ""
+    first = comparison.row(0, named=True)
+    level = f"{first['ci_level']:.0%}"
+    return (
+        f"\ntest: {first['test']}; p_corr: {first['correction'] or 'no'} correction; "
+        f"ci_low, ci_high: {level} {first['ci_method']} interval of delta (not corrected); "
+        "d: paired Cohen's d; sig: p_corr below alpha\n"
+    )

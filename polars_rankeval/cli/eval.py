@@ -36,7 +36,6 @@ from polars_rankeval.cli.trec import (
     judged_only,
     num_rel_complete,
     resolve,
-    summarize,
     zscores,
 )
 
@@ -184,7 +183,7 @@ def evaluate_run(
     ]
     if library:
         plans.append(evaluate(run_, qrels_, library, **kwargs))
-    frames = pl.collect_all(plans)  # type: ignore[arg-type]
+    frames = pl.collect_all(plans)
     to_label = {lib: measures.label(n) for n, lib in zip(names, library)}
     per_query = (
         frames[0]
@@ -218,15 +217,15 @@ def _trec_eval_totals(
     """-Z (z-scores, summaries recomputed in trec_eval's order) and the -c num_rel total."""
     if args.zscores is not None:
         from polars_rankeval._parse import parse_measure
+        from polars_rankeval.engines.finish import aggregate
 
         result.per_query = zscores(args.zscores, result.per_query)
         rows = []
-        for name in names:
-            label = measures.label(name)
-            how = parse_measure(measures.measure(name)).family.aggregate
-            values = result.per_query.filter(pl.col("measure") == label)["value"].to_list()
-            how = {"gmean": "geometric", "sum": "sum"}.get(how, "mean")
-            rows.append((label, summarize(values, how=how)))
+        for name in names:  # the one aggregation, over the queries in trec_eval's order
+            label, m = measures.label(name), parse_measure(measures.measure(name))
+            values = result.per_query.filter(pl.col("measure") == label)
+            values = values.sort(pl.col("query").cast(pl.String))
+            rows.append((label, values.select(aggregate(pl.col("value"), m)).item()))
         result.summary = pl.DataFrame(rows, schema=["measure", "value"], orient="row")
     if args.complete and "num_rel" in names:
         result.summary = result.summary.with_columns(

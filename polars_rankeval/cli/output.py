@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -155,7 +155,7 @@ def trec_text(
     names: Sequence[str],
     *,
     per_query: bool,
-    summary_only: Sequence[str],
+    summary_only: Collection[str],
     summary: bool = True,
     zscores: bool = False,
 ) -> str:

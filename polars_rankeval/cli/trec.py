@@ -8,7 +8,6 @@ Each helper names the trec_eval source it follows: measure nicknames (``measures
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,14 +16,13 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 
-__all__ = ["Measures", "judged_only", "num_rel_complete", "resolve", "summarize", "zscores"]
+__all__ = ["Measures", "judged_only", "num_rel_complete", "resolve", "zscores"]
 
 # trec_eval's `set` nickname (measures.c set_names); `official` is its default set
 _SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
         "set_recall", "set_relative_P", "set_map", "set_F")  # fmt: skip
 _PAIR_PARAMS = {"rbp": "RBP", "rbp_resid": "RBP_resid"}  # measures taking name=value
 MISSING_ZSCORE = -1000000.0  # trec_eval.h MISSING_ZSCORE_VALUE
-MIN_GEO_MEAN = 0.00001  # m_gm_map.c
 
 
 @dataclass
@@ -136,14 +134,3 @@ def _atof(text: str) -> float:
         return 0.0  # C's atof reads what it can; a non-number is 0
 
 
-def summarize(values: Sequence[float], *, how: str) -> float:
-    """trec_eval's summary of per-query values in query order: a sequential sum (counts),
-    the mean of that sum, or the geometric mean of ``max(v, 0.00001)`` (gm_ measures)."""
-    total = 0.0
-    if how == "geometric":
-        for v in values:
-            total += math.log(max(v, MIN_GEO_MEAN))
-        return math.exp(total / len(values)) if values else 0.0
-    for v in values:
-        total += v
-    return total if how == "sum" else (total / len(values) if values else 0.0)

@@ -17,13 +17,11 @@ __all__ = ["engine", "is_spark_frame"]
 
 def engine(name: str) -> ModuleType:
     """The engine module called ``name`` (imported on first use: DuckDB only when used)."""
-    if name == "polars":
-        from polars_rankeval.engines import polars as module
-    elif name == "duckdb":
-        from polars_rankeval.engines import duckdb as module
-    else:
-        from polars_rankeval.engines import spark as module
-    return module
+    import importlib
+
+    if name not in ("polars", "duckdb", "spark"):
+        raise ValueError(f"no engine {name!r}")
+    return importlib.import_module(f"polars_rankeval.engines.{name}")
 
 
 def is_spark_frame(frame: Any) -> bool:

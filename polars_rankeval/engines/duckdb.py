@@ -21,17 +21,24 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
-from polars_rankeval.engines.finish import IN_QRELS, check_per_query, select_evaluated
+from polars_rankeval.diversity.families import is_diversity
+from polars_rankeval.engines.finish import (
+    IN_QRELS,
+    check_per_query,
+    query_groups,
+    select_evaluated,
+)
 from polars_rankeval.engines.polars import judgement_for
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.engines.sqltwin.build import (
+    ENTRY,
     Query,
     build_query,
     expected_macro,
+    sql_dir,
     sql_files,
     value_macro,
 )
-from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import raise_for_checks
 from polars_rankeval.prepare.judge import IN_RUN, Judgement
 from polars_rankeval.prepare.ranking import keep_top
@@ -39,7 +46,7 @@ from polars_rankeval.prepare.ranking import keep_top
 if TYPE_CHECKING:
     import duckdb as _duckdb
 
-__all__ = ["NAME", "install", "per_query", "supports"]
+__all__ = ["NAME", "install", "install_entry_point", "per_query", "supports"]
 
 NAME = "duckdb"
 
@@ -66,6 +73,28 @@ def install(con: _duckdb.DuckDBPyConnection) -> None:
     """
     for _name, text in sql_files():
         con.execute(text)
+
+
+def install_entry_point(con: _duckdb.DuckDBPyConnection) -> None:
+    """Create the SQL user's entry point (``sql/rankeval.sql``) in ``con``:
+    ``rankeval_per_query`` and ``rankeval_summary`` on any table, with your column names,
+    ``by`` groups and measure names (plus the per-family macros of :func:`install`).
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> install_entry_point(con)
+    >>> con.execute(
+    ...     "CREATE TABLE runs AS SELECT * FROM (VALUES ('bm25', 'q1', 'a', 2.0),"
+    ...     " ('bm25', 'q1', 'b', 1.0)) AS t(system, qid, doc_id, sim)"
+    ... ).execute(
+    ...     "CREATE TABLE judgments AS SELECT * FROM (VALUES ('q1', 'b', 1)) AS t(qid, doc_id, grade)"
+    ... ).execute(
+    ...     "SELECT * FROM rankeval_summary('runs', 'judgments', ['MRR', 'P@2'], by := ['system'],"
+    ...     " query := 'qid', item := 'doc_id', score := 'sim', relevance := 'grade')"
+    ... ).fetchall()
+    [('bm25', 'MRR', 0.5), ('bm25', 'P@2', 0.5)]
+    """
+    con.execute(sql_dir().joinpath(ENTRY).read_text(encoding="utf-8"))
 
 
 _DATABASE: _duckdb.DuckDBPyConnection | None = None
@@ -117,12 +146,18 @@ def _hand_over(
 
 
 def _plain(dtype: pl.DataType) -> pl.DataType:
-    """Categorical and Enum travel to DuckDB as strings."""
-    return pl.String if dtype == pl.Categorical or isinstance(dtype, pl.Enum) else dtype
+    """Categorical, Enum and 128-bit integer ids (which Arrow cannot hand to DuckDB)
+    travel to DuckDB as strings; results are cast back to the key's dtype."""
+    text = dtype in (pl.Categorical, pl.Int128, pl.UInt128) or isinstance(dtype, pl.Enum)
+    return pl.String() if text else dtype
 
 
 def supports(measure: Measure, spec: Spec) -> str | None:
     """A measure needs its family's SQL twin (None: supported)."""
+    if is_diversity(measure):
+        return (
+            f"{measure}: the diversity measures have no SQL twin yet; use engine='polars'"
+        )
     macro = expected_macro if spec.options.ties == "average" else value_macro
     try:
         macro(measure.family.name)
@@ -149,14 +184,18 @@ def _sources(judgement: Judgement, spec: Spec) -> _Sources:
     run_schema = run_lf.collect_schema()
     rows_schema = judgement.ranked.collect_schema()
     score_mode = c.score is not None and c.score in run_schema
-    order = (c.score, "score") if score_mode else (c.rank, "_rank")
+    order: tuple[str, str] = (
+        (c.score, "score") if c.score is not None and score_mode else (c.rank or "rank", "_rank")
+    )
     columns = [pl.col(b).cast(_plain(run_schema[b])).alias(f"_b{n}") for n, b in enumerate(by)]
     columns += [
         pl.col(c.query).cast(_plain(rows_schema[c.query])).alias("_q"),
         pl.col(c.item).cast(_plain(rows_schema[c.item])).alias("item"),
         pl.col(order[0]).alias(order[1]),
     ]
-    names = {("run", c.query): "_q", ("run", c.item): "item", ("run", order[0]): order[1]}
+    names: dict[tuple[str, str], str] = {
+        ("run", c.query): "_q", ("run", c.item): "item", ("run", order[0]): order[1]
+    }
     qrels = None
     if spec.qrels is None:
         columns.append(pl.col(c.relevant).cast(pl.Float64).alias("relevance"))
@@ -184,8 +223,10 @@ def _views(spec: Spec, score_mode: bool) -> tuple[list[str], str, Callable[[str]
     score = "CAST(CAST(score AS REAL) AS DOUBLE)" if score_mode else "-CAST(_rank AS DOUBLE)"
     relevance = "" if has_qrels else ", relevance"
     views = [
-        f"CREATE TEMP VIEW {RUN_VIEW} AS SELECT {key} AS query, item, {score} AS score"
-        f"{relevance} FROM {RUN_SOURCE}"
+        (
+            f"CREATE TEMP VIEW {RUN_VIEW} AS SELECT {key} AS query, item, {score} AS score"
+            f"{relevance} FROM {RUN_SOURCE}"
+        )
     ]
     if not has_qrels:
         first = spec.options.duplicates == "first"
@@ -315,7 +356,9 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
         has_qrels=has_qrels, by=options.by, ties=options.ties,
     )
     keys = list(judgement.keys)
-    schema = {**sources.key_types, **{f"_m{i}": pl.Float64 for i in range(len(spec.measures))}}
+    schema: dict[str, pl.DataType] = {
+        **sources.key_types, **{f"_m{i}": pl.Float64() for i in range(len(spec.measures))}
+    }
 
     def compute() -> pl.DataFrame:
         frame, repeated = _run_query(judgement, spec, sources, views, query)
@@ -325,11 +368,12 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
                 pl.when(pl.int_range(pl.len()) == 0).then(repeated).alias("_dropped")
             )
         checked = check_per_query(
-            frame, judgement, has_qrels=has_qrels, complete=options.complete
+            frame, judgement, has_qrels=has_qrels, complete=options.complete,
+            names=spec.names,
         )
         return select_evaluated(
             checked, keys=keys, measures=spec.measures, stat_columns=query.stat_columns,
-            has_qrels=has_qrels, complete=options.complete,
+            has_qrels=has_qrels, complete=options.complete, groups=query_groups(spec),
         )
 
     return pl.defer(compute, schema=schema), keys

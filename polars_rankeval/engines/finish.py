@@ -17,7 +17,8 @@ import polars as pl
 
 from polars_rankeval._errors import InputError, RankevalWarning
 from polars_rankeval._registry import Judged, Measure
-from polars_rankeval.prepare.checks import raise_for_checks
+from polars_rankeval.engines.spec import Spec
+from polars_rankeval.prepare.checks import example, raise_for_checks
 from polars_rankeval.prepare.judge import IN_RUN, NUM_RET, Judgement
 
 __all__ = [
@@ -73,8 +74,32 @@ def _check_overlap(frame: pl.DataFrame, query: str, *, complete: bool) -> None:
     )
 
 
+def _check_finite(frame: pl.DataFrame, judgement: Judgement, names: Sequence[str]) -> None:
+    """Every measure value is finite or an error naming the measure, the query and a row."""
+    for i, name in enumerate(names):
+        column = value_column(i)
+        if column not in frame.columns:
+            continue
+        bad = frame.filter(pl.col(column).is_not_null() & ~pl.col(column).is_finite())
+        if bad.height:
+            key = bad.row(0, named=True)
+            where = {k: key[k] for k in judgement.keys}
+            match = pl.all_horizontal(pl.col(k).eq_missing(v) for k, v in where.items())
+            raise InputError(
+                f"{name} is {key[column]} for {where}: a measure value must be finite "
+                f"(the input overflows double precision); {bad.height} quer"
+                f"{_plural(bad.height, 'y', 'ies')}; example run row: "
+                f"{example(judgement.run, match)}"
+            )
+
+
 def check_per_query(
-    frame: pl.DataFrame, judgement: Judgement, *, has_qrels: bool, complete: bool
+    frame: pl.DataFrame,
+    judgement: Judgement,
+    *,
+    has_qrels: bool,
+    complete: bool,
+    names: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Runs at collect time on the small per-query frame: raise on bad data, warn on
     skipped data (with counts), pass the frame through unchanged."""
@@ -86,6 +111,13 @@ def check_per_query(
     )
     if not frame[IN_RUN].fill_null(False).any():
         raise InputError("the run has no rows: there is nothing to evaluate")
+    if has_qrels and not frame[IN_QRELS].fill_null(False).any():
+        raise InputError(
+            ("complete=True needs judged queries to average over, but"
+             if complete else "run and qrels share no query:")
+            + " the qrels have no rows (is the qrels file or filter empty?)"
+        )
+    _check_finite(frame, judgement, names)
     if has_qrels:
         _check_overlap(frame, judgement.query, complete=complete)
         _warn_skipped(frame, judgement.query)
@@ -101,12 +133,25 @@ def check_per_query(
     return frame
 
 
+def query_groups(spec: Spec) -> pl.LazyFrame | None:
+    """With ``complete`` and ``by`` columns that the qrels carry too (query attributes:
+    a segment, a category), each qrels query's group: one row per (query, by...)."""
+    by = list(spec.options.by)
+    if not (spec.options.complete and by and spec.qrels is not None):
+        return None
+    qrels = spec.qrels.lazy()
+    if not set(by) <= set(qrels.collect_schema()):
+        return None
+    return qrels.select(spec.columns.query, *by).unique()
+
+
 def _evaluated_queries(
     checked: FrameT, keys: list[str], stat_columns: list[str], value_columns: list[str],
-    *, complete: bool,
+    *, complete: bool, groups: pl.LazyFrame | None = None,
 ) -> FrameT:
     """Queries in both run and qrels by default; every qrels query with ``complete``
-    (for each ``by`` group of the run)."""
+    (for each ``by`` group of the run, or of the qrels when they carry the ``by``
+    columns: see :func:`query_groups`)."""
     in_run = pl.col(IN_RUN).fill_null(False)
     in_qrels = pl.col(IN_QRELS).fill_null(False)
     if not complete:
@@ -117,10 +162,10 @@ def _evaluated_queries(
         # built eagerly on the small per-query frame, in one pass so the checks run once
         schema = checked.collect_schema()
         return checked.map_batches(
-            lambda frame: _complete_by_groups(frame, keys, stat_columns, value_columns),
+            lambda frame: _complete_by_groups(frame, keys, stat_columns, value_columns, groups),
             schema={c: schema[c] for c in [*keys, *stat_columns, *value_columns]},
         )
-    return _complete_by_groups(checked, keys, stat_columns, value_columns)
+    return _complete_by_groups(checked, keys, stat_columns, value_columns, groups)
 
 
 def select_evaluated(
@@ -131,6 +176,7 @@ def select_evaluated(
     stat_columns: list[str],
     has_qrels: bool,
     complete: bool,
+    groups: pl.LazyFrame | None = None,
 ) -> FrameT:
     """From the checked per-query frame of any engine: the evaluated queries, missing
     values filled.  A query without values (no run rows, or no judged retrieved rows)
@@ -139,7 +185,9 @@ def select_evaluated(
     value_columns = [value_column(i) for i in range(len(measures))]
     if NUM_RET in columns:
         value_columns.append(NUM_RET)
-    base = _evaluated_queries(checked, keys, stat_columns, value_columns, complete=complete)
+    base = _evaluated_queries(
+        checked, keys, stat_columns, value_columns, complete=complete, groups=groups
+    )
     if not has_qrels:  # every query has run rows: nothing is missing
         return base.select(*keys, *value_columns[: len(measures)])
 
@@ -162,20 +210,67 @@ def select_evaluated(
 
 
 def _complete_by_groups(
-    frame: pl.DataFrame, keys: list[str], stat_columns: list[str], value_columns: list[str]
+    frame: pl.DataFrame, keys: list[str], stat_columns: list[str], value_columns: list[str],
+    query_groups: pl.LazyFrame | None = None,
 ) -> pl.DataFrame:
-    """complete=True with ``by``: every by-group of the run crossed with every qrels query,
-    with the values the group's run has (null = missing, filled by the caller)."""
+    """complete=True with ``by``: every by-group of the run crossed with every qrels query
+    (systems, days), or, when the qrels carry the ``by`` columns, each qrels query in its
+    own group only (segments); with the values the group's run has (null = missing,
+    filled by the caller)."""
     by, query = keys[:-1], keys[-1]
     in_run = pl.col(IN_RUN).fill_null(False)
     in_qrels = pl.col(IN_QRELS).fill_null(False)
-    groups = frame.filter(in_run).select(by).unique()
     qrels_queries = frame.filter(in_qrels).select(query, *stat_columns).unique(subset=[query])
     found = frame.filter(in_run & in_qrels).select(*keys, *value_columns)
-    universe = groups.join(qrels_queries, how="cross")
+    if query_groups is not None:
+        universe = _attribute_groups(query_groups.collect(), qrels_queries, query, by)
+        universe = universe.with_columns(pl.col(b).cast(frame.schema[b]) for b in by)
+    else:
+        groups = frame.filter(in_run).select(by).unique()
+        _warn_query_attributes(frame.filter(in_run).select(keys), by, query, groups.height)
+        universe = groups.join(qrels_queries, how="cross")
     # a null by-value is a group like any other
     return universe.join(found, on=keys, how="left", nulls_equal=True).select(
         *keys, *stat_columns, *value_columns
+    )
+
+
+def _attribute_groups(
+    query_groups: pl.DataFrame, qrels_queries: pl.DataFrame, query: str, by: list[str]
+) -> pl.DataFrame:
+    """Each qrels query in the group its qrels rows give it (one group per query)."""
+    repeated = query_groups.filter(pl.col(query).is_duplicated())
+    if repeated.height:
+        raise InputError(
+            f"complete=True with by={by} taken from the qrels: a query must have one value of "
+            f"the by columns there (they are query attributes), but {repeated.row(0, named=True)}"
+            f" and others disagree; e.g. {repeated.head(2).rows(named=True)}"
+        )
+    typed = query_groups.with_columns(pl.col(query).cast(qrels_queries.schema[query]))
+    return typed.join(qrels_queries, on=query, how="inner").select(by + qrels_queries.columns)
+
+
+def _warn_query_attributes(
+    run_keys: pl.DataFrame, by: list[str], query: str, n_groups: int
+) -> None:
+    """complete=True averages each ``by`` group over every qrels query: right for groups
+    that each hold the whole run (systems, days), misleading for groups that split the
+    queries (a query's category), where it scores the other groups' queries 0.  When
+    every run query is in one group only, say so (the numbers are as documented)."""
+    if n_groups < 2:
+        return
+    spread = run_keys.group_by(query).agg(pl.struct(by).n_unique().alias("_groups"))
+    if spread["_groups"].max() != 1:
+        return
+    example = run_keys.head(1).row(0, named=True)
+    warnings.warn(
+        f"complete=True with by={by}: every run query is in one group only (e.g. {example}): "
+        "if the groups split the queries (segments) rather than each holding the whole run "
+        "(systems, days), each group is averaged over every qrels query and the other "
+        "groups' queries score 0 in it; for per-segment means filter run and qrels to the "
+        "segment, or drop complete=True",
+        RankevalWarning,
+        stacklevel=2,
     )
 
 

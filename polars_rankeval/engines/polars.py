@@ -9,9 +9,11 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
+from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.finish import (
     IN_QRELS,
     check_per_query,
+    query_groups,
     select_evaluated,
     value_column,
 )
@@ -44,6 +46,7 @@ def judgement_for(spec: Spec) -> Judgement:
         ties=spec.options.ties,
         tie_levels=tie_levels,
         tie_gains=tie_gains,
+        exp_gain=any(dict(m.params).get("gain") == "exp" for m in spec.measures),
     )
 
 
@@ -71,7 +74,18 @@ def _values(judgement: Judgement, measures: Sequence[Measure]) -> pl.LazyFrame:
 
 def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     """One row per evaluated (by..., query) with a Float64 column ``_m{i}`` per measure;
-    and the key columns."""
+    and the key columns.  Diversity measures (subtopic qrels) take their own path,
+    which evaluates the others through :func:`_per_query_judged`."""
+    if any(is_diversity(m) for m in spec.measures):
+        from polars_rankeval.diversity.compute import per_query as diversity_per_query
+
+        return diversity_per_query(spec, _per_query_judged)
+    wide, keys, _ = _per_query_judged(spec)
+    return wide, keys
+
+
+def _per_query_judged(spec: Spec) -> tuple[pl.LazyFrame, list[str], Judgement]:
+    """:func:`per_query` without diversity measures, with the judgement it built."""
     judgement = judgement_for(spec)
     values = _values(judgement, spec.measures)
     if judgement.duplicates_dropped is not None:
@@ -89,10 +103,12 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
         joined = values.join(qstats, on=judgement.query, how="full", coalesce=True)
 
     checked = joined.map_batches(
-        lambda frame: check_per_query(frame, judgement, has_qrels=has_qrels, complete=complete)
+        lambda frame: check_per_query(
+            frame, judgement, has_qrels=has_qrels, complete=complete, names=spec.names
+        )
     )
     wide = select_evaluated(
         checked, keys=judgement.keys, measures=spec.measures, stat_columns=stat_columns,
-        has_qrels=has_qrels, complete=complete,
+        has_qrels=has_qrels, complete=complete, groups=query_groups(spec),
     )
-    return wide, judgement.keys
+    return wide, judgement.keys, judgement

@@ -96,7 +96,8 @@ def evaluate(
         _check(
             run_df,
             qrels_df,
-            columns={"query": query, "item": item, "order": order, "relevance": relevance},
+            columns={"query": query, "item": item, "order": order or rank,
+                     "relevance": relevance},
         )
     tag = uuid.uuid4().hex
     run_view = f"rankeval_run_{tag}"

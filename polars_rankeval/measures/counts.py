@@ -63,4 +63,4 @@ NUM_REL_RET = register(
     )
 )
 
-__all__ = ["NUM_REL", "NUM_RET", "NUM_REL_RET", "pl"]
+__all__ = ["NUM_REL", "NUM_REL_RET", "NUM_RET", "pl"]

@@ -22,13 +22,17 @@ __all__ = [
     "Check",
     "duplicate_check",
     "example",
+    "exp_gain_check",
     "float_checks",
     "raise_for_checks",
     "rank_check",
     "row_check",
 ]
 
-Kind = Literal["null", "not_finite", "bad_rank", "duplicate"]
+Kind = Literal["null", "not_finite", "bad_rank", "duplicate", "exp_overflow"]
+
+# 2^1024 overflows a double: above this label an exponential gain 2^rel - 1 is infinite
+MAX_EXP_LABEL = 1023
 
 
 @dataclass(frozen=True)
@@ -66,10 +70,13 @@ class Check:
             return count(f"{column} IS NULL")
         if self.kind == "not_finite":
             return count(f"{column} IS NULL OR NOT isfinite(CAST({column} AS DOUBLE))")
+        if self.kind == "exp_overflow":
+            return count(f"CAST({column} AS DOUBLE) > {MAX_EXP_LABEL}")
         if self.kind == "bad_rank":
             bad = f"{column} IS NULL OR {column} <= 0"
             if self.float_values:
-                bad += f" OR NOT isfinite({column}) OR {column} <> FLOOR({column})"
+                value = f"CAST({column} AS DOUBLE)"
+                bad += f" OR NOT isfinite({value}) OR {value} <> FLOOR({value})"
             return count(bad)
         distinct = ", ".join(keys)
         return f"COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT {distinct} FROM {source}) AS d)"
@@ -94,11 +101,24 @@ def rank_check(column: str, dtype: pl.DataType) -> Check:
     """A run's rank column: a positive integer (1 = top) on every row."""
     rank = pl.col(column)
     bad = rank.is_null() | (rank <= 0)
-    if dtype.is_float():
-        bad = bad | ~rank.is_finite() | (rank != rank.floor())
+    fractional = dtype.is_float() or isinstance(dtype, pl.Decimal)
+    if fractional:
+        as_float = rank.cast(pl.Float64)
+        bad = bad | ~as_float.is_finite() | (as_float != as_float.floor())
     problem = "rank must be a positive integer (1 = top)"
     check = row_check("run", column, problem, bad, "bad_rank")
-    return replace(check, float_values=dtype.is_float())
+    return replace(check, float_values=fractional)
+
+
+def exp_gain_check(frame: str, column: str) -> Check:
+    """A relevance column read with exponential gains (``gain=exp``): 2^rel - 1 is
+    infinite above 1023, and the measure would be NaN; an error names the row."""
+    problem = (
+        f"relevance above {MAX_EXP_LABEL} with gain=exp: 2^relevance - 1 overflows a "
+        "double (use gain=linear or rescale the labels)"
+    )
+    too_large = pl.col(column).cast(pl.Float64) > MAX_EXP_LABEL
+    return row_check(frame, column, problem, too_large.fill_null(False), "exp_overflow")
 
 
 def duplicate_check(frame: str, keys: Sequence[str], item: str, problem: str) -> Check:

@@ -33,6 +33,7 @@ from polars_rankeval.prepare.checks import (
     Check,
     duplicate_check,
     example,
+    exp_gain_check,
     float_checks,
     rank_check,
     row_check,
@@ -142,7 +143,7 @@ def _qrels_side(
     """Check the qrels' schema and give both sides' keys one dtype; the qrels checks."""
     schema = read_schema(qrels, "qrels")
     require(schema, qrels, "qrels", {"query": c.query, "item": c.item, "relevance": c.relevance})
-    require_numeric(schema, qrels, "qrels", c.relevance)
+    require_numeric(schema, qrels, "qrels", c.relevance, allow_bool=True)  # True = 1
     run = side.frame
     qrels = qrels.select(c.query, c.item, c.relevance)
     for column in (c.query, c.item):
@@ -275,6 +276,7 @@ def judge(
     ties: str = "trec_eval",
     tie_levels: Sequence[float] = (),
     tie_gains: Sequence[str] = (),
+    exp_gain: bool = False,
 ) -> Judgement:
     """Validate the schemas, rank the run, join the qrels; nothing is collected.
 
@@ -282,14 +284,19 @@ def judge(
     (:class:`~polars_rankeval._registry.Ideal`, read through ``judged.ideal``).
     With ``ties="average"`` the rows also get the tie-group columns of ``tie_levels``
     and ``tie_gains`` (see :class:`~polars_rankeval._registry.Ties`), read through
-    ``judged.ties``.
+    ``judged.ties``.  ``exp_gain``: a measure reads exponential gains, so labels above
+    1023 are an error (see :func:`~.checks.exp_gain_check`).
     """
     c = columns
     side = _run_side(run, c, list(by), has_qrels=qrels is not None)
     keys, run_checks = side.keys, list(side.checks)
-    prepared, qrels_checks = side.frame, []
+    prepared, qrels_checks = side.frame, list[Check]()
     if qrels is not None:
         prepared, qrels, qrels_checks = _qrels_side(qrels, side, c)
+        if exp_gain:
+            qrels_checks.append(exp_gain_check("qrels", c.relevance))
+    elif exp_gain:
+        run_checks.append(exp_gain_check("run", c.relevant))
     judged_only = qrels is not None and ties == "trec_eval" and duplicates == "error"
     ranked = _rank(prepared, side, c, top=top, judged_only=judged_only)
     dropped = None

@@ -59,7 +59,7 @@ def position(c: Columns, column: str, keys: Sequence[str]) -> pl.Expr:
 
 
 def keep_top(
-    run: pl.LazyFrame, n: int, *, columns: Columns = Columns(), by: Sequence[str] = ()
+    run: pl.LazyFrame, n: int, *, columns: Columns | None = None, by: Sequence[str] = ()
 ) -> pl.LazyFrame:
     """The top ``n`` rows of each query in trec_eval's order (trec_eval ``-M``).
 
@@ -68,6 +68,7 @@ def keep_top(
     >>> keep_top(run.lazy(), 2).collect()["item"].sort().to_list()
     ['b', 'c']
     """
+    columns = columns or Columns()
     column = order_column(columns, run.collect_schema())
     if column is None:
         raise InputError(

@@ -51,6 +51,17 @@ def key_dtype(schema: pl.Schema, frame: pl.LazyFrame, what: str, column: str) ->
     )
 
 
+def _common_int(a: pl.DataType, b: pl.DataType) -> pl.DataType:
+    """An integer dtype that holds every value of both: Int64, unless an id does not
+    fit (UInt64 ids above 2^63, 128-bit ids)."""
+    wide = {pl.UInt64, pl.Int128, pl.UInt128}
+    if a not in wide and b not in wide:
+        return pl.Int64()
+    if a.is_unsigned_integer() and b.is_unsigned_integer():
+        return pl.UInt128() if pl.UInt128 in (a, b) else pl.UInt64()
+    return pl.Int128()
+
+
 def align_key(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -68,7 +79,7 @@ def align_key(
             f"pl.col({column!r}).cast(pl.String)); example run row: {example(run)}; "
             f"example qrels row: {example(qrels)}"
         )
-    target = pl.String if run_str else pl.Int64
+    target = pl.String if run_str else _common_int(run_t, qrels_t)
     return (
         run.with_columns(pl.col(column).cast(target)),
         qrels.with_columns(pl.col(column).cast(target)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
@@ -17,9 +17,6 @@ from polars_rankeval.report.tables import (
     html_tables,
     table_model,
 )
-
-if TYPE_CHECKING:
-    from polars_rankeval.report.model import Report
 
 __all__ = ["comparison_table", "render_html"]
 
@@ -76,7 +73,7 @@ def comparison_table(comparison: pl.DataFrame) -> str:
     )
 
 
-def _settings(report: Report) -> str:
+def _settings(report: Any) -> str:
     options = report.options
     test = TEST_NAMES[options.test]
     if options.test != "t":
@@ -97,7 +94,7 @@ def _settings(report: Report) -> str:
     )
 
 
-def _panels(report: Report) -> list[figures.Panel]:
+def _panels(report: Any) -> list[figures.Panel]:
     """A plot panel per measure, and per ``by`` group."""
     if not report.by:
         return [figures.Panel(m, pl.col("measure") == m) for m in report.measures]
@@ -111,8 +108,9 @@ def _panels(report: Report) -> list[figures.Panel]:
     return panels
 
 
-def render_html(report: Report, *, title: str, digits: int) -> str:
-    """The page of ``report``."""
+def render_html(report: Any, *, title: str, digits: int) -> str:
+    """The page of ``report`` (a :class:`~polars_rankeval.report.model.Report`; typed
+    loosely so that this module needs nothing of the model's: no import cycle)."""
     from polars_rankeval import __version__
 
     options = report.options

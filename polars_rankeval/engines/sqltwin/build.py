@@ -37,6 +37,7 @@ __all__ = [
 
 SHARED = "_shared.sql"
 EVALUATE = "_evaluate.sql"
+ENTRY = "rankeval.sql"
 
 # Parameters of a family's value macro that are columns of rankeval_joined ...
 ROW_ARGUMENTS = {
@@ -88,7 +89,7 @@ _MACRO = re.compile(
 )
 
 
-def _sql_dir() -> Path | resources.abc.Traversable:
+def sql_dir() -> Path | resources.abc.Traversable:
     try:
         return resources.files("polars_rankeval._sqlfiles")
     except ModuleNotFoundError:  # a source checkout that was not installed
@@ -99,8 +100,11 @@ def _sql_dir() -> Path | resources.abc.Traversable:
 def sql_files() -> tuple[tuple[str, str], ...]:
     """(file name, text) of every ``.sql`` file, in install order: ``_shared.sql``, the
     family files (alphabetical), then the other ``_*.sql`` files."""
-    directory = _sql_dir()
-    names = sorted(p.name for p in directory.iterdir() if p.name.endswith(".sql"))
+    directory = sql_dir()
+    # rankeval.sql is the generated SQL users' entry point (it repeats these files)
+    names = sorted(
+        p.name for p in directory.iterdir() if p.name.endswith(".sql") and p.name != ENTRY
+    )
     if SHARED not in names:
         raise RuntimeError(f"the SQL twin is not installed: no {SHARED} in {directory}")
     families = [n for n in names if not n.startswith("_")]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._parse import resolve_measures
@@ -100,6 +100,37 @@ def _source(table: exp.Table, columns: list[tuple[str, exp.Expression]]) -> exp.
     return select
 
 
+def _bind(call: exp.Anonymous, body: exp.Expression) -> exp.Expression:
+    """A scalar or table macro's ``body`` with the call's arguments (positional, named,
+    else the macro's defaults) put in for its parameters."""
+    import sqlglot
+    from sqlglot import exp
+
+    macro = macros()[call.name.lower()]
+    values: dict[str, exp.Expression] = {}
+    positional = [a for a in call.expressions if not isinstance(a, exp.PropertyEQ)]
+    for pname, arg in zip(macro.params, positional, strict=False):
+        values[pname.lower()] = arg
+    for arg in call.expressions:
+        if isinstance(arg, exp.PropertyEQ):
+            values[arg.this.name.lower()] = arg.expression
+    for pname, default in macro.defaults.items():
+        default_value = cast(exp.Expression, sqlglot.parse_one(default, read="duckdb"))
+        values.setdefault(pname.lower(), default_value)
+    missing = [p for p in macro.params if p.lower() not in values]
+    if missing:
+        raise RuntimeError(f"{macro.name}: no value for {missing}")
+
+    def substitute(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and not node.table and node.name.lower() in values:
+            value = values[node.name.lower()].copy()
+            simple = (exp.Column, exp.Literal, exp.Null, exp.Paren, exp.Neg)
+            return value if isinstance(value, simple) else exp.Paren(this=value)
+        return node
+
+    return body.transform(substitute)
+
+
 def _inline(tree: exp.Expression, sources: dict[str, exp.Expression]) -> exp.Expression:
     """Expand every ``rankeval_*`` macro call (scalar and table) and every
     ``query_table('<view>')`` read, recursively, on the syntax tree."""
@@ -109,34 +140,11 @@ def _inline(tree: exp.Expression, sources: dict[str, exp.Expression]) -> exp.Exp
     known = macros()
     parsed: dict[str, exp.Expression] = {}
 
-    def body(name: str) -> exp.Expression:
-        if name not in parsed:
-            parsed[name] = sqlglot.parse_one(known[name].body, read="duckdb")
-        return parsed[name].copy()
-
     def bind(call: exp.Anonymous) -> exp.Expression:
-        macro = known[call.name.lower()]
-        values: dict[str, exp.Expression] = {}
-        positional = [a for a in call.expressions if not isinstance(a, exp.PropertyEQ)]
-        for pname, arg in zip(macro.params, positional, strict=False):
-            values[pname.lower()] = arg
-        for arg in call.expressions:
-            if isinstance(arg, exp.PropertyEQ):
-                values[arg.this.name.lower()] = arg.expression
-        for pname, default in macro.defaults.items():
-            values.setdefault(pname.lower(), sqlglot.parse_one(default, read="duckdb"))
-        missing = [p for p in macro.params if p.lower() not in values]
-        if missing:
-            raise RuntimeError(f"{macro.name}: no value for {missing}")
-
-        def substitute(node: exp.Expression) -> exp.Expression:
-            if isinstance(node, exp.Column) and not node.table and node.name.lower() in values:
-                value = values[node.name.lower()].copy()
-                simple = (exp.Column, exp.Literal, exp.Null, exp.Paren, exp.Neg)
-                return value if isinstance(value, simple) else exp.Paren(this=value)
-            return node
-
-        return body(macro.name.lower()).transform(substitute)
+        name = call.name.lower()
+        if name not in parsed:
+            parsed[name] = cast(exp.Expression, sqlglot.parse_one(known[name].body, read="duckdb"))
+        return _bind(call, parsed[name].copy())
 
     def visit(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
@@ -154,13 +162,12 @@ def _inline(tree: exp.Expression, sources: dict[str, exp.Expression]) -> exp.Exp
         return node
 
     for _ in range(50):
-        expanded = tree.transform(visit)
+        tree = tree.transform(visit)
         remaining = [
             n
-            for n in expanded.find_all(exp.Anonymous)
+            for n in tree.find_all(exp.Anonymous)
             if n.name.lower() in known or n.name.lower() == "query_table"
         ]
-        tree = expanded
         if not remaining:
             return tree
     raise RuntimeError("macro expansion does not terminate")

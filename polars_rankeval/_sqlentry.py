@@ -1,0 +1,558 @@
+"""Generator of the SQL user's entry point: ``sql/rankeval.sql`` and the dbt package.
+
+``sql/rankeval.sql`` (DuckDB) defines ``rankeval_per_query`` and ``rankeval_summary``
+on any table; ``sql/dbt/macros/`` holds the dbt package's macros.  Both are generated
+here from one canonical one-pass SQL (:func:`compute_sql`) and from the measure
+registry (families, parameters, aliases, presets), so a new family or alias reaches
+the SQL by running::
+
+    python -m polars_rankeval._sqlgen          # rewrite the generated files
+    python -m polars_rankeval._sqlgen --check  # exit 1 when they are stale
+
+The measure names are parsed in SQL (DuckDB: regular expressions over generated
+tables) or in Jinja (dbt: the same tables as a Jinja dict), never evaluated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
+from polars_rankeval._registry import REGISTRY, Param
+
+__all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql"]
+
+ROOT = Path(__file__).resolve().parent.parent
+SQL_DIR = ROOT / "sql"
+DBT_DIR = SQL_DIR / "dbt"
+
+# Families the one-pass SQL computes (a test checks it covers REGISTRY).
+FAMILIES_SQL = (
+    "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
+    "GMAP", "Bpref", "infAP", "Rprec", "Rprec_mult", "F1", "IPrec", "IPrec11pt", "ERR",
+    "Judged", "Unjudged", "RBP", "RBP_resid", "SetAP", "RelP", "Utility", "binG", "GMBpref",
+    "NumNonRelJudgedRet",
+)  # fmt: skip
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _number(value: float) -> str:
+    return repr(float(value))
+
+
+def all_params() -> dict[str, Param]:
+    """Every parameter name of every family (one wide column each in the specs)."""
+    names: dict[str, Param] = {}
+    for family in REGISTRY.values():
+        for p in family.all_params:
+            names.setdefault(p.name, p)
+    return dict(sorted(names.items()))
+
+
+def _is_choice(name: str) -> bool:
+    return all_params()[name].choices is not None
+
+
+# ---------------------------------------------------------------------------------------
+# Generated tables (DuckDB macros)
+
+
+def tables_sql() -> str:
+    """The registry as DuckDB table macros the measure parser reads."""
+    fam_rows, name_rows, param_rows = [], [], []
+    for family in REGISTRY.values():
+        at = "NULL" if family.at_param is None else _quote(family.at_param)
+        fam_rows.append(
+            f"({_quote(family.name)}, {_quote(family.aggregate)}, "
+            f"{'true' if family.cutoff else 'false'}, {at})"
+        )
+        for name in (family.name, *family.aliases):
+            name_rows.append(f"({_quote(name)}, {_quote(family.name)})")
+        for p in family.all_params:
+            choices = (
+                "NULL::VARCHAR[]"
+                if p.choices is None
+                else "[" + ", ".join(_quote(c) for c in p.choices) + "]::VARCHAR[]"
+            )
+            default = _quote(str(p.default) if p.choices else _number(float(p.default)))
+            param_rows.append(
+                f"({_quote(family.name)}, {_quote(p.name)}, {default}, {choices}, "
+                f"{'NULL' if p.minimum is None else _number(p.minimum)}::DOUBLE, "
+                f"{'NULL' if p.maximum is None else _number(p.maximum)}::DOUBLE, "
+                f"{'true' if p.closed else 'false'})"
+            )
+    trec_rows = [
+        f"({i}, {_quote(pattern)}, {_quote(target)})"
+        for i, (pattern, target) in enumerate(TREC_ALIASES.items(), start=1)
+    ]
+    preset_rows = [f"({_quote(c)}, NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR)" for c in PRESETS]
+    preset_rows += [
+        f"({_quote(c)}, {_quote(f)}, {_quote(p)}, {_quote(str(v))})"
+        for c, families in PRESETS.items()
+        for f, params in families.items()
+        for p, v in params.items()
+    ]
+    return "\n".join(
+        [
+            "-- Generated from polars_rankeval's measure registry (do not edit by hand).",
+            "CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE",
+            "    SELECT * FROM (VALUES\n        " + ",\n        ".join(fam_rows)
+            + "\n    ) AS t(family, aggregate, cutoff, at_param);",
+            "CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE",
+            "    SELECT * FROM (VALUES\n        " + ",\n        ".join(name_rows)
+            + "\n    ) AS t(name, family);",
+            "CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE",
+            "    SELECT * FROM (VALUES\n        " + ",\n        ".join(param_rows)
+            + "\n    ) AS t(family, param, default_value, choices, minimum, maximum, closed);",
+            "CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE",
+            "    SELECT * FROM (VALUES\n        " + ",\n        ".join(trec_rows)
+            + "\n    ) AS t(ord, pattern, target);",
+            "CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE",
+            "    SELECT * FROM (VALUES\n        " + ",\n        ".join(preset_rows)
+            + "\n    ) AS t(conventions, family, param, value);",
+            f"CREATE OR REPLACE MACRO rankeval_m_known() AS {_quote(known_measures())};",
+            "",
+        ]
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# The canonical one-pass SQL, rendered for DuckDB macros or dbt (Jinja)
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How the canonical SQL names the group columns, raises errors and types doubles.
+
+    ``g(alias)``: the group columns (``by``) as a select-list prefix ("a._g, ");
+    ``gj(a, b)``: a null-safe join condition prefix on them ("a._g IS NOT DISTINCT FROM
+    b._g AND "); ``fail(message_sql)``: an expression that raises the message.
+    """
+
+    g: Callable[[str], str]
+    gj: Callable[[str, str], str]
+    fail: Callable[[str], str]
+    double: str
+    real: Callable[[str], str]
+    top: str  # the SQL of the top argument (NULL: all rows)
+    complete: str  # the SQL of the complete argument (a boolean)
+    text: str = "VARCHAR"
+    # an id as text that sorts in byte order (trec_eval's strcmp), whatever the collation
+    bytes_order: Callable[[str], str] = lambda x: f"CAST({x} AS VARCHAR)"
+
+
+def _dot(alias: str) -> str:
+    return f"{alias}." if alias else ""
+
+
+DUCKDB = Dialect(
+    g=lambda a: f"{_dot(a)}_g, ",
+    gj=lambda a, b: f"{a}._g IS NOT DISTINCT FROM {b}._g AND ",
+    fail=lambda m: f"error({m})",
+    double="DOUBLE",
+    real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE)",
+    top="top",
+    complete="complete",
+)
+
+
+def _safe(d: Dialect, num: str, den: str) -> str:
+    """num / den as a double, 0 where den is 0 (trec_eval's convention)."""
+    return f"CASE WHEN ({den}) > 0 THEN CAST({num} AS {d.double}) / ({den}) ELSE 0 END"
+
+
+def _ranked_cases(d: Dialect) -> dict[str, str]:
+    """The formulas of the families computed from ranks and cutoffs (AP, P, R...)."""
+    D = d.double
+
+    def safe(num: str, den: str) -> str:
+        return _safe(d, num, den)
+
+    ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
+    hk = "COALESCE(a._hits_k, 0)"
+    rr = "COALESCE(a._min_pos, 0)"
+    return {
+        "AP": safe(
+            "COALESCE(a._prec_k, 0)",
+            "CASE s._p_norm WHEN 'hits' THEN " + hk + " WHEN 'min' THEN CASE WHEN s._k IS NULL"
+            " THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END",
+        ),
+        "GMAP": safe("COALESCE(a._prec_k, 0)", "st._R"),
+        "P": "CASE WHEN s._k IS NULL THEN " + safe(hk, "u._nret")
+        + " WHEN s._p_norm = 'ret' THEN " + safe(hk, ct)
+        + f" ELSE CAST({hk} AS {D}) / s._k END",
+        "R": safe(
+            hk, "CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k)"
+            " ELSE st._R END"
+        ),
+        "RR": f"CASE WHEN {rr} > 0 THEN 1.0 / {rr} ELSE 0 END",
+        "Success": f"CASE WHEN {rr} > 0 THEN 1.0 ELSE 0 END",
+        "NumRet": ct,
+        "NumRel": "st._R",
+        "NumRelRet": hk,
+        "NumQ": "1",
+        "nDCG": safe(
+            "COALESCE(a._dcg, 0)",
+            "CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0)"
+            " ELSE COALESCE(ic._idcg, 0) END",
+        ),
+        "Rprec": safe("COALESCE(a._rprec, 0)", "st._R"),
+        "Rprec_mult": safe("COALESCE(a._rprec_mult, 0)", "FLOOR(s._p_mult * st._R + 0.9)"),
+        "F1": safe(
+            f"(s._p_beta + 1) * {hk}",
+            "s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END",
+        ),
+        "IPrec": "COALESCE(a._iprec, 0)",
+        "IPrec11pt": "COALESCE(a._ip11, 0) / 11.0",
+        "ERR": "COALESCE(a._err, 0)",
+    }
+
+
+def _set_cases(d: Dialect) -> dict[str, str]:
+    """The formulas of the judged-row and set families (Bpref, Judged, Utility...)."""
+    D = d.double
+
+    def safe(num: str, den: str) -> str:
+        return _safe(d, num, den)
+
+    ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
+    hk = "COALESCE(a._hits_k, 0)"
+    # trec_eval m_utility.c; a query missing from the run scores 0 (measures/utility.py)
+    utility = (
+        f"s._p_a * {hk} + s._p_b * ({ct} - {hk}) + s._p_c * (st._R - {hk})"
+        f" + s._p_d * (s._p_docs + {hk} - {ct} - st._R)"
+    )
+    return {
+        "Bpref": safe("COALESCE(a._bpref, 0)", "st._R"),
+        "GMBpref": safe("COALESCE(a._bpref, 0)", "st._R"),
+        "infAP": safe("COALESCE(a._infap, 0)", "st._R"),
+        "Judged": safe("COALESCE(a._judged_k, 0)", ct),
+        "Unjudged": f"CASE WHEN s._k IS NOT NULL THEN CAST({ct} - COALESCE(a._judged_k, 0)"
+        f" AS {D}) / s._k ELSE " + safe(f"{ct} - COALESCE(a._judged_k, 0)", "u._nret") + " END",
+        "RBP": "(1 - s._p_p) * COALESCE(a._rbp, 0)",
+        "RBP_resid": "CASE WHEN COALESCE(a._judged_all, 0) < u._nret"
+        " THEN 1 - (1 - s._p_p) * COALESCE(a._judged_pw, 0) ELSE 0 END",
+        # set_map: h^2 / (n R)
+        "SetAP": safe(f"{hk} * {hk}", f"{ct} * st._R"),
+        # relative_P_k: min(k, R) even past the retrieved rows; set_relative_P: min(n, R)
+        "RelP": safe(hk, "LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)"),
+        "Utility": f"CASE WHEN u._nret > 0 THEN {utility} ELSE 0 END",
+        "binG": safe("COALESCE(a._bing, 0)", "st._R"),
+        "NumNonRelJudgedRet": "COALESCE(a._nonrel_judged, 0)",
+    }
+
+
+def _formulas(d: Dialect) -> str:
+    """One value per (group, query, spec) from the raw sums of the judged rows (a.*),
+    the query's counts (u._nret, st._R) and the spec (s.*): every family, by name.  A
+    registered family without a formula here raises (never a silent NULL)."""
+    cases = {**_ranked_cases(d), **_set_cases(d)}
+    assert set(cases) == set(FAMILIES_SQL)
+    whens = "\n".join(
+        f"                WHEN {_quote(f)} THEN CAST({sql} AS {d.double})"
+        for f, sql in cases.items()
+    )
+    missing = d.fail("s._name || ' is not available in SQL yet; use rk.evaluate'")
+    return f"CASE s._family\n{whens}\n                ELSE {missing}\n            END"
+
+
+def _iprec_sql(double: str, family: str, level: str) -> str:
+    """The best precision at a relevant row where the relevant rows so far reach
+    level x R (rounded as trec_eval 10, or 9 with rounding=v9); NULL when none does."""
+    rounding = "CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END"
+    need = f"FLOOR({level} * jl._R + {rounding})"
+    return (
+        f"MAX(CASE WHEN s._family = '{family}' AND jl._rel >= s._level AND jl._hits >= {need}"
+        f" THEN CAST(jl._hits AS {double}) / jl._pos END)"
+    )
+
+
+def _raw_sums(d: Dialect) -> str:
+    """Aggregates over the judged retrieved rows of one (group, query) for one spec."""
+    D = d.double
+    isrel = "jl._rel >= s._level"
+    intop = "(s._k IS NULL OR jl._pos <= s._k)"
+    log2 = f"(LN(CAST(jl._pos AS {D}) + 1) / LN(2.0))"
+    gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END"
+    ipos_log2 = f"(LN(CAST(jl._ipos AS {D}) + 1) / LN(2.0))"
+    nonrel_above = "jl._nonrel"
+    infap = (
+        f"CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {D}) /"
+        f" jl._pos) * (CAST(jl._jrank - 1 AS {D}) / (jl._pos - 1)) * ((jl._hits - 1 +"
+        f" 0.00001) / (jl._hits - 1 + {nonrel_above} + 2 * 0.00001)) END"
+    )
+    bpref = (
+        f"CASE WHEN {nonrel_above} > 0 THEN 1 - CAST(LEAST({nonrel_above}, jl._R) AS {D}) /"
+        f" LEAST(jl._N, jl._R) ELSE 1.0 END"
+    )
+
+    ip11 = " + ".join(
+        f"COALESCE({_iprec_sql(D, 'IPrec11pt', f'CAST({level / 10} AS {D})')}, 0)" for level in range(11)
+    )
+    fam = "s._family"
+    return ",\n            ".join(
+        [
+            f"SUM(CASE WHEN {isrel} AND {intop} THEN 1 ELSE 0 END) AS _hits_k",
+            (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP') AND {isrel} AND {intop}"
+            f" THEN CAST(jl._hits AS {D}) / jl._pos END) AS _prec_k"),
+            f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
+            (f"SUM(CASE WHEN {fam} = 'nDCG' AND {intop} AND jl._rel > 0 THEN"
+            f" CAST({gain} AS {D}) / {log2} END) AS _dcg"),
+            (f"SUM(CASE WHEN {fam} = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND"
+            f" jl._rel > 0 THEN CAST({gain} AS {D}) / {ipos_log2} END) AS _idcg_run"),
+            (f"SUM(CASE WHEN {fam} IN ('Bpref', 'GMBpref') AND {isrel} THEN {bpref} END)"
+            " AS _bpref"),
+            f"SUM(CASE WHEN {fam} = 'infAP' AND {isrel} THEN {infap} END) AS _infap",
+            (f"SUM(CASE WHEN {fam} = 'Rprec' AND {isrel} AND jl._pos <= jl._R THEN 1 ELSE 0 END)"
+            " AS _rprec"),
+            (f"SUM(CASE WHEN {fam} = 'Rprec_mult' AND {isrel} AND"
+            " jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult"),
+            f"{_iprec_sql(D, 'IPrec', 's._p_recall')} AS _iprec",
+            f"{ip11} AS _ip11",
+            (f"SUM(CASE WHEN {fam} = 'ERR' AND {intop} THEN (POWER(2.0, CASE WHEN jl._rel > 4"
+            " THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay /"
+            " jl._pos END) AS _err"),
+        ]
+        + _judged_sums(d)
+    )
+
+
+def _judged_sums(d: Dialect) -> list[str]:
+    """The aggregates of the families that read judged rows at any level (Judged,
+    RBP...), as _raw_sums."""
+    D = d.double
+    isrel = "jl._rel >= s._level"
+    intop = "(s._k IS NULL OR jl._pos <= s._k)"
+    judged = "jl._rel >= 0"
+    weight = f"POWER(s._p_p, CAST(jl._pos - 1 AS {D}))"
+    rbp_gain = (
+        f"CASE WHEN s._p_gain = 'binary' THEN CASE WHEN {isrel} THEN 1.0 ELSE 0 END"
+        " WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END"
+    )
+    fam = "s._family"
+    return [
+        (f"SUM(CASE WHEN {fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop} THEN 1"
+        " ELSE 0 END) AS _judged_k"),
+        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN 1 ELSE 0 END) AS _judged_all",
+        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN {weight} END) AS _judged_pw",
+        f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END) AS _rbp",
+        # binG: the rows above that are not relevant, unjudged ones too: pos - hits
+        (f"SUM(CASE WHEN {fam} = 'binG' AND {isrel} AND {intop} THEN 1.0 / (LN(CAST(2 +"
+        f" jl._pos - jl._hits AS {D})) / LN(2.0)) END) AS _bing"),
+        (f"SUM(CASE WHEN {fam} = 'NumNonRelJudgedRet' AND {judged} AND jl._rel < s._level"
+        " THEN 1 ELSE 0 END) AS _nonrel_judged"),
+    ]
+
+
+def _check_sql(d: Dialect) -> str:
+    """The data checks of the run and qrels (counted in _check) as one expression that
+    raises the first problem found, else 0."""
+    T = d.text
+    return (
+        "CASE WHEN c._run_rows = 0 THEN " + d.fail(
+            f"'the run has no rows (' || CAST(c._run_rows AS {T}) || '): there is nothing to"
+            " evaluate'")
+        + " WHEN c._run_dup > 0 THEN " + d.fail(
+            f"'run: duplicate (query, item) rows: ' || CAST(c._run_dup AS {T}) ||"
+            f" ' extra row(s); example query: ' || CAST(c._run_dup_q AS {T})")
+        + " WHEN c._qrels_dup > 0 THEN " + d.fail(
+            f"'qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS {T})"
+            f" || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS {T})")
+        + " WHEN c._shared = 0 AND NOT " + d.complete + " THEN " + d.fail(
+            f"'run and qrels share no query (' || CAST(c._shared AS {T}) || ' in common):"
+            " check the query column and its type'")
+        + " ELSE 0 END"
+    )
+
+
+def _counts_sql(d: Dialect) -> str:
+    """CTEs: the ranked run, per-query counts and checks, the qrels' per-query stats."""
+    D = d.double
+    g = d.g
+    return f"""
+    _levels AS (SELECT DISTINCT _level FROM _specs),
+    _ranked AS (
+        SELECT {g('r')}r._q, r._item,
+            ROW_NUMBER() OVER (
+                PARTITION BY {g('r')}r._q ORDER BY r._key DESC, {d.bytes_order('r._item')} DESC
+            ) AS _pos
+        FROM _run AS r
+    ),
+    _rq AS (
+        SELECT {g('r')}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
+        FROM _run AS r
+        GROUP BY {g('r')}r._q
+    ),
+    _qq AS (
+        SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
+            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q
+        GROUP BY q._q
+    ),
+    _check AS (
+        SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
+            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
+            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
+            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
+            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
+    ),
+    _qstat AS (
+        SELECT q._q, l._level,
+            CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {D}) AS _R,
+            CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END) AS {D})
+                AS _N
+        FROM _qrels AS q CROSS JOIN _levels AS l
+        GROUP BY q._q, l._level
+    ),
+    _ideal AS (
+        SELECT q._q, q._rel,
+            ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
+        FROM _qrels AS q
+        WHERE q._rel > 0
+    ),
+    _idcg AS (
+        SELECT s._idx, i._q,
+            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END
+                     AS {D}) / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0))) AS _idcg
+        FROM _ideal AS i
+        JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
+        GROUP BY s._idx, i._q
+    ),
+"""
+
+
+def _judged_sql(d: Dialect) -> str:
+    """CTEs: the judged retrieved rows with their windows, and their sums per spec."""
+    g = d.g
+    stop = (
+        "(POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END)"
+        " - 1) / 16.0"
+    )
+    return f"""
+    _judged AS (
+        SELECT {g('r')}r._q, r._pos, q._rel, x._maxrel,
+            ROW_NUMBER() OVER (PARTITION BY {g('r')}r._q ORDER BY r._pos) AS _jrank,
+            ROW_NUMBER() OVER (
+                PARTITION BY {g('r')}r._q
+                ORDER BY CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END DESC, r._pos
+            ) AS _ipos,
+            EXP(COALESCE(SUM(LN(1 - {stop})) OVER (
+                PARTITION BY {g('r')}r._q ORDER BY r._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+            ), 0)) AS _decay
+        FROM _ranked AS r
+        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+        JOIN _qq AS x ON x._q = r._q
+        WHERE {d.top} IS NULL OR r._pos <= {d.top}
+    ),
+    _jl AS (
+        SELECT j.*, l._level, st._R, st._N,
+            SUM(CASE WHEN j._rel >= l._level THEN 1 ELSE 0 END) OVER (
+                PARTITION BY l._level, {g('j')}j._q ORDER BY j._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _hits,
+            SUM(CASE WHEN j._rel >= 0 AND j._rel < l._level THEN 1 ELSE 0 END) OVER (
+                PARTITION BY l._level, {g('j')}j._q ORDER BY j._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _nonrel
+        FROM _judged AS j
+        CROSS JOIN _levels AS l
+        JOIN _qstat AS st ON st._q = j._q AND st._level = l._level
+    ),
+    _agg AS (
+        SELECT s._idx, {g('jl')}jl._q,
+            {_raw_sums(d)}
+        FROM _jl AS jl
+        JOIN _specs AS s ON s._level = jl._level
+        GROUP BY s._idx, {g('jl')}jl._q
+    ),
+"""
+
+
+def _values_sql(d: Dialect) -> str:
+    """CTEs: the evaluated (group, query) pairs and one value per requested measure."""
+    g, gj = d.g, d.gj
+    return f"""
+    _groups AS (SELECT DISTINCT {g('x')}1 AS _one FROM _rq AS x),
+    _universe AS (
+        SELECT {g('x')}x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
+        WHERE NOT {d.complete}
+        UNION ALL
+        SELECT {g('gr')}y._q, x._n FROM _groups AS gr CROSS JOIN _qq AS y
+        LEFT JOIN _rq AS x ON {gj('x', 'gr')}x._q = y._q
+        WHERE {d.complete}
+    ),
+    _values AS (
+        SELECT {g('u')}u._q, s._idx, s._name, s._agg,
+            CASE WHEN c._ok <> 0 THEN NULL ELSE {_formulas(d)} END AS _value
+        FROM (
+            SELECT {g('u0')}u0._q,
+                CASE WHEN u0._n IS NULL THEN 0 WHEN {d.top} IS NULL THEN u0._n
+                     ELSE LEAST(u0._n, {d.top}) END AS _nret
+            FROM _universe AS u0
+        ) AS u
+        CROSS JOIN _specs AS s
+        CROSS JOIN (SELECT {_check_sql(d)} AS _ok FROM _check AS c) AS c
+        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
+        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
+        LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
+    )"""
+
+
+def compute_sql(d: Dialect) -> str:
+    """The canonical one-pass evaluation, as CTEs after the inputs ``_run`` (group
+    columns, _q, _item, _key: higher ranks first, _bad: 1 on a bad run row), ``_qrels``
+    (_q, _item, _rel, _bad) and ``_specs`` (one row per requested measure).  Ends with
+    ``_values``: group columns, _q, _idx, _name, _agg, _value."""
+    return _counts_sql(d) + _judged_sql(d) + _values_sql(d)
+
+
+# ---------------------------------------------------------------------------------------
+# DuckDB: the measure parser and the public macros
+
+
+def _spec_columns() -> str:
+    """The resolved parameters as one typed column each (_p_norm, _p_k...)."""
+    out = []
+    for name in all_params():
+        value = f"MAX(CASE WHEN v.param = {_quote(name)} THEN v.value END)"
+        if not _is_choice(name):
+            value = f"TRY_CAST({value} AS DOUBLE)"
+        out.append(f"{value} AS _p_{name}")
+    return ",\n            ".join(out)
+
+
+def _read(name: str) -> str:
+    return (SQL_DIR / name).read_text()
+
+
+def build_rankeval_sql() -> str:
+    """The text of ``sql/rankeval.sql``."""
+    parse = _read("entry/parse.sql").replace("{{SPEC_COLUMNS}}", _spec_columns())
+    entry = _read("entry/macros.sql").replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
+    low_level = []
+    for path in sorted(SQL_DIR.glob("*.sql")):
+        if path.name.startswith("_") or path.name == "rankeval.sql":
+            continue
+        low_level.append(f"-- ---- {path.name}\n{path.read_text().rstrip()}\n")
+    return "\n".join(
+        [
+            _read("entry/header.sql").rstrip() + "\n",
+            tables_sql(),
+            parse.rstrip() + "\n",
+            entry.rstrip() + "\n",
+            "-- =====================================================================",
+            "-- The low-level layer: one table macro per measure family (rankeval_AP,",
+            "-- rankeval_nDCG, ...) over columns named query, item, score, relevance.",
+            "-- =====================================================================",
+            "-- ---- _shared.sql",
+            _read("_shared.sql").rstrip() + "\n",
+            *low_level,
+        ]
+    )

@@ -1,0 +1,38 @@
+-- polars_rankeval for SQL users: rank-based evaluation (MAP, nDCG@k, P@k, ...) on your
+-- own tables, in one statement.  GENERATED FILE: edit sql/entry/*.sql, the family files
+-- or the measure registry, then run `python -m polars_rankeval._sqlgen`.
+--
+-- Load it:   duckdb my.db < sql/rankeval.sql      (DuckDB CLI 1.5+)
+--            .read sql/rankeval.sql                (inside the CLI)
+--            polars_rankeval.duckdb.install(con)   (Python)
+--
+--   SELECT * FROM rankeval_summary('runs', 'judgments', ['MAP', 'nDCG@10', 'P@5'],
+--       by := ['system', 'day'], query := 'qid', item := 'doc_id', score := 'sim',
+--       relevance := 'grade');
+--
+-- rankeval_per_query(run_table, qrels_table, measures VARCHAR[], by := [], query := 'query',
+--     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
+--     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL)
+--   -> <by columns>, <query column>, measure, value      (one row per query and measure)
+-- rankeval_summary(... the same arguments ...)
+--   -> <by columns>, measure, value   (the mean over queries; the sum for NumRet, NumRel,
+--                                       NumRelRet, NumNonRelJudgedRet, NumQ; the geometric
+--                                       mean for GMAP and GMBpref)
+--
+-- run_table / qrels_table: a table or view name, a CTE name or a file ('run.parquet').
+-- measures: names as polars_rankeval parses them, echoed as given in `measure`:
+--   'MAP', 'nDCG@10', 'P(rel=2)@5', 'AP(norm=min)@10', 'RBP(p=0.8)', 'IPrec@0.1' and the
+--   trec_eval names ('map', 'ndcg_cut_10', 'P_5', 'recall_100', 'recip_rank', ...).
+-- by: run columns evaluated separately (systems, days, arms); the qrels serve every group.
+-- query / item / score / rank / relevance: your column names (kept in the output).
+-- rank: rank by this column (1 = top) instead of the score.
+-- rel: relevance level of measures without their own rel= (trec_eval -l).
+-- complete: also average over the qrels queries a group misses, scored 0 (trec_eval -c).
+-- conventions: 'trec_eval', 'kaggle', 'spark' or 'torchmetrics' parameter defaults.
+-- ties: 'first' (= 'trec_eval': tied scores ordered by item descending).
+-- top: keep the top `top` rows of each query (trec_eval -M).
+--
+-- trec_eval's conventions: score descending compared in single precision (REAL), ties by
+-- item descending in byte order; a run query without judgments is not evaluated.  Bad
+-- input raises: unknown measures or parameters, duplicate (by..., query, item) run rows,
+-- duplicate judgments, null ids, null/NaN/infinite scores or relevance, missing columns.

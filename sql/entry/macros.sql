@@ -1,0 +1,178 @@
+-- The public macros over the one-pass evaluation (its CTEs are generated from the
+-- canonical SQL of polars_rankeval/_sqlentry.py, shared with the dbt package).
+-- rankeval_rows: every value with the internal columns; the two macros below shape it.
+CREATE OR REPLACE MACRO rankeval_rows(
+    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+) AS TABLE
+WITH
+_args AS (
+    SELECT CASE
+        WHEN ties IS NULL OR ties NOT IN ('first', 'trec_eval', 'average')
+            THEN error('ties=''' || COALESCE(ties, 'NULL')
+                       || ''': choose ''first'' (= ''trec_eval'') or ''average''')
+        WHEN ties = 'average'
+            THEN error('ties=''average'' is not available in SQL yet: use ties := ''first'''
+                       || ' (trec_eval''s order) or polars_rankeval.evaluate(..., ties=''average'')')
+        WHEN top IS NOT NULL AND (CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
+            THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
+        WHEN complete IS NULL THEN error('complete must be true or false')
+        WHEN rel IS NULL OR NOT isfinite(CAST(rel AS DOUBLE))
+            THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
+        WHEN list_contains("by", query)
+            THEN error('by=' || CAST("by" AS VARCHAR) || ' must not repeat columns or contain the query column')
+        WHEN len("by") <> len(list_distinct("by"))
+            THEN error('by=' || CAST("by" AS VARCHAR) || ' must not repeat columns or contain the query column')
+        ELSE 0 END AS _ok
+),
+_runcols AS (
+    SELECT json_keys(to_json(r)) AS _cols
+    FROM (SELECT * FROM query_table(run_table) LIMIT 1) AS r
+),
+_qrelscols AS (
+    SELECT json_keys(to_json(r)) AS _cols
+    FROM (SELECT * FROM query_table(qrels_table) LIMIT 1) AS r
+),
+_runcheck AS (
+    SELECT c._cols, a._ok + CASE
+        WHEN len(list_filter("by", lambda b: NOT list_contains(c._cols, b))) > 0
+            THEN error('run has no column ''' || list_filter("by", lambda b: NOT list_contains(c._cols, b))[1]
+                       || ''' (columns: ' || CAST(c._cols AS VARCHAR) || '); check by := [...]')
+        WHEN rank IS NULL AND NOT list_contains(c._cols, score)
+            THEN error('run needs a score column (''' || score || ''') or a rank column; columns: '
+                       || CAST(c._cols AS VARCHAR) || '; pass score := ... or rank := ...')
+        ELSE 0 END AS _ok
+    FROM _runcols AS c CROSS JOIN _args AS a
+),
+_run AS (
+    SELECT o._g, o._q, o._item,
+        CASE WHEN rank IS NULL THEN
+                 CASE WHEN isfinite(CAST(o._o AS DOUBLE)) THEN CAST(CAST(o._o AS REAL) AS DOUBLE)
+                      ELSE error('run column ''' || score || ''': score is null, NaN or infinite;'
+                                 || ' example query: ' || CAST(o._q AS VARCHAR)) END
+             WHEN CAST(o._o AS DOUBLE) > 0 AND CAST(o._o AS DOUBLE) = FLOOR(CAST(o._o AS DOUBLE))
+                 THEN -CAST(o._o AS DOUBLE)
+             ELSE error('run column ''' || rank || ''': rank must be a positive integer (1 = top);'
+                        || ' example query: ' || CAST(o._q AS VARCHAR)) END AS _key
+    FROM (
+        SELECT i._g,
+            COALESCE(i._q0,
+                error(CASE WHEN list_contains(k._cols, query)
+                           THEN 'run column ''' || query || ''': query id is null'
+                           ELSE 'run has no column ''' || query || ''' (columns: '
+                                || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                                || ' query := ''my_query_column''' END)) AS _q,
+            COALESCE(i._item0,
+                error(CASE WHEN list_contains(k._cols, item)
+                           THEN 'run column ''' || item || ''': item id is null'
+                           ELSE 'run has no column ''' || item || ''' (columns: '
+                                || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                                || ' item := ''my_item_column''' END)) AS _item,
+            COALESCE(i._o0,
+                error(CASE WHEN list_contains(k._cols, COALESCE(rank, score))
+                           THEN 'run column ''' || COALESCE(rank, score) || ''': '
+                                || CASE WHEN rank IS NULL THEN 'score is null, NaN or infinite'
+                                        ELSE 'rank must be a positive integer (1 = top)' END
+                           ELSE 'run has no column ''' || COALESCE(rank, score) || ''' (columns: '
+                                || CAST(k._cols AS VARCHAR) || ')' END)) AS _o
+        FROM (
+            SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
+                greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS _q0,
+                greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS _item0,
+                greatest(*COLUMNS(lambda c: c = COALESCE(rank, score) OR c = '__rk_none')) AS _o0
+            FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
+        ) AS i
+        CROSS JOIN _runcheck AS k
+        WHERE k._ok = 0
+    ) AS o
+),
+_qrels_src AS (
+    SELECT q.* EXCLUDE (__rk_qv0, __rk_iv0, __rk_rv0),
+        COALESCE(q.__rk_qv0,
+            error(CASE WHEN list_contains(k._cols, query)
+                       THEN 'qrels column ''' || query || ''': query id is null'
+                       ELSE 'qrels has no column ''' || query || ''' (columns: '
+                            || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                            || ' query := ''my_query_column''' END)) AS __rk_qv,
+        COALESCE(q.__rk_iv0,
+            error(CASE WHEN list_contains(k._cols, item)
+                       THEN 'qrels column ''' || item || ''': item id is null'
+                       ELSE 'qrels has no column ''' || item || ''' (columns: '
+                            || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                            || ' item := ''my_item_column''' END)) AS __rk_iv,
+        COALESCE(q.__rk_rv0,
+            error(CASE WHEN list_contains(k._cols, relevance)
+                       THEN 'qrels column ''' || relevance || ''': relevance is null, NaN or infinite'
+                       ELSE 'qrels has no column ''' || relevance || ''' (columns: '
+                            || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                            || ' relevance := ''my_relevance_column''' END)) AS __rk_rv
+    FROM (
+        SELECT *,
+            greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS __rk_qv0,
+            greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS __rk_iv0,
+            greatest(*COLUMNS(lambda c: c = relevance OR c = '__rk_none')) AS __rk_rv0
+        FROM (SELECT NULL AS __rk_q, NULL AS __rk_none, * FROM query_table(qrels_table)) AS q0
+    ) AS q
+    CROSS JOIN _qrelscols AS k
+),
+_qrels AS (
+    SELECT q.__rk_qv AS _q, q.__rk_iv AS _item,
+        CASE WHEN isfinite(CAST(q.__rk_rv AS DOUBLE)) THEN CAST(q.__rk_rv AS DOUBLE)
+             ELSE error('qrels column ''' || relevance || ''': relevance is null, NaN or infinite;'
+                        || ' example query: ' || CAST(q.__rk_qv AS VARCHAR)) END AS _rel
+    FROM _qrels_src AS q
+),
+_qnames AS (
+    SELECT DISTINCT q.__rk_qv AS _q,
+        struct_pack(*COLUMNS(lambda c: c = query OR c = '__rk_q')) AS _qs
+    FROM _qrels_src AS q
+),
+_specs AS (
+    SELECT * FROM rankeval_measure_specs(measures, conventions := conventions, rel := rel)
+),
+{{COMPUTE}}
+SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
+FROM _values AS v
+JOIN _qnames AS n ON n._q = v._q;
+
+-- One row per (by..., query, measure): <by columns>, <query column>, measure, value.
+CREATE OR REPLACE MACRO rankeval_per_query(
+    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+) AS TABLE
+SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
+FROM (
+    SELECT unnest(x._g), unnest(x._qs), x.measure, x.value,
+        x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
+    FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
+        item := item, score := score, rank := rank, relevance := relevance, rel := rel,
+        complete := complete, conventions := conventions, ties := ties, top := top) AS x
+)
+ORDER BY __rk_og, __rk_oq, __rk_oi;
+
+-- One row per (by..., measure): <by columns>, measure, value.  The mean over the
+-- evaluated queries; the sum for the counts; exp(mean(ln(max(x, 1e-5)))) for GMAP and
+-- GMBpref.
+CREATE OR REPLACE MACRO rankeval_summary(
+    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+) AS TABLE
+SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
+FROM (
+    SELECT unnest(s._g), s.measure, s.value, s._g AS __rk_og, s._idx AS __rk_oi
+    FROM (
+        SELECT x._g, x._idx, x.measure,
+            CASE MIN(x._agg)
+                WHEN 'sum' THEN SUM(x.value)
+                WHEN 'gmean' THEN EXP(AVG(LN(GREATEST(x.value, 0.00001))))
+                ELSE AVG(x.value) END AS value
+        FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
+            item := item, score := score, rank := rank, relevance := relevance, rel := rel,
+            complete := complete, conventions := conventions, ties := ties, top := top) AS x
+        GROUP BY x._g, x._idx, x.measure
+    ) AS s
+)
+ORDER BY __rk_og, __rk_oi;

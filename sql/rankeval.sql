@@ -1,0 +1,1844 @@
+-- polars_rankeval for SQL users: rank-based evaluation (MAP, nDCG@k, P@k, ...) on your
+-- own tables, in one statement.  GENERATED FILE: edit sql/entry/*.sql, the family files
+-- or the measure registry, then run `python -m polars_rankeval._sqlgen`.
+--
+-- Load it:   duckdb my.db < sql/rankeval.sql      (DuckDB CLI 1.5+)
+--            .read sql/rankeval.sql                (inside the CLI)
+--            polars_rankeval.duckdb.install(con)   (Python)
+--
+--   SELECT * FROM rankeval_summary('runs', 'judgments', ['MAP', 'nDCG@10', 'P@5'],
+--       by := ['system', 'day'], query := 'qid', item := 'doc_id', score := 'sim',
+--       relevance := 'grade');
+--
+-- rankeval_per_query(run_table, qrels_table, measures VARCHAR[], by := [], query := 'query',
+--     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
+--     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL)
+--   -> <by columns>, <query column>, measure, value      (one row per query and measure)
+-- rankeval_summary(... the same arguments ...)
+--   -> <by columns>, measure, value   (the mean over queries; the sum for NumRet, NumRel,
+--                                       NumRelRet, NumNonRelJudgedRet, NumQ; the geometric
+--                                       mean for GMAP and GMBpref)
+--
+-- run_table / qrels_table: a table or view name, a CTE name or a file ('run.parquet').
+-- measures: names as polars_rankeval parses them, echoed as given in `measure`:
+--   'MAP', 'nDCG@10', 'P(rel=2)@5', 'AP(norm=min)@10', 'RBP(p=0.8)', 'IPrec@0.1' and the
+--   trec_eval names ('map', 'ndcg_cut_10', 'P_5', 'recall_100', 'recip_rank', ...).
+-- by: run columns evaluated separately (systems, days, arms); the qrels serve every group.
+-- query / item / score / rank / relevance: your column names (kept in the output).
+-- rank: rank by this column (1 = top) instead of the score.
+-- rel: relevance level of measures without their own rel= (trec_eval -l).
+-- complete: also average over the qrels queries a group misses, scored 0 (trec_eval -c).
+-- conventions: 'trec_eval', 'kaggle', 'spark' or 'torchmetrics' parameter defaults.
+-- ties: 'first' (= 'trec_eval': tied scores ordered by item descending).
+-- top: keep the top `top` rows of each query (trec_eval -M).
+--
+-- trec_eval's conventions: score descending compared in single precision (REAL), ties by
+-- item descending in byte order; a run query without judgments is not evaluated.  Bad
+-- input raises: unknown measures or parameters, duplicate (by..., query, item) run rows,
+-- duplicate judgments, null ids, null/NaN/infinite scores or relevance, missing columns.
+
+-- Generated from polars_rankeval's measure registry (do not edit by hand).
+CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
+    SELECT * FROM (VALUES
+        ('AP', 'mean', true, NULL),
+        ('SetAP', 'mean', true, NULL),
+        ('P', 'mean', true, NULL),
+        ('RelP', 'mean', true, NULL),
+        ('R', 'mean', true, NULL),
+        ('RR', 'mean', true, NULL),
+        ('nDCG', 'mean', true, NULL),
+        ('Success', 'mean', true, NULL),
+        ('Rprec', 'mean', false, NULL),
+        ('Bpref', 'mean', false, NULL),
+        ('NumRet', 'sum', true, NULL),
+        ('NumRel', 'sum', false, NULL),
+        ('NumRelRet', 'sum', true, NULL),
+        ('NumNonRelJudgedRet', 'sum', false, NULL),
+        ('NumQ', 'sum', false, NULL),
+        ('F1', 'mean', true, NULL),
+        ('Rprec_mult', 'mean', false, NULL),
+        ('GMAP', 'gmean', true, NULL),
+        ('GMBpref', 'gmean', false, NULL),
+        ('IPrec', 'mean', false, 'recall'),
+        ('IPrec11pt', 'mean', false, NULL),
+        ('infAP', 'mean', false, NULL),
+        ('Judged', 'mean', true, NULL),
+        ('Unjudged', 'mean', true, NULL),
+        ('RBP', 'mean', true, NULL),
+        ('RBP_resid', 'mean', false, NULL),
+        ('ERR', 'mean', true, NULL),
+        ('Utility', 'mean', true, NULL),
+        ('binG', 'mean', true, NULL)
+    ) AS t(family, aggregate, cutoff, at_param);
+CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
+    SELECT * FROM (VALUES
+        ('AP', 'AP'),
+        ('MAP', 'AP'),
+        ('SetAP', 'SetAP'),
+        ('P', 'P'),
+        ('Precision', 'P'),
+        ('RelP', 'RelP'),
+        ('RelativeP', 'RelP'),
+        ('R', 'R'),
+        ('Recall', 'R'),
+        ('RR', 'RR'),
+        ('MRR', 'RR'),
+        ('nDCG', 'nDCG'),
+        ('NDCG', 'nDCG'),
+        ('Success', 'Success'),
+        ('HitRate', 'Success'),
+        ('Rprec', 'Rprec'),
+        ('Bpref', 'Bpref'),
+        ('NumRet', 'NumRet'),
+        ('NumRel', 'NumRel'),
+        ('NumRelRet', 'NumRelRet'),
+        ('NumNonRelJudgedRet', 'NumNonRelJudgedRet'),
+        ('NumQ', 'NumQ'),
+        ('F1', 'F1'),
+        ('F', 'F1'),
+        ('SetF', 'F1'),
+        ('Rprec_mult', 'Rprec_mult'),
+        ('GMAP', 'GMAP'),
+        ('GMBpref', 'GMBpref'),
+        ('IPrec', 'IPrec'),
+        ('iPrec', 'IPrec'),
+        ('IPrec11pt', 'IPrec11pt'),
+        ('infAP', 'infAP'),
+        ('InfAP', 'infAP'),
+        ('Judged', 'Judged'),
+        ('Unjudged', 'Unjudged'),
+        ('RBP', 'RBP'),
+        ('RBP_resid', 'RBP_resid'),
+        ('ERR', 'ERR'),
+        ('Utility', 'Utility'),
+        ('binG', 'binG'),
+        ('BinG', 'binG')
+    ) AS t(name, family);
+CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
+    SELECT * FROM (VALUES
+        ('AP', 'norm', 'R', ['R', 'min', 'hits']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('AP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('SetAP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('P', 'norm', 'k', ['k', 'ret']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('P', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('RelP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('R', 'norm', 'R', ['R', 'min']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('R', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('RR', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('nDCG', 'gain', 'linear', ['linear', 'exp']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('nDCG', 'ideal', 'qrels', ['qrels', 'run']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('nDCG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Success', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Rprec', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Bpref', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NumRet', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NumRel', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NumRelRet', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NumNonRelJudgedRet', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NumQ', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('F1', 'beta', '1.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, false),
+        ('F1', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Rprec_mult', 'mult', '1.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, false),
+        ('Rprec_mult', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('GMAP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('GMBpref', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('IPrec', 'recall', '0.0', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
+        ('IPrec', 'rounding', 'v10', ['v10', 'v9']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('IPrec', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('IPrec11pt', 'rounding', 'v10', ['v10', 'v9']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('IPrec11pt', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('infAP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Judged', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Unjudged', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('RBP', 'p', '0.9', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, false),
+        ('RBP', 'gain', 'graded', ['graded', 'binary']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('RBP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('RBP_resid', 'p', '0.9', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, false),
+        ('RBP_resid', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('ERR', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Utility', 'a', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Utility', 'b', '-1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Utility', 'c', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Utility', 'd', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Utility', 'docs', '0.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, true),
+        ('Utility', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('binG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
+    ) AS t(family, param, default_value, choices, minimum, maximum, closed);
+CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
+    SELECT * FROM (VALUES
+        (1, 'num_q', 'NumQ'),
+        (2, 'num_ret', 'NumRet'),
+        (3, 'num_rel', 'NumRel'),
+        (4, 'num_rel_ret', 'NumRelRet'),
+        (5, 'map', 'AP'),
+        (6, 'gm_map', 'GMAP'),
+        (7, 'Rprec', 'Rprec'),
+        (8, 'bpref', 'Bpref'),
+        (9, 'recip_rank', 'RR'),
+        (10, 'iprec_at_recall_(\d+\.\d+)', 'IPrec@{}'),
+        (11, 'P_(\d+)', 'P@{}'),
+        (12, 'recall_(\d+)', 'R@{}'),
+        (13, 'infAP', 'infAP'),
+        (14, 'gm_bpref', 'GMBpref'),
+        (15, 'Rprec_mult_(\d+\.\d+)', 'Rprec_mult(mult={})'),
+        (16, 'utility', 'Utility'),
+        (17, '11pt_avg', 'IPrec11pt'),
+        (18, 'binG', 'binG'),
+        (19, 'ndcg', 'nDCG'),
+        (20, 'ndcg_cut_(\d+)', 'nDCG@{}'),
+        (21, 'map_cut_(\d+)', 'AP@{}'),
+        (22, 'relative_P_(\d+)', 'RelP@{}'),
+        (23, 'success_(\d+)', 'Success@{}'),
+        (24, 'set_P', 'P'),
+        (25, 'set_relative_P', 'RelP'),
+        (26, 'set_recall', 'R'),
+        (27, 'set_map', 'SetAP'),
+        (28, 'set_F', 'F1'),
+        (29, 'num_nonrel_judged_ret', 'NumNonRelJudgedRet'),
+        (30, 'rbp', 'RBP'),
+        (31, 'rbp_resid', 'RBP_resid'),
+        (32, 'unj_(\d+)', 'Unjudged@{}')
+    ) AS t(ord, pattern, target);
+CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
+    SELECT * FROM (VALUES
+        ('trec_eval', NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR),
+        ('kaggle', NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR),
+        ('spark', NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR),
+        ('torchmetrics', NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR),
+        ('kaggle', 'AP', 'norm', 'min'),
+        ('spark', 'AP', 'norm', 'min'),
+        ('spark', 'nDCG', 'gain', 'exp'),
+        ('torchmetrics', 'AP', 'norm', 'hits')
+    ) AS t(conventions, family, param, value);
+CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG); trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, ndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k';
+
+-- The measure parser: measure names as given -> one resolved spec per distinct name
+-- (twin of polars_rankeval/_parse.py: trec_eval aliases, Name(param=value,...)@k,
+-- family aliases, presets, parameter checks).  Every problem raises via error().
+--   _idx, _name       position of the name's first occurrence, the name as given
+--   _family, _agg     family and its summary over queries (mean, sum, gmean)
+--   _k, _level        the @k cutoff (NULL: none), the relevance level (rel)
+--   _p_<param>        every other parameter, resolved (NULL where the family has none)
+CREATE OR REPLACE MACRO rankeval_measure_specs(measures, conventions := 'trec_eval', rel := 1)
+AS TABLE
+WITH given AS (
+    SELECT MIN(t.i) AS _idx, measures[t.i] AS _name
+    FROM range(1, CASE WHEN len(measures) > 0 THEN len(measures) + 1
+                       ELSE error('no measure given') END) AS t(i)
+    GROUP BY measures[t.i]
+),
+translated AS (
+    SELECT g._idx, g._name,
+        COALESCE(arg_min(replace(a.target, '{}',
+                     regexp_extract(trim(g._name), '^(?:' || a.pattern || ')$', 1)), a.ord),
+                 trim(g._name)) AS _src
+    FROM given AS g
+    LEFT JOIN rankeval_m_trec() AS a ON regexp_full_match(trim(g._name), a.pattern)
+    GROUP BY g._idx, g._name
+),
+parsed AS (
+    SELECT t._idx, t._name, t._src,
+        regexp_full_match(t._src,
+            '([A-Za-z_][A-Za-z0-9_]*)\s*(\((.*)\))?\s*(@\s*(.*))?') AS _ok,
+        regexp_extract(t._src,
+            '^([A-Za-z_][A-Za-z0-9_]*)\s*(\((.*)\))?\s*(@\s*(.*))?$', 1) AS _word,
+        regexp_extract(t._src,
+            '^([A-Za-z_][A-Za-z0-9_]*)\s*(\((.*)\))?\s*(@\s*(.*))?$', 2) <> '' AS _call,
+        trim(regexp_extract(t._src,
+            '^([A-Za-z_][A-Za-z0-9_]*)\s*(\((.*)\))?\s*(@\s*(.*))?$', 3)) AS _args,
+        NULLIF(trim(regexp_extract(t._src,
+            '^([A-Za-z_][A-Za-z0-9_]*)\s*(\((.*)\))?\s*(@\s*(.*))?$', 5)), '') AS _at
+    FROM translated AS t
+),
+named AS (
+    SELECT p.*,
+        COALESCE(
+            (SELECT MIN(x.family) FROM rankeval_m_names() AS x WHERE x.name = p._word),
+            (SELECT MIN(x.family) FROM rankeval_m_names() AS x
+             WHERE lower(x.name) = lower(p._word))) AS _family
+    FROM parsed AS p
+),
+fam AS (
+    SELECT n.*, f.aggregate AS _agg, f.cutoff AS _cutoff, f.at_param AS _at_param,
+        '''' || n._name || '''' AS _quoted,
+        CASE WHEN n._name IS NULL THEN 'a measure name must be a string, got NULL'
+             WHEN NOT n._ok THEN 'cannot parse measure ''' || n._name || ''': expected Name,'
+                 || ' Name@k or Name(param=value,...)@k; ' || rankeval_m_known()
+             WHEN n._family IS NULL THEN 'unknown measure ''' || n._name || '''; '
+                 || rankeval_m_known()
+             WHEN n._at IS NOT NULL AND f.at_param IS NOT NULL
+                  AND NOT regexp_full_match(n._at, '-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?')
+                 THEN 'measure ''' || n._name || ''': the ' || f.at_param
+                     || ' after @ must be a number'
+             WHEN n._at IS NOT NULL AND f.at_param IS NULL
+                  AND regexp_full_match(n._at, '-\s*[0-9]+')
+                 THEN 'measure ''' || n._name || ''': the cutoff must be a positive integer, got '
+                     || replace(n._at, ' ', '')
+             WHEN n._at IS NOT NULL AND f.at_param IS NULL
+                  AND NOT regexp_full_match(n._at, '[0-9]+')
+                 THEN 'measure ''' || n._name || ''': the cutoff after @ must be a positive integer'
+             WHEN n._at IS NOT NULL AND f.at_param IS NULL
+                  AND TRY_CAST(n._at AS HUGEINT) <= 0
+                 THEN 'measure ''' || n._name || ''': the cutoff must be a positive integer, got '
+                     || CAST(TRY_CAST(n._at AS HUGEINT) AS VARCHAR)
+             WHEN n._at IS NOT NULL AND f.at_param IS NULL
+                  AND (length(n._at) > 12 OR TRY_CAST(n._at AS HUGEINT) > 2147483647)
+                 THEN 'measure ''' || n._name || ''': the cutoff must be at most 2147483647'
+             WHEN n._at IS NOT NULL AND f.at_param IS NULL AND NOT f.cutoff
+                 THEN 'measure ''' || n._name || ''': ' || n._family || ' takes no @k cutoff'
+        END AS _error
+    FROM named AS n
+    LEFT JOIN rankeval_m_families() AS f ON f.family = n._family
+),
+-- the parameters written in the name (and the at_param given after @)
+written AS (
+    SELECT w._idx, trim(w._arg) AS _arg,
+        regexp_extract(trim(w._arg), '^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$', 1) AS _param,
+        trim(regexp_extract(trim(w._arg), '^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$', 2)) AS _raw
+    FROM (
+        SELECT f._idx, unnest(string_split(f._args, ',')) AS _arg
+        FROM fam AS f WHERE f._error IS NULL AND f._args <> ''
+    ) AS w
+    UNION ALL
+    SELECT f._idx, f._at, f._at_param, f._at
+    FROM fam AS f WHERE f._error IS NULL AND f._at IS NOT NULL AND f._at_param IS NOT NULL
+),
+written_values AS (
+    SELECT w.*,
+        CASE WHEN regexp_full_match(w._raw, '''[^'']*''|"[^"]*"')
+                 THEN substr(w._raw, 2, length(w._raw) - 2)
+             ELSE w._raw END AS _value,
+        regexp_full_match(w._raw, '-?\s*([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?')
+            AS _is_number,
+        CASE WHEN w._param = '' THEN 'parameters must be named, as in P(rel=2)@5'
+             WHEN w._raw IN ('True', 'False') THEN 'parameter values cannot be booleans'
+             WHEN NOT regexp_full_match(w._raw,
+                 '-?\s*([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*|''[^'']*''|"[^"]*"')
+                  OR w._raw = 'None'
+                 THEN 'parameter values must be words or numbers'
+             WHEN COUNT(*) OVER (PARTITION BY w._idx, w._param) > 1
+                 THEN 'repeated or unnamed parameter'
+        END AS _problem
+    FROM written AS w
+),
+-- every parameter of each family: written, else the preset, else rel / the default
+resolved AS (
+    SELECT f._idx, f._name, f._family, p.param, p.choices, p.minimum, p.maximum, p.closed,
+        w._value IS NOT NULL AS _written,
+        CASE WHEN w._value IS NOT NULL THEN replace(w._value, ' ', '')
+             WHEN ps.value IS NOT NULL THEN ps.value
+             WHEN p.param = 'rel' THEN CAST(CAST(rel AS DOUBLE) AS VARCHAR)
+             ELSE p.default_value END AS _value,
+        CASE WHEN w._value IS NULL THEN p.choices IS NULL ELSE w._is_number END AS _is_number
+    FROM fam AS f
+    JOIN rankeval_m_params() AS p ON p.family = f._family
+    LEFT JOIN written_values AS w ON w._idx = f._idx AND w._param = p.param
+    LEFT JOIN rankeval_m_presets() AS ps
+        ON ps.conventions = conventions AND ps.family = f._family AND ps.param = p.param
+    WHERE f._error IS NULL
+),
+param_errors AS (
+    SELECT w._idx, MIN(CASE
+        WHEN w._problem IS NOT NULL THEN w._problem
+        WHEN NOT EXISTS (SELECT 1 FROM rankeval_m_params() AS p
+                         WHERE p.family = f._family AND p.param = w._param)
+            THEN f._family || ' has no parameter ''' || w._param || '''; its parameters: '
+                || (SELECT string_agg(p.param, ', ' ORDER BY p.param)
+                    FROM rankeval_m_params() AS p WHERE p.family = f._family)
+        WHEN f._at_param = w._param AND w._arg <> f._at AND f._at IS NOT NULL
+            THEN f._at_param || ' given twice' END) AS _problem
+    FROM written_values AS w JOIN fam AS f ON f._idx = w._idx
+    GROUP BY w._idx
+    UNION ALL
+    SELECT r._idx, MIN(CASE
+        WHEN r.choices IS NOT NULL AND NOT list_contains(r.choices, r._value)
+            THEN r.param || '=' || CASE WHEN r._is_number THEN r._value
+                                        ELSE '''' || r._value || '''' END
+                || ' is not allowed; choose one of ' || array_to_string(r.choices, ', ')
+        WHEN r.choices IS NULL AND NOT r._is_number
+            THEN r.param || ' must be a finite number, got ''' || r._value || ''''
+        WHEN r.choices IS NULL AND r.closed AND CAST(r._value AS DOUBLE) < r.minimum
+            THEN r.param || ' must be >= ' || CAST(r.minimum AS VARCHAR) || ', got ' || r._value
+        WHEN r.choices IS NULL AND r.closed AND CAST(r._value AS DOUBLE) > r.maximum
+            THEN r.param || ' must be <= ' || CAST(r.maximum AS VARCHAR) || ', got ' || r._value
+        WHEN r.choices IS NULL AND NOT r.closed AND CAST(r._value AS DOUBLE) <= r.minimum
+            THEN r.param || ' must be > ' || CAST(r.minimum AS VARCHAR) || ', got ' || r._value
+        WHEN r.choices IS NULL AND NOT r.closed AND CAST(r._value AS DOUBLE) >= r.maximum
+            THEN r.param || ' must be < ' || CAST(r.maximum AS VARCHAR) || ', got ' || r._value
+        END)
+    FROM resolved AS r
+    GROUP BY r._idx
+),
+checked AS (
+    SELECT f.*,
+        COALESCE(f._error,
+            CASE WHEN conventions IS NULL OR conventions NOT IN (
+                     SELECT DISTINCT c.conventions FROM rankeval_m_presets() AS c)
+                 THEN 'unknown conventions ''' || COALESCE(conventions, 'NULL')
+                     || '''; choose one of ' || (SELECT string_agg(DISTINCT c.conventions, ', ')
+                                               FROM rankeval_m_presets() AS c) END,
+            (SELECT 'measure ''' || f._name || ''': ' || MIN(e._problem)
+             FROM param_errors AS e WHERE e._idx = f._idx)) AS _problem
+    FROM fam AS f
+),
+raised AS (
+    SELECT c._idx, c._name, c._agg,
+        CASE WHEN c._problem IS NOT NULL THEN error(c._problem) ELSE c._family END AS _family,
+        CASE WHEN c._at_param IS NULL THEN TRY_CAST(c._at AS INTEGER) END AS _k
+    FROM checked AS c
+)
+SELECT r._idx, r._name, r._family, r._agg, r._k, s._p_rel AS _level, s.* EXCLUDE (_idx)
+FROM raised AS r
+LEFT JOIN (
+    SELECT v._idx,
+        TRY_CAST(MAX(CASE WHEN v.param = 'a' THEN v.value END) AS DOUBLE) AS _p_a,
+            TRY_CAST(MAX(CASE WHEN v.param = 'b' THEN v.value END) AS DOUBLE) AS _p_b,
+            TRY_CAST(MAX(CASE WHEN v.param = 'beta' THEN v.value END) AS DOUBLE) AS _p_beta,
+            TRY_CAST(MAX(CASE WHEN v.param = 'c' THEN v.value END) AS DOUBLE) AS _p_c,
+            TRY_CAST(MAX(CASE WHEN v.param = 'd' THEN v.value END) AS DOUBLE) AS _p_d,
+            TRY_CAST(MAX(CASE WHEN v.param = 'docs' THEN v.value END) AS DOUBLE) AS _p_docs,
+            MAX(CASE WHEN v.param = 'gain' THEN v.value END) AS _p_gain,
+            MAX(CASE WHEN v.param = 'ideal' THEN v.value END) AS _p_ideal,
+            TRY_CAST(MAX(CASE WHEN v.param = 'mult' THEN v.value END) AS DOUBLE) AS _p_mult,
+            MAX(CASE WHEN v.param = 'norm' THEN v.value END) AS _p_norm,
+            TRY_CAST(MAX(CASE WHEN v.param = 'p' THEN v.value END) AS DOUBLE) AS _p_p,
+            TRY_CAST(MAX(CASE WHEN v.param = 'recall' THEN v.value END) AS DOUBLE) AS _p_recall,
+            TRY_CAST(MAX(CASE WHEN v.param = 'rel' THEN v.value END) AS DOUBLE) AS _p_rel,
+            MAX(CASE WHEN v.param = 'rounding' THEN v.value END) AS _p_rounding
+    FROM (SELECT x._idx, x.param, x._value AS value FROM resolved AS x) AS v
+    GROUP BY v._idx
+) AS s ON s._idx = r._idx;
+
+-- The public macros over the one-pass evaluation (its CTEs are generated from the
+-- canonical SQL of polars_rankeval/_sqlentry.py, shared with the dbt package).
+-- rankeval_rows: every value with the internal columns; the two macros below shape it.
+CREATE OR REPLACE MACRO rankeval_rows(
+    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+) AS TABLE
+WITH
+_args AS (
+    SELECT CASE
+        WHEN ties IS NULL OR ties NOT IN ('first', 'trec_eval', 'average')
+            THEN error('ties=''' || COALESCE(ties, 'NULL')
+                       || ''': choose ''first'' (= ''trec_eval'') or ''average''')
+        WHEN ties = 'average'
+            THEN error('ties=''average'' is not available in SQL yet: use ties := ''first'''
+                       || ' (trec_eval''s order) or polars_rankeval.evaluate(..., ties=''average'')')
+        WHEN top IS NOT NULL AND (CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
+            THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
+        WHEN complete IS NULL THEN error('complete must be true or false')
+        WHEN rel IS NULL OR NOT isfinite(CAST(rel AS DOUBLE))
+            THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
+        WHEN list_contains("by", query)
+            THEN error('by=' || CAST("by" AS VARCHAR) || ' must not repeat columns or contain the query column')
+        WHEN len("by") <> len(list_distinct("by"))
+            THEN error('by=' || CAST("by" AS VARCHAR) || ' must not repeat columns or contain the query column')
+        ELSE 0 END AS _ok
+),
+_runcols AS (
+    SELECT json_keys(to_json(r)) AS _cols
+    FROM (SELECT * FROM query_table(run_table) LIMIT 1) AS r
+),
+_qrelscols AS (
+    SELECT json_keys(to_json(r)) AS _cols
+    FROM (SELECT * FROM query_table(qrels_table) LIMIT 1) AS r
+),
+_runcheck AS (
+    SELECT c._cols, a._ok + CASE
+        WHEN len(list_filter("by", lambda b: NOT list_contains(c._cols, b))) > 0
+            THEN error('run has no column ''' || list_filter("by", lambda b: NOT list_contains(c._cols, b))[1]
+                       || ''' (columns: ' || CAST(c._cols AS VARCHAR) || '); check by := [...]')
+        WHEN rank IS NULL AND NOT list_contains(c._cols, score)
+            THEN error('run needs a score column (''' || score || ''') or a rank column; columns: '
+                       || CAST(c._cols AS VARCHAR) || '; pass score := ... or rank := ...')
+        ELSE 0 END AS _ok
+    FROM _runcols AS c CROSS JOIN _args AS a
+),
+_run AS (
+    SELECT o._g, o._q, o._item,
+        CASE WHEN rank IS NULL THEN
+                 CASE WHEN isfinite(CAST(o._o AS DOUBLE)) THEN CAST(CAST(o._o AS REAL) AS DOUBLE)
+                      ELSE error('run column ''' || score || ''': score is null, NaN or infinite;'
+                                 || ' example query: ' || CAST(o._q AS VARCHAR)) END
+             WHEN CAST(o._o AS DOUBLE) > 0 AND CAST(o._o AS DOUBLE) = FLOOR(CAST(o._o AS DOUBLE))
+                 THEN -CAST(o._o AS DOUBLE)
+             ELSE error('run column ''' || rank || ''': rank must be a positive integer (1 = top);'
+                        || ' example query: ' || CAST(o._q AS VARCHAR)) END AS _key
+    FROM (
+        SELECT i._g,
+            COALESCE(i._q0,
+                error(CASE WHEN list_contains(k._cols, query)
+                           THEN 'run column ''' || query || ''': query id is null'
+                           ELSE 'run has no column ''' || query || ''' (columns: '
+                                || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                                || ' query := ''my_query_column''' END)) AS _q,
+            COALESCE(i._item0,
+                error(CASE WHEN list_contains(k._cols, item)
+                           THEN 'run column ''' || item || ''': item id is null'
+                           ELSE 'run has no column ''' || item || ''' (columns: '
+                                || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                                || ' item := ''my_item_column''' END)) AS _item,
+            COALESCE(i._o0,
+                error(CASE WHEN list_contains(k._cols, COALESCE(rank, score))
+                           THEN 'run column ''' || COALESCE(rank, score) || ''': '
+                                || CASE WHEN rank IS NULL THEN 'score is null, NaN or infinite'
+                                        ELSE 'rank must be a positive integer (1 = top)' END
+                           ELSE 'run has no column ''' || COALESCE(rank, score) || ''' (columns: '
+                                || CAST(k._cols AS VARCHAR) || ')' END)) AS _o
+        FROM (
+            SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
+                greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS _q0,
+                greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS _item0,
+                greatest(*COLUMNS(lambda c: c = COALESCE(rank, score) OR c = '__rk_none')) AS _o0
+            FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
+        ) AS i
+        CROSS JOIN _runcheck AS k
+        WHERE k._ok = 0
+    ) AS o
+),
+_qrels_src AS (
+    SELECT q.* EXCLUDE (__rk_qv0, __rk_iv0, __rk_rv0),
+        COALESCE(q.__rk_qv0,
+            error(CASE WHEN list_contains(k._cols, query)
+                       THEN 'qrels column ''' || query || ''': query id is null'
+                       ELSE 'qrels has no column ''' || query || ''' (columns: '
+                            || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                            || ' query := ''my_query_column''' END)) AS __rk_qv,
+        COALESCE(q.__rk_iv0,
+            error(CASE WHEN list_contains(k._cols, item)
+                       THEN 'qrels column ''' || item || ''': item id is null'
+                       ELSE 'qrels has no column ''' || item || ''' (columns: '
+                            || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                            || ' item := ''my_item_column''' END)) AS __rk_iv,
+        COALESCE(q.__rk_rv0,
+            error(CASE WHEN list_contains(k._cols, relevance)
+                       THEN 'qrels column ''' || relevance || ''': relevance is null, NaN or infinite'
+                       ELSE 'qrels has no column ''' || relevance || ''' (columns: '
+                            || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                            || ' relevance := ''my_relevance_column''' END)) AS __rk_rv
+    FROM (
+        SELECT *,
+            greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS __rk_qv0,
+            greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS __rk_iv0,
+            greatest(*COLUMNS(lambda c: c = relevance OR c = '__rk_none')) AS __rk_rv0
+        FROM (SELECT NULL AS __rk_q, NULL AS __rk_none, * FROM query_table(qrels_table)) AS q0
+    ) AS q
+    CROSS JOIN _qrelscols AS k
+),
+_qrels AS (
+    SELECT q.__rk_qv AS _q, q.__rk_iv AS _item,
+        CASE WHEN isfinite(CAST(q.__rk_rv AS DOUBLE)) THEN CAST(q.__rk_rv AS DOUBLE)
+             ELSE error('qrels column ''' || relevance || ''': relevance is null, NaN or infinite;'
+                        || ' example query: ' || CAST(q.__rk_qv AS VARCHAR)) END AS _rel
+    FROM _qrels_src AS q
+),
+_qnames AS (
+    SELECT DISTINCT q.__rk_qv AS _q,
+        struct_pack(*COLUMNS(lambda c: c = query OR c = '__rk_q')) AS _qs
+    FROM _qrels_src AS q
+),
+_specs AS (
+    SELECT * FROM rankeval_measure_specs(measures, conventions := conventions, rel := rel)
+),
+    _levels AS (SELECT DISTINCT _level FROM _specs),
+    _ranked AS (
+        SELECT r._g, r._q, r._item,
+            ROW_NUMBER() OVER (
+                PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
+            ) AS _pos
+        FROM _run AS r
+    ),
+    _rq AS (
+        SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
+        FROM _run AS r
+        GROUP BY r._g, r._q
+    ),
+    _qq AS (
+        SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
+            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q
+        GROUP BY q._q
+    ),
+    _check AS (
+        SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
+            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
+            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
+            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
+            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
+    ),
+    _qstat AS (
+        SELECT q._q, l._level,
+            CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS DOUBLE) AS _R,
+            CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END) AS DOUBLE)
+                AS _N
+        FROM _qrels AS q CROSS JOIN _levels AS l
+        GROUP BY q._q, l._level
+    ),
+    _ideal AS (
+        SELECT q._q, q._rel,
+            ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
+        FROM _qrels AS q
+        WHERE q._rel > 0
+    ),
+    _idcg AS (
+        SELECT s._idx, i._q,
+            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END
+                     AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0))) AS _idcg
+        FROM _ideal AS i
+        JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
+        GROUP BY s._idx, i._q
+    ),
+
+    _judged AS (
+        SELECT r._g, r._q, r._pos, q._rel, x._maxrel,
+            ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._pos) AS _jrank,
+            ROW_NUMBER() OVER (
+                PARTITION BY r._g, r._q
+                ORDER BY CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END DESC, r._pos
+            ) AS _ipos,
+            EXP(COALESCE(SUM(LN(1 - (POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END) - 1) / 16.0)) OVER (
+                PARTITION BY r._g, r._q ORDER BY r._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+            ), 0)) AS _decay
+        FROM _ranked AS r
+        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+        JOIN _qq AS x ON x._q = r._q
+        WHERE top IS NULL OR r._pos <= top
+    ),
+    _jl AS (
+        SELECT j.*, l._level, st._R, st._N,
+            SUM(CASE WHEN j._rel >= l._level THEN 1 ELSE 0 END) OVER (
+                PARTITION BY l._level, j._g, j._q ORDER BY j._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _hits,
+            SUM(CASE WHEN j._rel >= 0 AND j._rel < l._level THEN 1 ELSE 0 END) OVER (
+                PARTITION BY l._level, j._g, j._q ORDER BY j._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _nonrel
+        FROM _judged AS j
+        CROSS JOIN _levels AS l
+        JOIN _qstat AS st ON st._q = j._q AND st._level = l._level
+    ),
+    _agg AS (
+        SELECT s._idx, jl._g, jl._q,
+            SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
+            SUM(CASE WHEN s._family IN ('AP', 'GMAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS DOUBLE) / jl._pos END) AS _prec_k,
+            MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
+            SUM(CASE WHEN s._family = 'nDCG' AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) END) AS _dcg,
+            SUM(CASE WHEN s._family = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._ipos AS DOUBLE) + 1) / LN(2.0)) END) AS _idcg_run,
+            SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS DOUBLE) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
+            SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS DOUBLE) / jl._pos) * (CAST(jl._jrank - 1 AS DOUBLE) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END) AS _infap,
+            SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
+            SUM(CASE WHEN s._family = 'Rprec_mult' AND jl._rel >= s._level AND jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult,
+            MAX(CASE WHEN s._family = 'IPrec' AND jl._rel >= s._level AND jl._hits >= FLOOR(s._p_recall * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END) AS _iprec,
+            COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.0 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.1 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.2 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.3 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.4 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.5 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.6 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.7 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.8 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.9 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(1.0 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) AS _ip11,
+            SUM(CASE WHEN s._family = 'ERR' AND (s._k IS NULL OR jl._pos <= s._k) THEN (POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay / jl._pos END) AS _err,
+            SUM(CASE WHEN s._family IN ('Judged', 'Unjudged') AND jl._rel >= 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _judged_k,
+            SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN 1 ELSE 0 END) AS _judged_all,
+            SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN POWER(s._p_p, CAST(jl._pos - 1 AS DOUBLE)) END) AS _judged_pw,
+            SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS DOUBLE)) END) AS _rbp,
+            SUM(CASE WHEN s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1.0 / (LN(CAST(2 + jl._pos - jl._hits AS DOUBLE)) / LN(2.0)) END) AS _bing,
+            SUM(CASE WHEN s._family = 'NumNonRelJudgedRet' AND jl._rel >= 0 AND jl._rel < s._level THEN 1 ELSE 0 END) AS _nonrel_judged
+        FROM _jl AS jl
+        JOIN _specs AS s ON s._level = jl._level
+        GROUP BY s._idx, jl._g, jl._q
+    ),
+
+    _groups AS (SELECT DISTINCT x._g, 1 AS _one FROM _rq AS x),
+    _universe AS (
+        SELECT x._g, x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
+        WHERE NOT complete
+        UNION ALL
+        SELECT gr._g, y._q, x._n FROM _groups AS gr CROSS JOIN _qq AS y
+        LEFT JOIN _rq AS x ON x._g IS NOT DISTINCT FROM gr._g AND x._q = y._q
+        WHERE complete
+    ),
+    _values AS (
+        SELECT u._g, u._q, s._idx, s._name, s._agg,
+            CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
+                WHEN 'AP' THEN CAST(CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END AS DOUBLE)
+                WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / s._k END AS DOUBLE)
+                WHEN 'R' THEN CAST(CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END AS DOUBLE)
+                WHEN 'RR' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END AS DOUBLE)
+                WHEN 'Success' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END AS DOUBLE)
+                WHEN 'NumRet' THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END AS DOUBLE)
+                WHEN 'NumRel' THEN CAST(st._R AS DOUBLE)
+                WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE)
+                WHEN 'NumQ' THEN CAST(1 AS DOUBLE)
+                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS DOUBLE)
+                WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS DOUBLE) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS DOUBLE)
+                WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS DOUBLE) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS DOUBLE)
+                WHEN 'IPrec' THEN CAST(COALESCE(a._iprec, 0) AS DOUBLE)
+                WHEN 'IPrec11pt' THEN CAST(COALESCE(a._ip11, 0) / 11.0 AS DOUBLE)
+                WHEN 'ERR' THEN CAST(COALESCE(a._err, 0) AS DOUBLE)
+                WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'GMBpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'Judged' THEN CAST(CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS DOUBLE) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) ELSE 0 END AS DOUBLE)
+                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._judged_k, 0) AS DOUBLE) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._judged_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END END AS DOUBLE)
+                WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS DOUBLE)
+                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * COALESCE(a._judged_pw, 0) ELSE 0 END AS DOUBLE)
+                WHEN 'SetAP' THEN CAST(CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END * st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'RelP' THEN CAST(CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END AS DOUBLE)
+                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS DOUBLE)
+                ELSE error(s._name || ' is not available in SQL yet; use rk.evaluate')
+            END END AS _value
+        FROM (
+            SELECT u0._g, u0._q,
+                CASE WHEN u0._n IS NULL THEN 0 WHEN top IS NULL THEN u0._n
+                     ELSE LEAST(u0._n, top) END AS _nret
+            FROM _universe AS u0
+        ) AS u
+        CROSS JOIN _specs AS s
+        CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN error('the run has no rows (' || CAST(c._run_rows AS VARCHAR) || '): there is nothing to evaluate') WHEN c._run_dup > 0 THEN error('run: duplicate (query, item) rows: ' || CAST(c._run_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS VARCHAR)) WHEN c._qrels_dup > 0 THEN error('qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS VARCHAR)) WHEN c._shared = 0 AND NOT complete THEN error('run and qrels share no query (' || CAST(c._shared AS VARCHAR) || ' in common): check the query column and its type') ELSE 0 END AS _ok FROM _check AS c) AS c
+        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
+        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
+        LEFT JOIN _agg AS a ON a._idx = s._idx AND a._g IS NOT DISTINCT FROM u._g AND a._q = u._q
+    )
+SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
+FROM _values AS v
+JOIN _qnames AS n ON n._q = v._q;
+
+-- One row per (by..., query, measure): <by columns>, <query column>, measure, value.
+CREATE OR REPLACE MACRO rankeval_per_query(
+    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+) AS TABLE
+SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
+FROM (
+    SELECT unnest(x._g), unnest(x._qs), x.measure, x.value,
+        x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
+    FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
+        item := item, score := score, rank := rank, relevance := relevance, rel := rel,
+        complete := complete, conventions := conventions, ties := ties, top := top) AS x
+)
+ORDER BY __rk_og, __rk_oq, __rk_oi;
+
+-- One row per (by..., measure): <by columns>, measure, value.  The mean over the
+-- evaluated queries; the sum for the counts; exp(mean(ln(max(x, 1e-5)))) for GMAP and
+-- GMBpref.
+CREATE OR REPLACE MACRO rankeval_summary(
+    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+) AS TABLE
+SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
+FROM (
+    SELECT unnest(s._g), s.measure, s.value, s._g AS __rk_og, s._idx AS __rk_oi
+    FROM (
+        SELECT x._g, x._idx, x.measure,
+            CASE MIN(x._agg)
+                WHEN 'sum' THEN SUM(x.value)
+                WHEN 'gmean' THEN EXP(AVG(LN(GREATEST(x.value, 0.00001))))
+                ELSE AVG(x.value) END AS value
+        FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
+            item := item, score := score, rank := rank, relevance := relevance, rel := rel,
+            complete := complete, conventions := conventions, ties := ties, top := top) AS x
+        GROUP BY x._g, x._idx, x.measure
+    ) AS s
+)
+ORDER BY __rk_og, __rk_oi;
+
+-- =====================================================================
+-- The low-level layer: one table macro per measure family (rankeval_AP,
+-- rankeval_nDCG, ...) over columns named query, item, score, relevance.
+-- =====================================================================
+-- ---- _shared.sql
+-- polars_rankeval SQL twin: shared macros (ranking, qrels join, per-query stats).
+--
+-- Tables are read through query_table(name): pass a table or view name, or a file path
+-- such as 'run.parquet'.  Columns, by name:
+--   run   : query, item, score      (higher score = better; rank it yourself otherwise)
+--   qrels : query, item, relevance  (graded; relevance >= rel means relevant)
+-- query and item must have the same type in both tables (both text or both integers).
+--
+-- trec_eval conventions (polars_rankeval/_judge.py is the polars twin):
+--   * rank = score descending, ties broken by item descending in byte order; scores
+--     are compared as REAL (single precision), as trec_eval keeps them in a C float;
+--   * run rows join the qrels on (query, item); a row not in the qrels is unjudged;
+--   * R (relevant items) and N (judged non-relevant items) are per-query constants of
+--     the qrels; a negative judgment is "judged but unjudged" (trec_eval m_bpref.c);
+--   * queries of the run that are not in the qrels are not evaluated.
+-- Written in a portable subset (ROW_NUMBER with a total order, explicit ROWS frames,
+-- SUM/MIN/COUNT over CASE, LN(x)/LN(2), CAST(.. AS DOUBLE) numerators, NULLIF
+-- denominators) so that polars_rankeval.sql.render() can transpile it with sqlglot.
+
+-- Number of relevant judgments (relevance >= rel): an aggregate.
+CREATE OR REPLACE MACRO rankeval_num_rel(rel_value, rel) AS
+    CAST(SUM(CASE WHEN rel_value >= rel THEN 1 ELSE 0 END) AS DOUBLE);
+
+-- Number of judged non-relevant judgments (0 <= relevance < rel): an aggregate.
+CREATE OR REPLACE MACRO rankeval_num_nonrel(rel_value, rel) AS
+    CAST(SUM(CASE WHEN rel_value >= 0 AND rel_value < rel THEN 1 ELSE 0 END) AS DOUBLE);
+
+-- Discounted cumulative gain of rows at 1-based positions pos, cut at k (NULL: no
+-- cutoff): an aggregate.  gain 'linear' = relevance, 'exp' = 2^relevance - 1; relevance
+-- <= 0 or NULL (unjudged) gains 0; discount log2(pos + 1).
+CREATE OR REPLACE MACRO rankeval_dcg(rel_value, pos, k, gain) AS
+    SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k)
+             THEN CAST(CASE WHEN gain = 'exp' THEN POWER(2.0, rel_value) - 1 ELSE rel_value END
+                       AS DOUBLE)
+                  / NULLIF(LN(CAST(pos AS DOUBLE) + 1) / LN(2.0), 0)
+             ELSE 0 END);
+
+-- A measure's canonical name, as polars_rankeval prints it: AP, AP(norm=min)@10, ...
+CREATE OR REPLACE MACRO rankeval_number(x) AS
+    CASE WHEN isfinite(CAST(x AS DOUBLE)) AND CAST(x AS DOUBLE) = FLOOR(CAST(x AS DOUBLE))
+              AND ABS(CAST(x AS DOUBLE)) < 1e18
+         THEN CAST(CAST(x AS BIGINT) AS VARCHAR) ELSE CAST(CAST(x AS DOUBLE) AS VARCHAR) END;
+
+CREATE OR REPLACE MACRO rankeval_param(name, value, default_value) AS
+    CASE WHEN value = default_value THEN NULL ELSE name || '=' || value END;
+
+CREATE OR REPLACE MACRO rankeval_name(family, params, k) AS
+    family
+    || CASE WHEN params IS NULL OR params = '' THEN '' ELSE '(' || params || ')' END
+    || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END;
+
+-- The run, one row per run row plus _pos, its 1-based position in trec_eval order.
+-- duplicates := 'first' keeps only the best-ranked row of a repeated (query, item); the
+-- positions of the dropped rows stay empty (what the user saw).  With 'error' (default)
+-- every row is kept: check for duplicates first, as trec_eval refuses them.
+CREATE OR REPLACE MACRO rankeval_ranked(run_table, duplicates := 'error') AS TABLE
+    SELECT d.*
+    FROM (
+        SELECT p.*,
+            ROW_NUMBER() OVER (PARTITION BY p.query, p.item ORDER BY p._pos) AS _copy
+        FROM (
+            SELECT r.*,
+                ROW_NUMBER() OVER (
+                    PARTITION BY r.query ORDER BY CAST(r.score AS REAL) DESC, CAST(r.item AS VARCHAR) DESC
+                ) AS _pos
+            FROM query_table(run_table) AS r
+        ) AS p
+    ) AS d
+    WHERE duplicates <> 'first' OR d._copy = 1;
+
+-- Per-query constants of the qrels at relevance level rel: R and N.
+CREATE OR REPLACE MACRO rankeval_qstats(qrels_table, rel := 1) AS TABLE
+    SELECT q.query,
+        rankeval_num_rel(q.relevance, rel) AS _num_rel,
+        rankeval_num_nonrel(q.relevance, rel) AS _num_nonrel
+    FROM query_table(qrels_table) AS q
+    GROUP BY q.query;
+
+-- The qrels with _ideal_pos, each judgment's position in the ideal ranking (gain
+-- descending; ties by item descending, which does not change any sum).
+CREATE OR REPLACE MACRO rankeval_ideal(qrels_table) AS TABLE
+    SELECT q.query, q.item, CAST(q.relevance AS DOUBLE) AS _rel,
+        ROW_NUMBER() OVER (
+            PARTITION BY q.query
+            ORDER BY CASE WHEN q.relevance > 0 THEN q.relevance ELSE 0 END DESC,
+                CAST(q.item AS VARCHAR) DESC
+        ) AS _ideal_pos
+    FROM query_table(qrels_table) AS q;
+
+-- Ideal DCG of each qrels query, cut at k.
+CREATE OR REPLACE MACRO rankeval_idcg(qrels_table, k := NULL, gain := 'linear') AS TABLE
+    SELECT i.query, CAST(rankeval_dcg(i._rel, i._ideal_pos, k, gain) AS DOUBLE) AS _idcg
+    FROM rankeval_ideal(qrels_table) AS i
+    GROUP BY i.query;
+
+-- The ranked run joined with the qrels at relevance level rel: one row per kept run row
+--   query, item, _pos
+--   _rel        relevance from the qrels (NULL: not judged)
+--   _hits       relevant rows (relevance >= rel) at positions <= _pos
+--   _nonrel     judged non-relevant rows (0 <= relevance < rel) at positions <= _pos
+--   _ideal_pos  position of this row in the ideal ordering of the retrieved rows
+--   _num_rel, _num_nonrel   R and N of the query (NULL: query not in the qrels)
+--   _pooled     rows in the qrels (any judgment, also negative) at positions <= _pos
+--   _err_decay  ERR's probability that the user reaches this row: the product over the
+--               rows above of (1 - R), R = (2^g - 1) / 2^4, g = relevance clipped to 0..4
+--   _score      the score the rows were ranked by (equal scores: a tie group)
+CREATE OR REPLACE MACRO rankeval_joined(run_table, qrels_table, rel := 1, duplicates := 'error')
+AS TABLE
+    SELECT h.*,
+        SUM(CASE WHEN h._rel >= rel THEN 1 ELSE 0 END) OVER (
+            PARTITION BY h.query ORDER BY h._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _hits,
+        SUM(CASE WHEN h._rel >= 0 AND h._rel < rel THEN 1 ELSE 0 END) OVER (
+            PARTITION BY h.query ORDER BY h._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _nonrel,
+        ROW_NUMBER() OVER (
+            PARTITION BY h.query ORDER BY CASE WHEN h._rel > 0 THEN h._rel ELSE 0 END DESC, h._pos
+        ) AS _ideal_pos,
+        SUM(CASE WHEN h._rel IS NOT NULL THEN 1 ELSE 0 END) OVER (
+            PARTITION BY h.query ORDER BY h._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _pooled,
+        EXP(COALESCE(SUM(LN(1 - (POWER(2.0, CASE WHEN h._rel > 4 THEN 4 WHEN h._rel > 0
+                                                 THEN h._rel ELSE 0 END) - 1) * 0.0625)) OVER (
+            PARTITION BY h.query ORDER BY h._pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ), 0)) AS _err_decay
+    FROM (
+        SELECT r.query, r.item, r._pos, CAST(r.score AS REAL) AS _score, CAST(q.relevance AS DOUBLE) AS _rel,
+            s._num_rel, s._num_nonrel
+        FROM rankeval_ranked(run_table, duplicates := duplicates) AS r
+        LEFT JOIN query_table(qrels_table) AS q ON r.query = q.query AND r.item = q.item
+        LEFT JOIN rankeval_qstats(qrels_table, rel := rel) AS s ON r.query = s.query
+    ) AS h;
+
+-- rankeval_joined plus the tie-group columns that the rankeval_<family>_expected macros
+-- read (the expected value over every ordering of tied rows, evaluate(ties='average');
+-- twin of _with_ties in polars_rankeval/_judge.py).  A tie group is the rows of a query
+-- with equal score: its n rows, with s rows above, hold positions s+1 .. s+n in any
+-- order; the row at _pos is its j-th, j = _pos - s.
+--   _tie_n, _tie_s     n and s
+--   _tie_r, _tie_h     relevant rows (relevance >= rel) in the group, and above it
+--   _tie_q             Q(j) = C(n-r, j-1) / C(n, j-1): the probability that none of the
+--                      group's first j-1 positions is relevant (a product over the rows
+--                      above in the group, as EXP(SUM(LN)); 0 once j-1 > n-r)
+--   _tie_gain_linear, _tie_gain_exp   mean gain of the group's rows
+CREATE OR REPLACE MACRO rankeval_tied(run_table, qrels_table, rel := 1, duplicates := 'error')
+AS TABLE
+    SELECT g.*,
+        MIN(g._hits - CASE WHEN g._rel >= rel THEN 1 ELSE 0 END) OVER (
+            PARTITION BY g.query, g._score
+        ) AS _tie_h,
+        CASE WHEN g._pos - g._tie_s > g._tie_n - g._tie_r + 1 THEN CAST(0 AS DOUBLE)
+             ELSE EXP(COALESCE(SUM(
+                 CASE WHEN g._tie_n - g._tie_r - (g._pos - g._tie_s) + 1 > 0
+                      THEN LN(CAST(g._tie_n - g._tie_r - (g._pos - g._tie_s) + 1 AS DOUBLE))
+                           - LN(CAST(g._tie_n - (g._pos - g._tie_s) + 1 AS DOUBLE))
+                      ELSE 0 END) OVER (
+                 PARTITION BY g.query, g._score ORDER BY g._pos
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+             ), 0)) END AS _tie_q
+    FROM (
+        SELECT j.*,
+            COUNT(*) OVER (PARTITION BY j.query, j._score) AS _tie_n,
+            MIN(j._pos) OVER (PARTITION BY j.query, j._score) - 1 AS _tie_s,
+            SUM(CASE WHEN j._rel >= rel THEN 1 ELSE 0 END) OVER (
+                PARTITION BY j.query, j._score
+            ) AS _tie_r,
+            AVG(CASE WHEN j._rel > 0 THEN j._rel ELSE 0 END) OVER (
+                PARTITION BY j.query, j._score
+            ) AS _tie_gain_linear,
+            AVG(CASE WHEN j._rel > 0 THEN POWER(2.0, j._rel) - 1 ELSE 0 END) OVER (
+                PARTITION BY j.query, j._score
+            ) AS _tie_gain_exp
+        FROM rankeval_joined(run_table, qrels_table, rel := rel, duplicates := duplicates) AS j
+    ) AS g;
+
+-- Parameter checks of the table macros, with the rules of polars_rankeval's Param (k a
+-- positive integer or NULL, string parameters in their choices, numbers finite and in
+-- their range): TRUE, or DuckDB's error() naming the macro, the parameter, its value and
+-- what is allowed.  Only the table macros call them (a WHERE on constants): the engine
+-- and polars_rankeval.sql.render() use the value macros, with parameters checked in Python.
+CREATE OR REPLACE MACRO rankeval_text(x) AS COALESCE(CAST(x AS VARCHAR), 'NULL');
+
+CREATE OR REPLACE MACRO rankeval_check(ok, message) AS
+    CASE WHEN ok THEN TRUE ELSE error(message) END;
+
+CREATE OR REPLACE MACRO rankeval_check_k(family, k) AS
+    rankeval_check(
+        k IS NULL OR (isfinite(CAST(k AS DOUBLE)) AND CAST(k AS DOUBLE) >= 1
+                      AND CAST(k AS DOUBLE) = FLOOR(CAST(k AS DOUBLE))),
+        'rankeval_' || family || ': k := ' || rankeval_text(k)
+        || ' is not a positive integer: give a cutoff such as k := 10 (NULL: no cutoff)');
+
+CREATE OR REPLACE MACRO rankeval_check_no_k(family, k) AS
+    rankeval_check(k IS NULL,
+        'rankeval_' || family || ': k := ' || rankeval_text(k) || ': ' || family
+        || ' takes no rank cutoff, leave k NULL');
+
+CREATE OR REPLACE MACRO rankeval_check_choice(family, name, value, ok, choices) AS
+    rankeval_check(ok,
+        'rankeval_' || family || ': ' || name || ' := ' || rankeval_text(value)
+        || ' is not allowed, choose one of ' || choices);
+
+CREATE OR REPLACE MACRO rankeval_check_number(family, name, value, ok, rule) AS
+    rankeval_check(isfinite(CAST(value AS DOUBLE)) AND ok,
+        'rankeval_' || family || ': ' || name || ' := ' || rankeval_text(value) || ': '
+        || name || ' must be a finite number' || rule);
+
+-- ---- AP.sql
+-- AP: average precision (MAP is its mean), twin of polars_rankeval/measures/ap.py.
+-- Sum over relevant items at position i <= k of (relevant in top i / i), divided by
+-- norm 'R' = all relevant R (trec_eval map / map_cut_k), 'min' = min(R, k) (Kaggle apk,
+-- Spark, RecBole) or 'hits' = relevant retrieved in the top k (torchmetrics).
+-- rankeval_AP_value is an aggregate over the rows of one query of rankeval_joined.
+CREATE OR REPLACE MACRO rankeval_AP_value(pos, rel_value, hits, num_rel, k, rel, norm) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                      THEN CAST(hits AS DOUBLE) / NULLIF(pos, 0) ELSE 0 END) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN norm = 'hits'
+                     THEN SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                                   THEN 1 ELSE 0 END)
+                 WHEN norm = 'min' AND k IS NOT NULL AND k < MAX(num_rel) THEN k
+                 ELSE MAX(num_rel) END,
+            0),
+        0);
+
+-- rankeval_AP_expected: the expected AP over every ordering of tied rows (ties
+-- 'average'), an aggregate over the rows of one query of rankeval_tied.  At the j-th
+-- position p of a tie group of n rows, r of them relevant and h relevant rows above it:
+-- E[rel(p) * hits(<= p)] = (h + 1) r / n + (j - 1) r (r - 1) / (n (n - 1)).  norm 'hits'
+-- only without a cutoff (where it does not depend on the order).
+CREATE OR REPLACE MACRO rankeval_AP_expected(
+    pos, rel_value, tie_n, tie_s, tie_r, tie_h, num_rel, k, rel, norm
+) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN k IS NULL OR pos <= k
+                      THEN CAST(CAST((tie_h + 1) * tie_r AS DOUBLE) / NULLIF(tie_n, 0)
+                                + CASE WHEN tie_n > 1
+                                       THEN CAST((pos - tie_s - 1) * tie_r * (tie_r - 1)
+                                                 AS DOUBLE)
+                                            / NULLIF(tie_n * (tie_n - 1), 0)
+                                       ELSE 0 END
+                                AS DOUBLE)
+                           / NULLIF(pos, 0)
+                      ELSE 0 END) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN norm = 'hits' THEN SUM(CASE WHEN rel_value >= rel THEN 1 ELSE 0 END)
+                 WHEN norm = 'min' AND k IS NOT NULL AND k < MAX(num_rel) THEN k
+                 ELSE MAX(num_rel) END,
+            0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_AP(
+    run_table, qrels_table, k := NULL, rel := 1, norm := 'R'
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('AP', CONCAT_WS(',', rankeval_param('norm', norm, 'R'),
+            rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
+        rankeval_AP_value(j._pos, j._rel, j._hits, j._num_rel, k, rel, norm) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('AP', k)
+        AND rankeval_check_choice('AP', 'norm', norm,
+            CAST(norm AS VARCHAR) IN ('R', 'min', 'hits'), 'R, min, hits')
+        AND rankeval_check_number('AP', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- Bpref.sql
+-- Bpref: binary preference, exactly trec_eval's m_bpref.c, twin of
+-- polars_rankeval/measures/bpref.py.  (1/R) * sum over retrieved relevant r of
+-- (1 - min(judged non-relevant above r, R) / min(N, R)); judged non-relevant = levels
+-- 0 .. rel-1; unjudged items and negative judgments are skipped.  No cutoff: k is
+-- ignored.
+CREATE OR REPLACE MACRO rankeval_Bpref_value(pos, rel_value, nonrel, num_rel, num_nonrel, rel) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel
+                      THEN CASE WHEN nonrel > 0
+                                THEN 1 - CAST(CASE WHEN nonrel < num_rel THEN nonrel
+                                                   ELSE num_rel END AS DOUBLE)
+                                         / NULLIF(CASE WHEN num_nonrel < num_rel THEN num_nonrel
+                                                       ELSE num_rel END, 0)
+                                ELSE 1 END
+                      ELSE 0 END) AS DOUBLE)
+        / NULLIF(MAX(num_rel), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_Bpref(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('Bpref', rankeval_param('rel', rankeval_number(rel), '1'), NULL)
+            AS measure,
+        rankeval_Bpref_value(j._pos, j._rel, j._nonrel, j._num_rel, j._num_nonrel, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('Bpref', k)
+        AND rankeval_check_number('Bpref', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- ERR.sql
+-- ERR: expected reciprocal rank (Chapelle et al. 2009), twin of
+-- polars_rankeval/measures/err.py, as gdeval (ir_measures' ERR): sum over the top k of
+-- R / position * (the probability of reaching the row, rankeval_joined's _err_decay:
+-- the product of 1 - R over the rows above), R = (2^grade - 1) / 2^4, grade = relevance
+-- clipped to 0..4 (unjudged and negative judgments: 0).  rel does not change it.
+CREATE OR REPLACE MACRO rankeval_ERR_value(pos, rel_value, err_decay, k) AS
+    COALESCE(
+        SUM(CASE WHEN k IS NULL OR pos <= k
+                 THEN CAST((POWER(2.0, CASE WHEN rel_value > 4 THEN 4 WHEN rel_value > 0
+                                            THEN rel_value ELSE 0 END) - 1) * 0.0625
+                           * err_decay AS DOUBLE)
+                      / NULLIF(pos, 0)
+                 ELSE 0 END),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_ERR(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('ERR', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
+        rankeval_ERR_value(j._pos, j._rel, j._err_decay, k) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('ERR', k)
+        AND rankeval_check_number('ERR', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- F1.sql
+-- F1: F measure, the weighted harmonic mean (beta + 1) P R / (beta P + R) of precision
+-- and recall, twin of polars_rankeval/measures/f1.py (trec_eval set_F without a cutoff).
+-- P = hits / d, d = k (P@k) or, without a cutoff, the number retrieved; R = hits / R;
+-- so F = (beta + 1) hits / (beta R + d), 0 when nothing relevant is found.  beta is
+-- trec_eval set_F's parameter (beta 1: F1).
+CREATE OR REPLACE MACRO rankeval_F1_value(pos, rel_value, num_rel, k, rel, beta) AS
+    COALESCE(
+        CAST((beta + 1) * SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                                   THEN 1 ELSE 0 END) AS DOUBLE)
+        / NULLIF(beta * MAX(num_rel) + CASE WHEN k IS NULL THEN COUNT(pos) ELSE k END, 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_F1(run_table, qrels_table, k := NULL, rel := 1, beta := 1)
+AS TABLE
+    SELECT j.query,
+        rankeval_name('F1', CONCAT_WS(',',
+            rankeval_param('beta', rankeval_number(beta), '1'),
+            rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
+        rankeval_F1_value(j._pos, j._rel, j._num_rel, k, rel, beta) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('F1', k)
+        AND rankeval_check_number('F1', 'beta', beta, beta > 0, ' > 0')
+        AND rankeval_check_number('F1', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- GMAP.sql
+-- GMAP: geometric mean average precision, twin of polars_rankeval/measures/gmap.py
+-- (trec_eval gm_map).  Per query: AP (sum over relevant items at position i <= k of
+-- relevant in top i / i, divided by R); over queries the engines take the geometric
+-- mean EXP(AVG(LN(max(AP, 0.00001)))).
+CREATE OR REPLACE MACRO rankeval_GMAP_value(pos, rel_value, hits, num_rel, k, rel) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                      THEN CAST(hits AS DOUBLE) / NULLIF(pos, 0) ELSE 0 END) AS DOUBLE)
+        / NULLIF(MAX(num_rel), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_GMAP(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('GMAP', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
+        rankeval_GMAP_value(j._pos, j._rel, j._hits, j._num_rel, k, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('GMAP', k)
+        AND rankeval_check_number('GMAP', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- GMBpref.sql
+-- GMBpref: geometric mean of bpref, twin of polars_rankeval/measures/gmbpref.py
+-- (trec_eval gm_bpref).  Per query: bpref, exactly rankeval_Bpref_value (sql/Bpref.sql);
+-- over queries the engines take the geometric mean EXP(AVG(LN(max(bpref, 0.00001)))).
+-- No cutoff: k is ignored.
+CREATE OR REPLACE MACRO rankeval_GMBpref_value(pos, rel_value, nonrel, num_rel, num_nonrel, rel)
+AS
+    rankeval_Bpref_value(pos, rel_value, nonrel, num_rel, num_nonrel, rel);
+
+CREATE OR REPLACE MACRO rankeval_GMBpref(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('GMBpref', rankeval_param('rel', rankeval_number(rel), '1'), NULL)
+            AS measure,
+        rankeval_GMBpref_value(j._pos, j._rel, j._nonrel, j._num_rel, j._num_nonrel, rel)
+            AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('GMBpref', k)
+        AND rankeval_check_number('GMBpref', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- IPrec.sql
+-- IPrec: interpolated precision at a recall level, twin of
+-- polars_rankeval/measures/iprec.py (trec_eval iprec_at_recall_0.00 ... 1.00).  The
+-- best precision (relevant in top i / i) at a relevant row whose count of relevant
+-- rows so far (hits) reaches c = FLOOR(recall * R + 0.5) (rounding 'v10', trec_eval
+-- 10.0) or FLOOR(recall * R + 0.9) (rounding 'v9', trec_eval 9.x); 0 if fewer than c
+-- are found.  No rank cutoff: k is ignored; the name prints the level after @.
+CREATE OR REPLACE MACRO rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, recall, rounding)
+AS
+    COALESCE(
+        MAX(CASE WHEN rel_value >= rel
+                      AND hits >= FLOOR(recall * num_rel
+                                        + CASE WHEN rounding = 'v9' THEN CAST(0.9 AS DOUBLE)
+                                               ELSE CAST(0.5 AS DOUBLE) END)
+                 THEN CAST(hits AS DOUBLE) / NULLIF(pos, 0) END),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_IPrec(
+    run_table, qrels_table, k := NULL, rel := 1, recall := 0, rounding := 'v10'
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('IPrec', CONCAT_WS(',', rankeval_param('rel', rankeval_number(rel), '1'),
+            rankeval_param('rounding', rounding, 'v10')), NULL)
+            || '@' || rankeval_number(recall) AS measure,
+        rankeval_IPrec_value(j._pos, j._rel, j._hits, j._num_rel, rel, recall, rounding) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('IPrec', k)
+        AND rankeval_check_number('IPrec', 'recall', recall, recall >= 0 AND recall <= 1, ' in [0, 1]')
+        AND rankeval_check_choice('IPrec', 'rounding', rounding,
+            CAST(rounding AS VARCHAR) IN ('v10', 'v9'), 'v10, v9')
+        AND rankeval_check_number('IPrec', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- IPrec11pt.sql
+-- IPrec11pt: 11-point interpolated average precision, twin of
+-- polars_rankeval/measures/iprec11pt.py (trec_eval 11pt_avg): the mean of IPrec (see
+-- IPrec.sql) at the recall levels 0.0, 0.1, ..., 1.0, with the same rounding.  No
+-- cutoff: k is ignored.
+CREATE OR REPLACE MACRO rankeval_IPrec11pt_value(pos, rel_value, hits, num_rel, rel, rounding) AS
+    CAST(
+        rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.0 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.1 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.2 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.3 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.4 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.5 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.6 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.7 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.8 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(0.9 AS DOUBLE), rounding)
+        + rankeval_IPrec_value(pos, rel_value, hits, num_rel, rel, CAST(1.0 AS DOUBLE), rounding)
+        AS DOUBLE) / NULLIF(11, 0);
+
+CREATE OR REPLACE MACRO rankeval_IPrec11pt(
+    run_table, qrels_table, k := NULL, rel := 1, rounding := 'v10'
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('IPrec11pt', CONCAT_WS(',', rankeval_param('rel', rankeval_number(rel), '1'),
+            rankeval_param('rounding', rounding, 'v10')), NULL) AS measure,
+        rankeval_IPrec11pt_value(j._pos, j._rel, j._hits, j._num_rel, rel, rounding) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('IPrec11pt', k)
+        AND rankeval_check_choice('IPrec11pt', 'rounding', rounding,
+            CAST(rounding AS VARCHAR) IN ('v10', 'v9'), 'v10, v9')
+        AND rankeval_check_number('IPrec11pt', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- Judged.sql
+-- Judged: judged rows in the top k / rows retrieved in the top k (ir_measures Judged),
+-- twin of polars_rankeval/measures/judged.py.  Judged = in the qrels with relevance
+-- >= 0 (a negative judgment is "pooled but unjudged", as for trec_eval).  rel does not
+-- change it.
+CREATE OR REPLACE MACRO rankeval_Judged_value(pos, rel_value, k) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= 0 AND (k IS NULL OR pos <= k) THEN 1 ELSE 0 END)
+             AS DOUBLE)
+        / NULLIF(SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_Judged(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('Judged', rankeval_param('rel', rankeval_number(rel), '1'), k)
+            AS measure,
+        rankeval_Judged_value(j._pos, j._rel, k) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Judged', k)
+        AND rankeval_check_number('Judged', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- NumNonRelJudgedRet.sql
+-- NumNonRelJudgedRet: judged non-relevant items retrieved (0 <= relevance < rel), twin of
+-- polars_rankeval/measures/num_nonrel_judged_ret.py (trec_eval num_nonrel_judged_ret).
+-- Aggregates as a sum.
+CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet_value(rel_value, rel) AS
+    CAST(SUM(CASE WHEN rel_value >= 0 AND rel_value < rel THEN 1 ELSE 0 END) AS DOUBLE);
+
+-- With ties 'average' (over rows of rankeval_tied): the same, the order does not matter.
+CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet_expected(rel_value, rel) AS
+    rankeval_NumNonRelJudgedRet_value(rel_value, rel);
+
+CREATE OR REPLACE MACRO rankeval_NumNonRelJudgedRet(
+    run_table, qrels_table, k := NULL, rel := 1
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('NumNonRelJudgedRet', rankeval_param('rel', rankeval_number(rel), '1'),
+                      NULL) AS measure,
+        rankeval_NumNonRelJudgedRet_value(j._rel, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('NumNonRelJudgedRet', k)
+        AND rankeval_check_number('NumNonRelJudgedRet', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- NumQ.sql
+-- NumQ: number of queries evaluated, twin of polars_rankeval/measures/numq.py (trec_eval
+-- num_q): 1 per query (also for a query scored 0 with complete=True), summed over
+-- queries.  No cutoff: k is ignored; rel does not change it.
+CREATE OR REPLACE MACRO rankeval_NumQ_value() AS
+    CAST(1 AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_NumQ(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('NumQ', rankeval_param('rel', rankeval_number(rel), '1'), NULL)
+            AS measure,
+        rankeval_NumQ_value() AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('NumQ', k)
+        AND rankeval_check_number('NumQ', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- NumRel.sql
+-- NumRel: number of relevant items R of the query, twin of
+-- polars_rankeval/measures/counts.py (trec_eval num_rel).  Aggregates as a sum over
+-- queries.  No cutoff: k is ignored.
+CREATE OR REPLACE MACRO rankeval_NumRel_value(num_rel) AS
+    CAST(MAX(num_rel) AS DOUBLE);
+
+-- With ties 'average' (over rows of rankeval_tied): the same, the order does not matter.
+CREATE OR REPLACE MACRO rankeval_NumRel_expected(num_rel) AS
+    rankeval_NumRel_value(num_rel);
+
+CREATE OR REPLACE MACRO rankeval_NumRel(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('NumRel', rankeval_param('rel', rankeval_number(rel), '1'), NULL)
+            AS measure,
+        rankeval_NumRel_value(j._num_rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('NumRel', k)
+        AND rankeval_check_number('NumRel', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- NumRelRet.sql
+-- NumRelRet: number of relevant items retrieved (within the top k), twin of
+-- polars_rankeval/measures/counts.py (trec_eval num_rel_ret).  Aggregates as a sum.
+CREATE OR REPLACE MACRO rankeval_NumRelRet_value(pos, rel_value, k, rel) AS
+    CAST(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k) THEN 1 ELSE 0 END) AS DOUBLE);
+
+-- rankeval_NumRelRet_expected: the expected count over every ordering of tied rows (ties
+-- 'average'), over rows of rankeval_tied: relevant replaced by r / n of the row's tie
+-- group (n rows, r relevant).
+CREATE OR REPLACE MACRO rankeval_NumRelRet_expected(pos, tie_n, tie_r, k) AS
+    CAST(SUM(CASE WHEN k IS NULL OR pos <= k THEN CAST(tie_r AS DOUBLE) / NULLIF(tie_n, 0)
+                  ELSE 0 END) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_NumRelRet(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('NumRelRet', rankeval_param('rel', rankeval_number(rel), '1'), k)
+            AS measure,
+        rankeval_NumRelRet_value(j._pos, j._rel, k, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('NumRelRet', k)
+        AND rankeval_check_number('NumRelRet', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- NumRet.sql
+-- NumRet: number of items retrieved (within the top k), twin of
+-- polars_rankeval/measures/counts.py (trec_eval num_ret).  Aggregates as a sum over
+-- queries; rel does not change it.
+CREATE OR REPLACE MACRO rankeval_NumRet_value(pos, k) AS
+    CAST(SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END) AS DOUBLE);
+
+-- With ties 'average' (over rows of rankeval_tied): the same, the order does not matter.
+CREATE OR REPLACE MACRO rankeval_NumRet_expected(pos, k) AS
+    rankeval_NumRet_value(pos, k);
+
+CREATE OR REPLACE MACRO rankeval_NumRet(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('NumRet', rankeval_param('rel', rankeval_number(rel), '1'), k)
+            AS measure,
+        rankeval_NumRet_value(j._pos, k) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('NumRet', k)
+        AND rankeval_check_number('NumRet', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- P.sql
+-- P: precision at k, twin of polars_rankeval/measures/precision.py.
+-- Relevant in the top k divided by k even when fewer were retrieved (norm 'k',
+-- trec_eval P_k) or by the number retrieved within the cutoff (norm 'ret'); without a
+-- cutoff, relevant retrieved / retrieved (trec_eval set_P).
+CREATE OR REPLACE MACRO rankeval_P_value(pos, rel_value, k, rel, norm) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k) THEN 1 ELSE 0 END)
+             AS DOUBLE)
+        / NULLIF(
+            CASE WHEN k IS NULL THEN COUNT(pos)
+                 WHEN norm = 'ret' THEN SUM(CASE WHEN pos <= k THEN 1 ELSE 0 END)
+                 ELSE k END,
+            0),
+        0);
+
+-- rankeval_P_expected: the expected P over every ordering of tied rows (ties
+-- 'average'), over rows of rankeval_tied: relevant replaced by r / n of the row's tie
+-- group (n rows, r relevant).
+CREATE OR REPLACE MACRO rankeval_P_expected(pos, tie_n, tie_r, k, norm) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN k IS NULL OR pos <= k
+                      THEN CAST(tie_r AS DOUBLE) / NULLIF(tie_n, 0) ELSE 0 END) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN k IS NULL THEN COUNT(pos)
+                 WHEN norm = 'ret' THEN SUM(CASE WHEN pos <= k THEN 1 ELSE 0 END)
+                 ELSE k END,
+            0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_P(
+    run_table, qrels_table, k := NULL, rel := 1, norm := 'k'
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('P', CONCAT_WS(',', rankeval_param('norm', norm, 'k'),
+            rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
+        rankeval_P_value(j._pos, j._rel, k, rel, norm) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('P', k)
+        AND rankeval_check_choice('P', 'norm', norm,
+            CAST(norm AS VARCHAR) IN ('k', 'ret'), 'k, ret')
+        AND rankeval_check_number('P', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- R.sql
+-- R: recall at k, twin of polars_rankeval/measures/recall.py.
+-- Relevant in the top k divided by R (norm 'R', trec_eval recall_k) or min(R, k)
+-- (norm 'min'); 0 for a query without relevant items.
+CREATE OR REPLACE MACRO rankeval_R_value(pos, rel_value, num_rel, k, rel, norm) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k) THEN 1 ELSE 0 END)
+             AS DOUBLE)
+        / NULLIF(
+            CASE WHEN norm = 'min' AND k IS NOT NULL AND k < MAX(num_rel) THEN k
+                 ELSE MAX(num_rel) END,
+            0),
+        0);
+
+-- rankeval_R_expected: the expected R over every ordering of tied rows (ties
+-- 'average'), over rows of rankeval_tied: relevant replaced by r / n of the row's tie
+-- group (n rows, r relevant).
+CREATE OR REPLACE MACRO rankeval_R_expected(pos, tie_n, tie_r, num_rel, k, norm) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN k IS NULL OR pos <= k
+                      THEN CAST(tie_r AS DOUBLE) / NULLIF(tie_n, 0) ELSE 0 END) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN norm = 'min' AND k IS NOT NULL AND k < MAX(num_rel) THEN k
+                 ELSE MAX(num_rel) END,
+            0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_R(
+    run_table, qrels_table, k := NULL, rel := 1, norm := 'R'
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('R', CONCAT_WS(',', rankeval_param('norm', norm, 'R'),
+            rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
+        rankeval_R_value(j._pos, j._rel, j._num_rel, k, rel, norm) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('R', k)
+        AND rankeval_check_choice('R', 'norm', norm,
+            CAST(norm AS VARCHAR) IN ('R', 'min'), 'R, min')
+        AND rankeval_check_number('R', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- RBP.sql
+-- RBP: rank-biased precision, twin of polars_rankeval/measures/rbp.py (trec_eval 10 rbp).
+-- (1 - p) * sum over the top k of gain * p^(position - 1); gain 'graded' = relevance /
+-- max(1, the query's highest judged level max_rel) (trec_eval; unjudged and negative
+-- judgments gain 0; rel is ignored), 'binary' = 1 when relevance >= rel.
+CREATE OR REPLACE MACRO rankeval_RBP_value(pos, rel_value, max_rel, k, rel, p, gain) AS
+    (1 - p) * COALESCE(
+        SUM(CASE WHEN k IS NULL OR pos <= k
+                 THEN CASE WHEN gain = 'binary'
+                           THEN CASE WHEN rel_value >= rel THEN 1 ELSE 0 END
+                           WHEN rel_value > 0
+                           THEN CAST(rel_value AS DOUBLE)
+                                / NULLIF(CASE WHEN max_rel > 1 THEN max_rel ELSE 1 END, 0)
+                           ELSE 0 END
+                      * POWER(p, pos - 1)
+                 ELSE 0 END),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_RBP(
+    run_table, qrels_table, k := NULL, rel := 1, p := 0.9, gain := 'graded'
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('RBP', CONCAT_WS(',', rankeval_param('gain', gain, 'graded'),
+            rankeval_param('p', rankeval_number(p), '0.9'),
+            rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
+        rankeval_RBP_value(j._pos, j._rel, s._max_rel, k, rel, p, gain) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    LEFT JOIN (
+        SELECT q.query, MAX(CASE WHEN q.relevance >= 0 THEN q.relevance END) AS _max_rel
+        FROM query_table(qrels_table) AS q
+        GROUP BY q.query
+    ) AS s ON j.query = s.query
+    WHERE rankeval_check_k('RBP', k)
+        AND rankeval_check_number('RBP', 'p', p, p > 0 AND p < 1, ' in (0, 1)')
+        AND rankeval_check_choice('RBP', 'gain', gain,
+            CAST(gain AS VARCHAR) IN ('graded', 'binary'), 'graded, binary')
+        AND rankeval_check_number('RBP', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- RBP_resid.sql
+-- RBP_resid: the residual of RBP, twin of polars_rankeval/measures/rbp_resid.py
+-- (trec_eval 10 rbp_resid): p^n + (1 - p) * sum over the unjudged retrieved rows (not
+-- in the qrels, or a negative judgment) of p^(position - 1), n = the last position;
+-- 0 when every retrieved row is judged.  No cutoff: k is ignored; rel does not change it.
+CREATE OR REPLACE MACRO rankeval_RBP_resid_value(pos, rel_value, p) AS
+    CASE WHEN SUM(CASE WHEN rel_value IS NULL OR rel_value < 0 THEN 1 ELSE 0 END) > 0
+         THEN POWER(p, MAX(pos))
+              + (1 - p) * SUM(CASE WHEN rel_value IS NULL OR rel_value < 0
+                                   THEN POWER(p, pos - 1) ELSE 0 END)
+         ELSE 0 END;
+
+CREATE OR REPLACE MACRO rankeval_RBP_resid(run_table, qrels_table, k := NULL, rel := 1, p := 0.9)
+AS TABLE
+    SELECT j.query,
+        rankeval_name('RBP_resid', CONCAT_WS(',', rankeval_param('p', rankeval_number(p), '0.9'),
+            rankeval_param('rel', rankeval_number(rel), '1')), NULL) AS measure,
+        rankeval_RBP_resid_value(j._pos, j._rel, p) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('RBP_resid', k)
+        AND rankeval_check_number('RBP_resid', 'p', p, p > 0 AND p < 1, ' in (0, 1)')
+        AND rankeval_check_number('RBP_resid', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- RR.sql
+-- RR: reciprocal rank of the first relevant item within the top k (0 if none), twin of
+-- polars_rankeval/measures/rr.py (MRR is its mean; trec_eval recip_rank has no cutoff).
+CREATE OR REPLACE MACRO rankeval_RR_value(pos, rel_value, k, rel) AS
+    COALESCE(
+        CAST(1 AS DOUBLE)
+        / NULLIF(MIN(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k) THEN pos END), 0),
+        0);
+
+-- rankeval_RR_expected: the expected RR over every ordering of tied rows (ties
+-- 'average'), over rows of rankeval_tied: the sum over positions p <= k of
+-- P(first relevant at p) / p, where for the j-th position of a tie group of n rows, r
+-- relevant, none above: P = Q(j) r / (n - j + 1) = C(n-j, r-1) / C(n, r).
+CREATE OR REPLACE MACRO rankeval_RR_expected(pos, tie_n, tie_s, tie_r, tie_h, tie_q, k) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN tie_h = 0 AND (k IS NULL OR pos <= k)
+                      THEN CAST(tie_q * tie_r AS DOUBLE)
+                           / NULLIF((tie_n - (pos - tie_s) + 1) * pos, 0)
+                      ELSE 0 END) AS DOUBLE),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_RR(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('RR', rankeval_param('rel', rankeval_number(rel), '1'), k)
+            AS measure,
+        rankeval_RR_value(j._pos, j._rel, k, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('RR', k)
+        AND rankeval_check_number('RR', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- RelP.sql
+-- RelP: relative precision, twin of polars_rankeval/measures/relp.py (trec_eval
+-- relative_P_k, set_relative_P): relevant in the top k / min(k, R), k even when fewer
+-- were retrieved; without a cutoff relevant retrieved / min(retrieved, R); 0 when R = 0.
+CREATE OR REPLACE MACRO rankeval_RelP_value(pos, rel_value, num_rel, k, rel) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k) THEN 1 ELSE 0 END)
+             AS DOUBLE)
+        / NULLIF(LEAST(CASE WHEN k IS NULL THEN COUNT(pos) ELSE k END, MAX(num_rel)), 0),
+        0);
+
+-- rankeval_RelP_expected: over rows of rankeval_tied (ties 'average'): relevant replaced
+-- by r / n of the row's tie group; the denominator does not depend on the order.
+CREATE OR REPLACE MACRO rankeval_RelP_expected(pos, tie_n, tie_r, num_rel, k) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN k IS NULL OR pos <= k
+                      THEN CAST(tie_r AS DOUBLE) / NULLIF(tie_n, 0) ELSE 0 END) AS DOUBLE)
+        / NULLIF(LEAST(CASE WHEN k IS NULL THEN COUNT(pos) ELSE k END, MAX(num_rel)), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_RelP(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('RelP', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
+        rankeval_RelP_value(j._pos, j._rel, j._num_rel, k, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('RelP', k)
+        AND rankeval_check_number('RelP', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- Rprec.sql
+-- Rprec: precision at position R (relevant in the top R / R), twin of
+-- polars_rankeval/measures/rprec.py (trec_eval Rprec).  No cutoff: k is ignored.
+CREATE OR REPLACE MACRO rankeval_Rprec_value(pos, rel_value, num_rel, rel) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND pos <= num_rel THEN 1 ELSE 0 END) AS DOUBLE)
+        / NULLIF(MAX(num_rel), 0),
+        0);
+
+-- rankeval_Rprec_expected: the expected Rprec over every ordering of tied rows (ties
+-- 'average'), over rows of rankeval_tied: relevant replaced by r / n of the row's tie
+-- group (n rows, r relevant).
+CREATE OR REPLACE MACRO rankeval_Rprec_expected(pos, tie_n, tie_r, num_rel) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN pos <= num_rel THEN CAST(tie_r AS DOUBLE) / NULLIF(tie_n, 0)
+                      ELSE 0 END) AS DOUBLE)
+        / NULLIF(MAX(num_rel), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_Rprec(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('Rprec', rankeval_param('rel', rankeval_number(rel), '1'), NULL)
+            AS measure,
+        rankeval_Rprec_value(j._pos, j._rel, j._num_rel, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('Rprec', k)
+        AND rankeval_check_number('Rprec', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- Rprec_mult.sql
+-- Rprec_mult: precision at position c = floor(mult * R + 0.9) (trec_eval's rounding),
+-- twin of polars_rankeval/measures/rprec_mult.py (trec_eval Rprec_mult_0.20 ...
+-- Rprec_mult_2.00): relevant in the top c / c, 0 when c = 0.  No cutoff: k is ignored.
+CREATE OR REPLACE MACRO rankeval_Rprec_mult_value(pos, rel_value, num_rel, rel, mult) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel
+                           AND pos <= FLOOR(mult * num_rel + CAST(0.9 AS DOUBLE))
+                      THEN 1 ELSE 0 END) AS DOUBLE)
+        / NULLIF(FLOOR(mult * MAX(num_rel) + CAST(0.9 AS DOUBLE)), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_Rprec_mult(
+    run_table, qrels_table, k := NULL, rel := 1, mult := 1
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('Rprec_mult', CONCAT_WS(',',
+            rankeval_param('mult', rankeval_number(mult), '1'),
+            rankeval_param('rel', rankeval_number(rel), '1')), NULL) AS measure,
+        rankeval_Rprec_mult_value(j._pos, j._rel, j._num_rel, rel, mult) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('Rprec_mult', k)
+        AND rankeval_check_number('Rprec_mult', 'mult', mult, mult > 0, ' > 0')
+        AND rankeval_check_number('Rprec_mult', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- SetAP.sql
+-- SetAP: unranked set AP, twin of polars_rankeval/measures/setap.py (trec_eval set_map):
+-- h^2 / (n R), h = relevant in the top k, n = retrieved in the top k, R = relevant;
+-- 0 when n = 0 or R = 0.
+CREATE OR REPLACE MACRO rankeval_SetAP_value(pos, rel_value, num_rel, k, rel) AS
+    COALESCE(
+        CAST(POWER(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                            THEN 1 ELSE 0 END), 2) AS DOUBLE)
+        / NULLIF(SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END) * MAX(num_rel), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_SetAP(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('SetAP', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
+        rankeval_SetAP_value(j._pos, j._rel, j._num_rel, k, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('SetAP', k)
+        AND rankeval_check_number('SetAP', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- Success.sql
+-- Success: 1 if a relevant item is in the top k, else 0 (hit rate), twin of
+-- polars_rankeval/measures/success.py (trec_eval success_k).
+CREATE OR REPLACE MACRO rankeval_Success_value(pos, rel_value, k, rel) AS
+    CAST(MAX(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k) THEN 1 ELSE 0 END)
+         AS DOUBLE);
+
+-- rankeval_Success_expected: the probability of a relevant item in the top k over every
+-- ordering of tied rows (ties 'average'), over rows of rankeval_tied: 1 - P(none at
+-- positions <= the last row within k); at the j-th position of a tie group of n rows,
+-- r relevant, none above: P(none through j) = Q(j) (n - r - j + 1) / (n - j + 1).
+CREATE OR REPLACE MACRO rankeval_Success_expected(pos, tie_n, tie_s, tie_r, tie_h, tie_q, k) AS
+    CAST(1 AS DOUBLE)
+    - COALESCE(
+        MIN(CASE WHEN k IS NULL OR pos <= k
+                 THEN CASE WHEN tie_h > 0 THEN CAST(0 AS DOUBLE)
+                           ELSE CAST(tie_q * (tie_n - tie_r - (pos - tie_s) + 1) AS DOUBLE)
+                                / NULLIF(tie_n - (pos - tie_s) + 1, 0) END
+                 END),
+        1);
+
+CREATE OR REPLACE MACRO rankeval_Success(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('Success', rankeval_param('rel', rankeval_number(rel), '1'), k)
+            AS measure,
+        rankeval_Success_value(j._pos, j._rel, k, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Success', k)
+        AND rankeval_check_number('Success', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- Unjudged.sql
+-- Unjudged: unjudged rows in the top k / k (trec_eval 10 unj_k; without a cutoff / the
+-- rows retrieved), twin of polars_rankeval/measures/unjudged.py.  Unjudged = not in the
+-- qrels, or a negative judgment.  rel does not change it.
+CREATE OR REPLACE MACRO rankeval_Unjudged_value(pos, rel_value, k) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN (rel_value IS NULL OR rel_value < 0) AND (k IS NULL OR pos <= k)
+                      THEN 1 ELSE 0 END) AS DOUBLE)
+        / NULLIF(CASE WHEN k IS NULL THEN COUNT(pos) ELSE k END, 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_Unjudged(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('Unjudged', rankeval_param('rel', rankeval_number(rel), '1'), k)
+            AS measure,
+        rankeval_Unjudged_value(j._pos, j._rel, k) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Unjudged', k)
+        AND rankeval_check_number('Unjudged', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- Utility.sql
+-- Utility: set utility, twin of polars_rankeval/measures/utility.py (trec_eval utility,
+-- m_utility.c).  With h = relevant retrieved, n = retrieved (in the top k), R = relevant:
+-- a h + b (n - h) + c (R - h) + d (docs + h - n - R); trec_eval's defaults a, b, c, d =
+-- 1, -1, 0, 0 and docs (its -N) = 0.  Retrieved items that are not relevant, unjudged
+-- ones included, are n - h.
+CREATE OR REPLACE MACRO rankeval_Utility_util(hits, n, num_rel, a, b, c, d, docs) AS
+    a * hits + b * (n - hits) + c * (num_rel - hits) + d * (docs + hits - n - num_rel);
+
+CREATE OR REPLACE MACRO rankeval_Utility_value(pos, rel_value, num_rel, k, rel, a, b, c, d, docs)
+AS
+    CAST(rankeval_Utility_util(
+        SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k) THEN 1 ELSE 0 END),
+        SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END),
+        MAX(num_rel), a, b, c, d, docs) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_Utility(
+    run_table, qrels_table, k := NULL, rel := 1, a := 1, b := -1, c := 0, d := 0, docs := 0
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('Utility', CONCAT_WS(',',
+            rankeval_param('a', rankeval_number(a), '1'),
+            rankeval_param('b', rankeval_number(b), '-1'),
+            rankeval_param('c', rankeval_number(c), '0'),
+            rankeval_param('d', rankeval_number(d), '0'),
+            rankeval_param('docs', rankeval_number(docs), '0'),
+            rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
+        rankeval_Utility_value(j._pos, j._rel, j._num_rel, k, rel, a, b, c, d, docs) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Utility', k)
+        AND rankeval_check_number('Utility', 'a', a, TRUE, '')
+        AND rankeval_check_number('Utility', 'b', b, TRUE, '')
+        AND rankeval_check_number('Utility', 'c', c, TRUE, '')
+        AND rankeval_check_number('Utility', 'd', d, TRUE, '')
+        AND rankeval_check_number('Utility', 'docs', docs, docs >= 0, ' >= 0')
+        AND rankeval_check_number('Utility', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- binG.sql
+-- binG: binary G, twin of polars_rankeval/measures/bing.py (trec_eval binG, m_binG.c):
+-- (1/R) * sum over relevant rows at position p <= k of 1 / log2(2 + p - hits), hits =
+-- relevant rows at positions <= p (so p - hits: the non-relevant rows above).
+CREATE OR REPLACE MACRO rankeval_binG_value(pos, rel_value, hits, num_rel, k, rel) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                      THEN CAST(1 AS DOUBLE)
+                           / NULLIF(LN(CAST(2 + pos - hits AS DOUBLE)) / LN(2.0), 0)
+                      ELSE 0 END) AS DOUBLE)
+        / NULLIF(MAX(num_rel), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_binG(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('binG', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
+        rankeval_binG_value(j._pos, j._rel, j._hits, j._num_rel, k, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('binG', k)
+        AND rankeval_check_number('binG', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- infAP.sql
+-- infAP: inferred average precision, exactly trec_eval's m_infap.c, twin of
+-- polars_rankeval/measures/infap.py.  (1/R) * sum over retrieved relevant rows at
+-- position p of: 1 at p = 1, else 1/p + (p-1)/p * (pooled above / (p-1))
+-- * (relevant above + 0.00001) / (relevant above + judged non-relevant above + 0.00002),
+-- pooled = in the qrels (also a negative judgment: pooled but not judged).  No cutoff:
+-- k is ignored.
+CREATE OR REPLACE MACRO rankeval_infAP_value(pos, rel_value, hits, nonrel, pooled, num_rel, rel)
+AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value >= rel AND pos = 1 THEN 1
+                      WHEN rel_value >= rel
+                      THEN CAST(1 AS DOUBLE) / NULLIF(pos, 0)
+                           + CAST(pos - 1 AS DOUBLE) / NULLIF(pos, 0)
+                             * (CAST(pooled - 1 AS DOUBLE) / NULLIF(pos - 1, 0))
+                             * (CAST(hits - 1 + CAST(0.00001 AS DOUBLE) AS DOUBLE)
+                                / NULLIF(hits - 1 + nonrel + CAST(0.00002 AS DOUBLE), 0))
+                      ELSE 0 END) AS DOUBLE)
+        / NULLIF(MAX(num_rel), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_infAP(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('infAP', rankeval_param('rel', rankeval_number(rel), '1'), NULL)
+            AS measure,
+        rankeval_infAP_value(j._pos, j._rel, j._hits, j._nonrel, j._pooled, j._num_rel, rel)
+            AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('infAP', k)
+        AND rankeval_check_number('infAP', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- nDCG.sql
+-- nDCG: normalised discounted cumulative gain, twin of polars_rankeval/measures/ndcg.py.
+-- DCG of the top k (gain / log2(position + 1)) divided by the DCG of the ideal ranking
+-- of all judged items of the query, cut at k (ideal 'qrels', trec_eval ndcg_cut_k), or
+-- of the retrieved rows only (ideal 'run').  gain 'linear' = relevance (trec_eval),
+-- 'exp' = 2^relevance - 1.  rel does not change the gains (as trec_eval).
+-- idcg is the query's ideal DCG (rankeval_idcg), used with ideal 'qrels'.
+CREATE OR REPLACE MACRO rankeval_nDCG_value(pos, rel_value, ideal_pos, idcg, k, rel, gain, ideal)
+AS
+    COALESCE(
+        CAST(rankeval_dcg(rel_value, pos, k, gain) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN ideal = 'run' THEN rankeval_dcg(rel_value, ideal_pos, k, gain)
+                 ELSE MAX(idcg) END,
+            0),
+        0);
+
+-- rankeval_nDCG_expected: the expected nDCG over every ordering of tied rows (ties
+-- 'average'; sklearn's and torchmetrics' nDCG), over rows of rankeval_tied: each gain
+-- replaced by the mean gain of the row's tie group; the ideal does not depend on the order.
+CREATE OR REPLACE MACRO rankeval_nDCG_expected(
+    pos, rel_value, ideal_pos, tie_gain_linear, tie_gain_exp, idcg, k, gain, ideal
+) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN k IS NULL OR pos <= k
+                      THEN CAST(CASE WHEN gain = 'exp' THEN tie_gain_exp ELSE tie_gain_linear END
+                                AS DOUBLE)
+                           / NULLIF(LN(CAST(pos AS DOUBLE) + 1) / LN(2.0), 0)
+                      ELSE 0 END) AS DOUBLE)
+        / NULLIF(
+            CASE WHEN ideal = 'run' THEN rankeval_dcg(rel_value, ideal_pos, k, gain)
+                 ELSE MAX(idcg) END,
+            0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_nDCG(
+    run_table, qrels_table, k := NULL, rel := 1, gain := 'linear', ideal := 'qrels'
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('nDCG', CONCAT_WS(',', rankeval_param('gain', gain, 'linear'),
+            rankeval_param('ideal', ideal, 'qrels'),
+            rankeval_param('rel', rankeval_number(rel), '1')),
+            k) AS measure,
+        rankeval_nDCG_value(j._pos, j._rel, j._ideal_pos, s._idcg, k, rel, gain, ideal) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    LEFT JOIN rankeval_idcg(qrels_table, k := k, gain := gain) AS s ON j.query = s.query
+    WHERE rankeval_check_k('nDCG', k)
+        AND rankeval_check_choice('nDCG', 'gain', gain,
+            CAST(gain AS VARCHAR) IN ('linear', 'exp'), 'linear, exp')
+        AND rankeval_check_choice('nDCG', 'ideal', ideal,
+            CAST(ideal AS VARCHAR) IN ('qrels', 'run'), 'qrels, run')
+        AND rankeval_check_number('nDCG', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;

@@ -1,0 +1,53 @@
+"""Edges of the paired tests that the scipy comparisons do not reach (mutation survivors):
+two paired values, infinite or overflowing t statistics, and the bootstrap p-value's
+exact formula (1 + extreme) / (1 + resamples)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from polars_rankeval import _significance as sig
+
+scipy_stats = pytest.importorskip("scipy.stats")
+
+
+def test_two_paired_values_are_enough():
+    # n = 2: one degree of freedom; scipy agrees
+    x, y = np.array([0.2, 0.5]), np.array([0.4, 0.6])
+    ours = sig.paired_t(y - x, alpha=0.05)
+    assert ours.p_value == pytest.approx(scipy_stats.ttest_rel(y, x).pvalue, rel=1e-12)
+    with pytest.raises(ValueError, match="at least 2"):
+        sig.paired_t(np.array([0.1]), alpha=0.05)
+
+
+@pytest.mark.parametrize("df", [1, 5, 100])
+def test_infinite_and_overflowing_t_give_p_0(df):
+    assert sig.t_two_sided_p(math.inf, df) == 0.0
+    assert sig.t_two_sided_p(-math.inf, df) == 0.0
+    # t * t overflows to inf, so df / (df + t^2) is exactly 0: the tail is 0 (scipy: 0)
+    assert sig.t_two_sided_p(1e200, df) == 0.0 == 2 * scipy_stats.t.sf(1e200, df)
+    assert math.isnan(sig.t_two_sided_p(math.nan, df))
+    assert sig.t_two_sided_p(0.0, df) == 1.0
+
+
+def test_bootstrap_p_value_formula():
+    # constant differences: every bootstrap mean equals the observed mean 0.5, so no
+    # |mean* - 0.5| reaches |0.5|: p = (1 + 0) / (1 + 99) = 0.01 exactly
+    rng = np.random.default_rng(0)
+    result = sig.bootstrap(np.array([0.5, 0.5, 0.5]), alpha=0.05, n_resamples=99, rng=rng)
+    assert result.p_value == 0.01
+    assert result.ci_low == result.ci_high == 0.5
+    # differences all 0: every resample is extreme: p = (1 + 99) / (1 + 99) = 1
+    rng = np.random.default_rng(0)
+    result = sig.bootstrap(np.zeros(4), alpha=0.05, n_resamples=99, rng=rng)
+    assert result.p_value == 1.0
+
+
+@pytest.mark.parametrize("df", [2, 10, 1000])
+@pytest.mark.parametrize("q", [0.55, 0.6, 0.7, 0.3])
+def test_t_quantiles_below_1_match_scipy(q, df):
+    # quantiles with |t| < 1: the bisection's stopping rule is relative to t itself
+    assert sig.t_ppf(q, df) == pytest.approx(scipy_stats.t.ppf(q, df), rel=1e-12)

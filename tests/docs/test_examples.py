@@ -1,0 +1,45 @@
+"""Every script in examples/ runs (they are documentation: they must not drift)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT
+
+SCRIPTS = sorted(p for p in (ROOT / "examples").glob("*.py") if p.name != "make_example_data.py")
+NEEDS = {"spark_eval.py": "pyspark"}
+SLOW = {"spark_eval.py", "compare_systems.py"}  # a JVM; bootstrap resampling and figures
+
+
+@pytest.mark.parametrize(
+    "script",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW else p for p in SCRIPTS],
+    ids=lambda p: p.name,
+)
+def test_example_runs(script):
+    module = NEEDS.get(script.name)
+    if module and importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} is not installed (pip install -e '.[{module[2:]}]')")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip(), "an example should show its result"
+
+
+def test_example_data_is_what_the_seeded_generator_makes(tmp_path, monkeypatch):
+    import polars as pl
+
+    spec = importlib.util.spec_from_file_location("gen", ROOT / "examples" / "make_example_data.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    monkeypatch.setattr(gen, "HERE", tmp_path)
+    gen.make()
+    for name in ("quickstart_run.parquet", "quickstart_qrels.parquet"):
+        shipped = pl.read_parquet(ROOT / "examples" / "data" / name)
+        assert shipped.equals(pl.read_parquet(tmp_path / name))

@@ -1,0 +1,153 @@
+"""Parity of the SQL twin: every registered measure over a parameter grid, through the
+polars engine (eager, lazy in-memory, lazy streaming) and the DuckDB engine (eager and
+lazy), equal to 1e-9 and equal to pytrec_eval (trec_eval 9.x) wherever it has the
+measure; the shape of polars' own ``assert_sql_matches``.
+
+The harness (``datasets``, ``measure_grid``, ``oracle``, ``assert_engines_match``) is in
+``tests/parity.py``, shared with the SQL render, PostgreSQL and Spark tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_rankeval as rk
+from polars_rankeval._parse import parse_measure
+from polars_rankeval._registry import REGISTRY
+from tests.helpers import examples
+from tests.parity import (
+    CUTOFFS,
+    GRID,
+    SETTINGS,
+    assert_engines_match,
+    assert_oracle,
+    datasets,
+    oracle,
+)
+
+# ------------------------------------------------------------------------------ tests
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
+@pytest.mark.parametrize("complete", [False, True], ids=["both", "complete"])
+@SETTINGS
+@given(data=datasets())
+def test_grid_with_qrels(data: dict[str, Any], complete: bool, per_query: bool) -> None:
+    run, qrels = data["run"], data["qrels"]
+    expected = oracle(run, qrels, GRID, complete=complete)
+    assert_engines_match(
+        run, qrels, GRID, expected=expected, complete=complete, per_query=per_query
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
+@pytest.mark.parametrize("complete", [False, True], ids=["both", "complete"])
+@SETTINGS
+@given(data=datasets(by=True))
+def test_grid_by_groups(data: dict[str, Any], complete: bool, per_query: bool) -> None:
+    """Each by-group is evaluated as its own run (pytrec_eval once per group)."""
+    run, qrels = data["run"], data["qrels"]
+    expected = oracle(run, qrels, GRID, complete=complete, by="sys")
+    assert_engines_match(
+        run, qrels, GRID, expected=expected, by="sys", complete=complete, per_query=per_query
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("by", [None, "sys"], ids=["one_run", "by"])
+@pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
+@SETTINGS
+@given(data=st.data())
+def test_grid_without_qrels(data: st.DataObject, per_query: bool, by: str | None) -> None:
+    """Relevance, R and the ideal ranking from the run's own labels (pytrec_eval with
+    the labels as qrels); NumRel is the number of relevant rows of the run."""
+    drawn = data.draw(datasets(by=by is not None))
+    labels = drawn["labels"]
+    names = list(GRID)
+    expected = oracle(labels, None, names, by=by)
+    assert_engines_match(labels, None, names, expected=expected, by=by, per_query=per_query)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
+@SETTINGS
+@given(data=datasets(ranks=True))
+def test_grid_rank_column(data: dict[str, Any], per_query: bool) -> None:
+    """score=None-style input: ranked by the rank column, ties by item id descending."""
+    run, qrels = data["run"], data["qrels"]
+    expected = oracle(run, qrels, GRID, by_rank=True)
+    assert_engines_match(run, qrels, GRID, expected=expected, per_query=per_query)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("by", [None, "sys"], ids=["one_run", "by"])
+@SETTINGS
+@given(data=st.data())
+def test_grid_duplicates_first(data: st.DataObject, by: str | None) -> None:
+    """duplicates='first': rank, keep each (query, item)'s best row, positions keep
+    their gaps; no oracle (trec_eval refuses duplicates)."""
+    drawn = data.draw(datasets(duplicates=True, by=by is not None))
+    assert_engines_match(
+        drawn["run"], drawn["qrels"], GRID, by=by, duplicates="first", per_query=True
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("conventions", sorted(rk.PRESETS))
+@pytest.mark.parametrize("rel", [None, 2])
+@settings(SETTINGS, max_examples=examples(6))
+@given(data=datasets())
+def test_conventions_and_default_rel(data: dict[str, Any], conventions: str, rel: int | None):
+    """Presets fill parameters a name leaves unset; rel= sets the default level."""
+    names = [
+        f"{family.name}@{k}" if family.cutoff and k else family.name
+        for family in REGISTRY.values()
+        for k in CUTOFFS
+        if k is None or family.cutoff
+    ]
+    expected = (
+        oracle(data["run"], data["qrels"], names, rel=rel) if conventions == "trec_eval" else None
+    )
+    assert_engines_match(
+        data["run"],
+        data["qrels"],
+        names,
+        expected=expected,
+        conventions=conventions,
+        rel=rel,
+        per_query=True,
+    )
+
+
+def test_grid_covers_every_family_and_parameter() -> None:
+    families = {parse_measure(n).family.name for n in GRID}
+    assert families == set(REGISTRY)
+    for family in REGISTRY.values():
+        for param in family.params:
+            if param.choices:
+                seen = {
+                    parse_measure(n)[param.name] for n in GRID if parse_measure(n).family is family
+                }
+                assert set(param.choices) <= seen, (family.name, param.name)
+
+
+@settings(SETTINGS, max_examples=examples(6))
+@given(data=datasets())
+def test_numrel_without_qrels_duckdb(data: dict[str, Any]) -> None:
+    """NumRel without qrels = relevant rows of the run (R from the run's own labels)."""
+    labels = data["labels"]
+    names = ["NumRel", "NumRel(rel=2)"]
+    got = rk.evaluate(labels, None, names, per_query=True, engine="duckdb")
+    assert_oracle(got, oracle(labels, None, names), by=None, per_query=True)
+
+
+def test_numrel_without_qrels_polars() -> None:
+    run = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0], "relevant": [1]})
+    assert rk.evaluate(run, None, ["NumRel"])["value"].to_list() == [1.0]

@@ -1,0 +1,81 @@
+"""validate() reports what would change numbers, and never raises on bad data."""
+
+from __future__ import annotations
+
+import polars as pl
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polars_rankeval as rk
+from tests.helpers import examples
+from tests.strategies import CORRUPTIONS, run_and_qrels
+
+RUN = pl.DataFrame({
+    "query": ["q1", "q1", "q1", "q1", "q9"],
+    "item": ["a", "b", "c", "c", "x"],
+    "score": [3.0, 2.0, 2.0, 1.0, 1.0],
+    "rank": [1, 2, 4, 5, 1],
+})
+QRELS = pl.DataFrame({"query": ["q1", "q1", "q2"], "item": ["a", "zz", "d"], "relevance": [1, 0, 0]})
+
+
+def status(report: pl.DataFrame, check: str) -> tuple[str, int]:
+    row = report.filter(pl.col("check") == check)
+    assert row.height == 1, f"no check {check!r} in {report['check'].to_list()}"
+    return row["status"].item(), row["count"].item()
+
+
+def test_each_problem_is_reported_with_its_count():
+    report = rk.validate(RUN, QRELS, cutoffs=[1, 2])
+    assert report.columns == ["check", "status", "count", "detail", "example"]
+    assert status(report, "run duplicate (query, item)") == ("error", 2)  # the two "c" rows
+    assert status(report, "queries only in the run") == ("warning", 1)  # q9
+    assert status(report, "queries only in the qrels") == ("warning", 1)  # q2
+    assert status(report, "qrels queries without a relevant item") == ("warning", 1)  # q2
+    # q1 by score: a 3.0, then b and c tie at 2.0 (c first: item descending) -> positions 2, 3
+    assert status(report, "score ties across @2") == ("warning", 1)
+    assert status(report, "score ties across @1") == ("ok", 0)
+    # rank column: q1 has ranks 1, 2, 4, 5 (a gap); and disagrees with the score order
+    assert status(report, "rank column is not 1..n per query") == ("warning", 1)
+    assert status(report, "rank column disagrees with the score order")[0] == "warning"
+    # top 2: q1 a (judged), c (unjudged); q9 x (unjudged) -> 2 unjudged
+    assert status(report, "unjudged items in top 2") == ("warning", 2)
+    assert status(report, "num_ret per query") == ("ok", 2)
+
+
+def test_key_type_mismatch_is_reported_not_raised():
+    report = rk.validate(RUN.with_columns(pl.col("query").str.slice(1).cast(pl.Int64)), QRELS)
+    assert status(report, "query id types") == ("error", 1)
+
+
+def test_missing_columns_are_reported_and_dependent_checks_skipped():
+    report = rk.validate(pl.DataFrame({"x": [1]}), None)
+    assert set(report["status"]) == {"error"}
+    assert report.height == 4
+
+
+def test_namespace_and_lazy_input():
+    assert RUN.lazy().rankeval.validate(QRELS.lazy()).equals(rk.validate(RUN, QRELS))
+
+
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(data=run_and_qrels(), corruption=st.sampled_from(list(CORRUPTIONS)), row=st.integers(0, 99))
+def test_validate_never_raises_and_flags_what_evaluate_refuses(data, corruption, row):
+    run, qrels = data
+    if qrels.height == 0:
+        qrels = pl.DataFrame({"query": [run["query"][0]], "item": ["zz"], "relevance": [1]})
+    corrupt, expect_error = CORRUPTIONS[corruption]
+    bad_run, bad_qrels = corrupt(run, qrels, row)
+    report = rk.validate(bad_run, bad_qrels)
+    if expect_error and bad_run.height:
+        assert "error" in report["status"].to_list() or "share" in corruption, corruption
+
+
+def test_clean_fully_judged_data_validates_clean():
+    run = pl.DataFrame({"query": ["q"] * 2, "item": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [1, 0]})
+    report = rk.validate(run, qrels)
+    assert set(report["status"]) == {"ok"}
+    assert rk.evaluate(run, qrels, ["AP"])["value"].item() == 1.0

@@ -1,0 +1,96 @@
+"""Helpers shared by the test modules (test modules never import from each other).
+
+Repository paths, the small frame builders the hand-worked tests write runs and qrels
+with, their readers, the conversion of rows into pytrec_eval's dicts, and the example
+count of a hypothesis test under the loaded profile (``tests/conftest.py`` registers
+``default`` and ``full``; ``HYPOTHESIS_PROFILE=full`` selects the full grid).
+
+>>> qrels_frame({"q": {"a": 1, "b": 0}}).rows()
+[('q', 'a', 1), ('q', 'b', 0)]
+>>> pytrec_run([("q", 7, 2.0), ("q", "b", 1)])
+{'q': {'7': 2.0, 'b': 1.0}}
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from hypothesis import settings
+
+ROOT = Path(__file__).resolve().parents[1]  # the repository
+SHARED = ROOT.parent / "shared"  # trec_eval sources and other tools' fixtures, beside it
+CONFORMANCE = SHARED / "conformance"
+
+# max_examples of the `full` profile (hypothesis' own default): the counts written in
+# the tests are the full grid, scaled by the loaded profile's max_examples over this.
+FULL_EXAMPLES = 100
+
+
+def examples(full: int) -> int:
+    """The example count of a test whose full grid is ``full`` examples: ``full`` under
+    ``HYPOTHESIS_PROFILE=full``, scaled down by the ``default`` profile (at least 2)."""
+    scaled = round(full * settings.default.max_examples / FULL_EXAMPLES)
+    return min(full, max(2, scaled))
+
+
+# ------------------------------------------------------------------ frame builders
+
+
+def ranked_run(
+    rankings: Mapping[Any, list[Any]], **columns: Mapping[Any, list[Any]]
+) -> pl.DataFrame:
+    """A run from ordered lists: (query, item, rank) with rank 1 = first, plus any
+    per-row columns given as lists aligned with the items."""
+    rows: dict[str, list[Any]] = {"query": [], "item": [], "rank": []}
+    extra: dict[str, list[Any]] = {name: [] for name in columns}
+    for q, items in rankings.items():
+        for i, item in enumerate(items):
+            rows["query"].append(q)
+            rows["item"].append(item)
+            rows["rank"].append(i + 1)
+            for name, values in columns.items():
+                extra[name].append(values[q][i])
+    return pl.DataFrame({**rows, **extra})
+
+
+def qrels_frame(judgments: Mapping[Any, Mapping[Any, float]]) -> pl.DataFrame:
+    """(query, item, relevance) rows from ``{query: {item: relevance}}``."""
+    return pl.DataFrame(
+        [(q, item, rel) for q, items in judgments.items() for item, rel in items.items()],
+        schema=["query", "item", "relevance"],
+        orient="row",
+    )
+
+
+def values(frame: pl.DataFrame) -> dict[str, float]:
+    """An overall result as ``{measure: value}``."""
+    return dict(frame.select("measure", "value").iter_rows())
+
+
+def per_query(frame: pl.DataFrame) -> dict[tuple[Any, str], float]:
+    """A per-query result as ``{(query, measure): value}``."""
+    return {(q, m): v for q, m, v in frame.select("query", "measure", "value").iter_rows()}
+
+
+# --------------------------------------------------------------------- pytrec_eval
+
+
+def pytrec_qrels(rows: Iterable[tuple[Any, Any, Any]]) -> dict[str, dict[str, int]]:
+    """pytrec_eval's qrels ``{query: {item: int}}`` from (query, item, relevance) rows;
+    pytrec_eval takes only ``str`` ids, so integer ids become their decimal text."""
+    out: dict[str, dict[str, int]] = defaultdict(dict)
+    for q, item, r in rows:
+        out[str(q)][str(item)] = int(r)
+    return dict(out)
+
+
+def pytrec_run(rows: Iterable[tuple[Any, Any, Any]]) -> dict[str, dict[str, float]]:
+    """pytrec_eval's run ``{query: {item: float}}`` from (query, item, score) rows."""
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for q, item, s in rows:
+        out[str(q)][str(item)] = float(s)
+    return dict(out)

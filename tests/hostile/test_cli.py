@@ -1,0 +1,61 @@
+"""The command on hostile files: a one-line error and a non-zero status, never a
+traceback; valid odd input gives trec_eval's value."""
+
+from __future__ import annotations
+
+import pytest
+
+from polars_rankeval.cli import main
+
+QRELS = "q1 0 b 1\nq1 0 c 2\nq2 0 e 1\nq2 0 f 1\n"
+RUN = "q1 Q0 a 1 3 s\nq1 Q0 b 2 2 s\nq1 Q0 c 3 1 s\nq2 Q0 d 1 2 s\nq2 Q0 e 2 1 s\n"
+
+# id -> (run text or bytes, qrels text, extra argv, status, fragments)
+CASES = {
+    "nan_score": ("q1 Q0 a 1 nan s\n", QRELS, [], 1, ["score"]),
+    "text_score": ("q1 Q0 a 1 high s\n", QRELS, [], 1, ["line 1"]),
+    "three_fields": ("q1 Q0 a\n", QRELS, [], 1, ["line 1"]),
+    "duplicate_rows": (RUN + "q1 Q0 a 9 0.5 s\n", QRELS, [], 1, ["--duplicates first"]),
+    "qrels_five_fields": (RUN, "q1 0 b 1 x\n", [], 1, ["4 fields"]),
+    "qrels_text_relevance": (RUN, "q1 0 b yes\n", [], 1, ["line 1"]),
+    "latin1_run": (b"q1 Q0 \xe9 1 3 s\n", QRELS, [], 1, ["line 1", "byte offset"]),
+    "binary_garbage": (b"\x00\xff\xfe\x00\n", QRELS, [], 1, ["line 1"]),
+    "empty_run": ("", QRELS, [], 1, ["no rows"]),
+    "no_shared_query": ("q9 Q0 a 1 3 s\n", QRELS, [], 1, ["share no query"]),
+    "unknown_measure": (RUN, QRELS, ["-m", "nonsense"], 2, ["nonsense"]),
+    "bad_cutoff": (RUN, QRELS, ["-m", "P.0"], 2, ["P"]),
+    "exp_gain_overflow": (RUN, "q1 0 b 2000\n", ["-m", "nDCG(gain=exp)"], 1, ["1023"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_file_is_one_line_error(case, tmp_path, capsys) -> None:
+    run, qrels, argv, status, fragments = CASES[case]
+    run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    (run_path.write_bytes if isinstance(run, bytes) else run_path.write_text)(run)
+    qrels_path.write_text(qrels)
+    code = main([*argv, str(qrels_path), str(run_path)])
+    _, err = capsys.readouterr()
+    assert code == status, (code, err)
+    assert err.startswith("rankeval: error: ") and err.count("\n") == 1 and "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, (fragment, err)
+
+
+def test_missing_file_and_directory(tmp_path, capsys) -> None:
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    code = main([str(tmp_path / "qrels.txt"), str(tmp_path / "nope.txt")])
+    _, err = capsys.readouterr()
+    assert code != 0 and "nope.txt" in err and "Traceback" not in err
+    code = main([str(tmp_path / "qrels.txt"), str(tmp_path)])
+    _, err = capsys.readouterr()
+    assert code != 0 and "is a directory" in err
+
+
+def test_valid_run_gives_the_hand_value(tmp_path, capsys) -> None:
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    assert main(["-m", "map", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")]) == 0
+    out, _ = capsys.readouterr()
+    # q1: (1/2 + 2/3) / 2, q2: (1/2) / 2 -> mean 0.4167 (trec_eval prints 4 decimals)
+    assert out.split() == ["map", "all", "0.4167"]

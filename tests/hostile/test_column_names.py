@@ -1,0 +1,56 @@
+"""Whatever the user's columns are called (every internal name included), evaluate gives
+the same numbers as with the default names; a key column named like an output column
+(measure, value) is the documented InputError."""
+
+from __future__ import annotations
+
+import warnings
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polars_rankeval as rk
+from tests.hostile._places import QRELS, RUN
+
+INTERNAL = ["_pos", "_rel", "_num_ret", "_in_run", "_in_qrels", "_dropped", "_q", "_m0", "_b0",
+            "_stat_x", "_check_x", "_tie_x", "measure", "value", "query", "item", "score",
+            "rank", "relevance", "relevant", "_rank", "_rk_run", "user_0", "system"]
+NAMES = st.one_of(st.sampled_from(INTERNAL), st.text(min_size=1, max_size=8))
+ROLES = ("query", "item", "score", "relevance", "by")
+MEASURES = ["AP", "nDCG@3", "P@2", "RR", "NumRet"]
+BASE_RUN = RUN.drop("rank").with_columns(sys=pl.Series(["A", "A", "A", "B", "B"]))
+
+
+def _evaluate(run, qrels, engine, **names):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        return rk.evaluate(run, qrels, MEASURES, per_query=True, engine=engine, **names)
+
+
+EXPECTED = {e: _evaluate(BASE_RUN, QRELS, e, by="sys") for e in ("polars", "duckdb")}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=st.lists(NAMES, min_size=5, max_size=5, unique=True),
+       engine=st.sampled_from(["polars", "duckdb"]))  # fmt: skip
+def test_numbers_do_not_depend_on_column_names(names: list[str], engine: str) -> None:
+    new = dict(zip(ROLES, names, strict=True))
+    run = BASE_RUN.rename({"query": new["query"], "item": new["item"], "score": new["score"],
+                           "sys": new["by"]})  # fmt: skip
+    qrels = QRELS.rename({"query": new["query"], "item": new["item"],
+                          "relevance": new["relevance"]})  # fmt: skip
+    kwargs = {"query": new["query"], "item": new["item"], "score": new["score"],
+              "relevance": new["relevance"], "by": new["by"], "rank": None}
+    if {new["query"], new["by"]} & {"measure", "value"}:
+        with pytest.raises(rk.InputError, match="output column"):
+            _evaluate(run, qrels, engine, **kwargs)
+        return
+    out = _evaluate(run, qrels, engine, **kwargs)
+    expected = EXPECTED[engine]
+    assert out.columns == [new["by"], new["query"], "measure", "value"]
+    assert out[new["query"]].to_list() == expected["query"].to_list()
+    assert out[new["by"]].to_list() == expected["sys"].to_list()
+    assert out["measure"].to_list() == expected["measure"].to_list()
+    assert out["value"].to_list() == expected["value"].to_list()

@@ -1,0 +1,555 @@
+"""Mutation testing on demand (not in CI: it is slow): cosmic-ray against a fast test subset.
+
+Usage (from the repository root, with ``pip install cosmic-ray``)::
+
+    .venv/bin/python tests/mutation/run.py significance measures --max 150 --minutes 30
+    .venv/bin/python tests/mutation/run.py --list
+
+Each target names the code it mutates (a file or folder, optionally only some functions)
+and the fast tests that must kill its mutants.  The repository is copied to a temporary
+folder first, so a run never leaves a mutated file in the work tree, whatever happens.
+The operators are cut to the ones that make a plausible bug (arithmetic swaps, comparison
+boundaries, ``&``/``|``, negations, constants, booleans); ``--max`` keeps an evenly spread
+sample of at most that many mutants per target, ``--minutes`` stops a target after that
+long and reports the mutants that ran.  The score and every surviving mutant
+(with its diff, and the reason when it is listed in ``EQUIVALENT`` below) are written
+to ``tests/mutation/RESULTS.md``; the results of targets not run are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = Path(__file__).with_name("RESULTS.md")
+# cosmic-ray's command line, run by this interpreter (so any virtualenv works)
+COSMIC = [sys.executable, "-c", "import sys; from cosmic_ray.cli import main; sys.exit(main())"]
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str  # a file or folder of the package
+    tests: tuple[str, ...]  # pytest node ids or files: the fast tier for this code
+    functions: tuple[str, ...] = ()  # only mutate these definitions (empty: all)
+    timeout: float = 300.0
+
+
+TARGETS = {
+    "significance": Target(
+        "polars_rankeval/_significance.py",
+        (
+            "tests/test_corrections_capped.py",
+            "tests/test_t_test_precision.py",
+            "tests/test_significance_edges.py",
+            "tests/test_compare.py::test_t_distribution_matches_scipy",
+            "tests/test_compare.py::test_randomization_is_exact_for_few_queries_and_equals_scipy",
+            "tests/test_compare.py::test_degenerate_differences",
+            "tests/test_compare.py::test_effect_size_is_paired_cohens_d",
+            "tests/test_compare.py::test_corrections_hand_computed",
+            "tests/test_compare.py::test_bh_equals_scipy",
+            "tests/test_compare.py::test_t_test_equals_ttest_rel",
+            "tests/test_compare.py::test_compare_t_test_equals_scipy_on_per_query_values",
+            "tests/test_compare.py::test_randomization_agrees_with_scipy_within_resampling_error",
+            "tests/test_compare.py::test_bootstrap_agrees_with_scipy_within_resampling_error",
+            "tests/test_compare.py::test_resampling_is_seeded_and_blocked_without_changing_results",
+            "tests/test_compare.py::test_compare_randomization_and_bootstrap_against_scipy",
+            "tests/test_compare.py::test_a_comparison_gets_the_same_result_alone_or_in_a_batch",
+        ),
+        (
+            "adjust",
+            "paired_t",
+            "t_two_sided_p",
+            "t_ppf",
+            "_count_extreme",
+            "randomization",
+            "bootstrap_means",
+            "_bootstrap_batch",
+            "effect_size",
+            "_check",
+            "run_tests",
+            "_betacf",
+            "_betainc",
+        ),
+    ),
+    "measures": Target(
+        "polars_rankeval/measures",
+        (
+            # the fast, most discriminating first (-x stops at the first failure)
+            "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
+            "tests/test_known_answers.py",
+            "tests/test_literature.py",
+            "tests/test_err_grade_clip.py",
+            "tests/test_ties_average.py::test_all_tied_known_answers",
+            "tests/test_ties_average.py::test_tie_group_below_a_relevant_row",
+            "tests/test_ties_average_norms.py",
+            "tests/test_measure_edges.py",
+            "tests/test_conventions_independent.py::test_conventions_equal_the_other_tools_formulas[polars]",
+            "tests/test_trec_eval_conformance.py::test_relevance_level_l2[polars]",
+            "tests/test_trec_eval_conformance.py::test_measure_parameters[polars]",
+            "tests/test_trec_eval_conformance.py::test_complete_c_flag[polars]",
+            "tests/test_fixtures.py",
+            # slow hypothesis oracles last: they run only for the mutants still alive
+            "tests/test_oracle_ranx.py",
+            "tests/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
+        ),
+    ),
+    "ranking": Target(
+        "polars_rankeval/_judge.py",
+        (
+            "tests/test_tie_break_known_answers.py",
+            "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
+        ),
+        ("position", "order_key"),
+    ),
+    "aggregation": Target(
+        "polars_rankeval/evaluate.py",
+        (
+            "tests/test_known_answers.py",
+            "tests/test_trec_eval_conformance.py::test_default_set[polars]",
+            "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
+        ),
+        ("_aggregate",),
+    ),
+    "cli_trec": Target(
+        "polars_rankeval/cli.py",
+        ("tests/test_cli.py", "tests/test_output_failure.py"),
+        ("_format_value", "_trec_text", "_long", "_runid_frame"),
+    ),
+}
+
+# The mutation operators kept (cosmic-ray names, regular expressions).
+KEEP = [
+    r"ReplaceBinaryOperator_(Add_Sub|Sub_Add|Mul_Div|Div_Mul|BitAnd_BitOr|BitOr_BitAnd)",
+    r"ReplaceBinaryOperator_(Pow_Mul|Mul_Pow)",
+    r"ReplaceComparisonOperator_(Lt_LtE|LtE_Lt|Gt_GtE|GtE_Gt|Eq_NotEq|NotEq_Eq|Lt_Gt|Gt_Lt)",
+    r"ReplaceComparisonOperator_(Is_IsNot|IsNot_Is)",
+    r"ReplaceUnaryOperator_(USub_UAdd|Delete_USub|Delete_Not|Invert_UAdd|Delete_Invert)",
+    r"AddNot",
+    r"NumberReplacer",
+    r"ReplaceTrueWithFalse",
+    r"ReplaceFalseWithTrue",
+    r"ReplaceAndWithOr",
+    r"ReplaceOrWithAnd",
+    r"ZeroIterationForLoop",
+]
+
+# Survivors that cannot be killed because the mutant behaves like the original:
+# (target, the source line, the mutated line), both stripped -> why.
+EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (
+        "significance",
+        "return 1.0",
+        "return 2.0",
+    ): "_betainc(x >= 1) is reached only at t = 0, and t_two_sided_p caps it with min(1, .)",
+    (
+        "significance",
+        "for _ in range(200):",
+        "for _ in range( 201):",
+    ): "the bisection stops on its tolerance long before 200 steps",
+    (
+        "significance",
+        "low, high = 0.0, 1.0",
+        "low, high = 0.0, 2.0",
+    ): "the starting bracket of the bisection: it is doubled until it holds the quantile, "
+    "and the bisection converges to the same value",
+    (
+        "significance",
+        "if n < 63 and 2**n <= n_resamples:",
+        "if n < 64 and 2**n <= n_resamples:",
+    ): "n = 63 would need n_resamples >= 2^63 (9.2e18) resamples: unreachable",
+    (
+        "significance",
+        "if x < (a + 1.0) / (a + b + 2.0):",
+        "if x < (a + 1.0) / (a + b + 1.0):",
+    ): "which of the two continued fractions (I_x(a, b) or 1 - I_(1-x)(b, a)) is used near "
+    "the switch point: both are exact there, the choice only changes convergence speed",
+    (
+        "significance",
+        "if x < (a + 1.0) / (a + b + 2.0):",
+        "if x <= (a + 1.0) / (a + b + 2.0):",
+    ): "the same switch point between the two exact continued fractions, moved by one value",
+    (
+        "significance",
+        "p = np.minimum(1.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))",
+        "p = np.minimum( 2.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))",
+    ): "(1 + extreme) / (1 + n_resamples) <= 1 always (extreme <= n_resamples): the cap never acts",
+    (
+        "significance",
+        "if abs(delta - 1.0) < 1e-16:",
+        "if abs(delta - 1.0) <= 1e-16:",
+    ): "the continued fraction's exit test: < and <= differ only when |delta - 1| is exactly "
+    "1e-16, which changes no digit of the result",
+    (
+        "significance",
+        ") -> float | np.ndarray:",
+        ") -> float & np.ndarray:",
+    ): "a return annotation: with `from __future__ import annotations` it is never evaluated",
+    (
+        "cli_trec",
+        (
+            "def _long(results: Sequence[RunResult], names: Sequence[str], *, per_query: bool) "
+            "-> pl.DataFrame:"
+        ),
+        (
+            "def _long(results: Sequence[RunResult], names: Sequence[str], /, per_query: bool) "
+            "-> pl.DataFrame:"
+        ),
+    ): "the keyword-only marker made a positional-only one: every caller passes per_query= by "
+    "keyword, which both allow",
+    (
+        "cli_trec",
+        (
+            "def _trec_text(results: Sequence[RunResult], names: Sequence[str], *, per_query: "
+            "bool) -> str:"
+        ),
+        (
+            "def _trec_text(results: Sequence[RunResult], names: Sequence[str], /, per_query: "
+            "bool) -> str:"
+        ),
+    ): "the keyword-only marker made a positional-only one: every caller passes per_query= by "
+    "keyword, which both allow",
+    (
+        "measures",
+        "grade = j.rel.fill_null(0.0).clip(0.0, MAX_GRADE)  # unjudged, negative: 0",
+        "grade = j.rel.fill_null( -1.0).clip(0.0, MAX_GRADE)  # unjudged, negative: 0",
+    ): "an unjudged row's grade, filled with -1 instead of 0, is clipped to 0 on the same line",
+}
+
+
+# Survivors of a recorded run that a test added since kills (checked by applying the
+# mutant by hand): (target, the source line, the mutated line) -> the test.  A new run
+# counts them as killed; this keeps the record of the run before the test existed.
+_TIES = "test_ties_average_norms.py::test_average_over_the_two_orders_divides_by_r"
+_EDGES = "test_significance_edges.py"
+KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    (
+        "significance",
+        "if d.ndim not in (1, 2) or d.shape[-1] < 2:",
+        "if d.ndim not in (1, 2) or d.shape[-1] <= 2:",
+    ): f"{_EDGES}::test_two_paired_values_are_enough",
+    (
+        "significance",
+        "if x <= 0.0:",
+        "if x <= -1.0:",
+    ): f"{_EDGES}::test_infinite_and_overflowing_t_give_p_0",
+    (
+        "significance",
+        "return 0.0",
+        "return 1.0",
+    ): f"{_EDGES}::test_infinite_and_overflowing_t_give_p_0",
+    (
+        "significance",
+        "p = np.minimum(1.0, (1 + _count_extreme(means - observed, observed)) / (1 + n_resamples))",
+        "p = np.minimum(1.0, (1 + _count_extreme(means - observed, observed)) / ( 2 + n_resamples))",
+    ): f"{_EDGES}::test_bootstrap_p_value_formula",
+    (
+        "significance",
+        "if high - low <= 1e-15 * high:",
+        "if high - low <= 1e-15 ** high:",
+    ): f"{_EDGES}::test_t_quantiles_below_1_match_scipy",
+    ("measures", "assert j.ties is not None", "assert j.ties is None"): _TIES,
+    ("measures", "assert j.ties is not None", "assert not j.ties is not None"): _TIES,
+    (
+        "measures",
+        "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise(0.0)",
+        "pairs = pl.when(n > 1).then(r ** (r - 1.0) / (n * (n - 1.0))).otherwise(0.0)",
+    ): _TIES,
+    ("measures", 'if norm == "R":', 'if norm != "R":'): _TIES,
+    (
+        "measures",
+        "both = (h + 1.0) * r / n + (t.index(j.pos) - 1.0) * pairs",
+        "both = (h + 2.0) * r / n + (t.index(j.pos) - 1.0) * pairs",
+    ): _TIES,
+    (
+        "measures",
+        'if m["norm"] == "min" and m.k is not None:',
+        'if m["norm"] != "min" and m.k is not None:',
+    ): _TIES,
+    (
+        "measures",
+        'params=(Param("mult", 1.0, "the multiple of R where precision is taken", minimum=0.0),),',
+        (
+            'params=(Param("mult", 1.0, "the multiple of R where precision is taken", '
+            "minimum= -1.0),),"
+        ),
+    ): "test_measure_edges.py::test_rprec_mult_refuses_a_negative_multiple",
+    (
+        "measures",
+        "return pl.when(unjudged.any()).then(residual).otherwise(pl.lit(0.0))",
+        "return pl.when(unjudged.any()).then(residual).otherwise(pl.lit( 1.0))",
+    ): "test_measure_edges.py::test_rbp_resid_is_0_when_every_retrieved_item_is_judged",
+}
+
+
+def _changed_lines(diff: str) -> tuple[str, str]:
+    """The first removed and added source lines of a mutation diff, stripped."""
+    removed = added = ""
+    for line in diff.splitlines():
+        if line.startswith("-") and not line.startswith("---") and not removed:
+            removed = line[1:].strip()
+        elif line.startswith("+") and not line.startswith("+++") and not added:
+            added = line[1:].strip()
+    return removed, added
+
+
+@dataclass
+class Outcome:
+    killed: int = 0
+    survived: list[dict] = field(default_factory=list)
+    incompetent: int = 0
+    total: int = 0
+    planned: int = 0
+    finished: bool = True
+    seconds: float = 0.0
+
+
+def _copy_tree(into: Path) -> Path:
+    ignore = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.sqlite", "mutants")
+    copy = into / "repo"
+    shutil.copytree(ROOT, copy, ignore=ignore)
+    # tests read the trec_eval conformance data from <repo>/../shared
+    shared = ROOT.parent / "shared"
+    if shared.exists():
+        (into / "shared").symlink_to(shared)
+    return copy
+
+
+def _config(repo: Path, target: Target, path: Path) -> None:
+    tests = " ".join(target.tests)
+    command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -o addopts= {tests}"
+    path.write_text(
+        "[cosmic-ray]\n"
+        f'module-path = "{repo / target.path}"\n'
+        f"timeout = {target.timeout}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(command)}\n"
+        '[cosmic-ray.distributor]\nname = "local"\n'
+    )
+
+
+def _select(session: Path, target: Target, limit: int | None) -> int:
+    """Mark every mutant but the kept operators / functions (and an even sample of at most
+    ``limit``) as skipped; return how many are left to run."""
+    keep = re.compile("|".join(f"core/{k}$" for k in KEEP))
+    with sqlite3.connect(session) as db:
+        rows = db.execute(
+            "SELECT job_id, operator_name, definition_name FROM mutation_specs "
+            "ORDER BY module_path, start_pos_row, start_pos_col, operator_name, occurrence"
+        ).fetchall()
+        chosen = [
+            job
+            for job, op, name in rows
+            if keep.match(op) and (not target.functions or (name or "") in target.functions)
+        ]
+        if limit is not None and len(chosen) > limit:
+            step = len(chosen) / limit
+            chosen = [chosen[int(i * step)] for i in range(limit)]
+        skipped = {job for job, _, _ in rows} - set(chosen)
+        db.executemany(
+            "INSERT INTO work_results (worker_outcome, output, test_outcome, diff, job_id) "
+            "VALUES ('SKIPPED', 'not selected', NULL, NULL, ?)",
+            [(job,) for job in skipped],
+        )
+    return len(chosen)
+
+
+def _outcome(session: Path, name: str) -> Outcome:
+    out = Outcome()
+    with sqlite3.connect(session) as db:
+        rows = db.execute(
+            "SELECT s.module_path, s.operator_name, s.start_pos_row, s.definition_name, "
+            "r.worker_outcome, r.test_outcome, r.diff FROM mutation_specs s "
+            "JOIN work_results r ON r.job_id = s.job_id WHERE r.worker_outcome != 'SKIPPED'"
+        ).fetchall()
+    for module, operator, row, definition, worker, test, diff in rows:
+        worker, test = (worker or "").lower(), (test or "").lower()
+        out.total += 1
+        if test == "killed" or worker == "abnormal":
+            out.killed += 1
+        elif test == "incompetent":
+            out.incompetent += 1
+        else:
+            relative = module.split("/repo/", 1)[-1]  # the path inside the copy
+            line, mutated = _changed_lines(diff or "")
+            out.survived.append(
+                {
+                    "module": relative,
+                    "line": row,
+                    "function": definition,
+                    "operator": operator,
+                    "source": line,
+                    "diff": diff or "",
+                    "equivalent": EQUIVALENT.get((name, line, mutated)),
+                    "killed_after": KILLED_AFTER.get((name, line, mutated)),
+                }
+            )
+    return out
+
+
+def _exec(config: Path, session: Path, repo: Path, minutes: float | None) -> bool:
+    """cosmic-ray exec, stopped after ``minutes``; True when every mutant ran."""
+    process = subprocess.Popen(
+        [*COSMIC, "exec", str(config), str(session)], cwd=repo, start_new_session=True
+    )
+    try:
+        process.wait(timeout=None if minutes is None else minutes * 60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # its test run too; the copy is thrown away
+        process.wait()
+        return False
+    if process.returncode:
+        raise SystemExit(f"cosmic-ray exec failed ({process.returncode})")
+    return True
+
+
+def run_target(
+    name: str, limit: int | None, minutes: float | None = None, keep: Path | None = None
+) -> Outcome:
+    target = TARGETS[name]
+    with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
+        repo = _copy_tree(Path(tmp))
+        config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
+        _config(repo, target, config)
+        subprocess.run([*COSMIC, "init", str(config), str(session)], cwd=repo, check=True)
+        count = _select(session, target, limit)
+        print(f"{name}: {count} mutants of {target.path}", flush=True)
+        start = time.monotonic()
+        baseline = subprocess.run(
+            [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", *target.tests],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if baseline.returncode != 0:
+            raise SystemExit(f"{name}: the tests fail without a mutant:\n{baseline.stdout[-3000:]}")
+        finished = _exec(config, session, repo, minutes)
+        if keep is not None:
+            shutil.copy(session, keep)
+        out = _outcome(session, name)
+        out.planned, out.finished = count, finished
+        out.seconds = time.monotonic() - start
+    return out
+
+
+def _section(name: str, out: Outcome) -> str:
+    target = TARGETS[name]
+    equivalent = [s for s in out.survived if s["equivalent"]]
+    later = [s for s in out.survived if not s["equivalent"] and s["killed_after"]]
+    real = [s for s in out.survived if not s["equivalent"] and not s["killed_after"]]
+    total = out.total or 1
+    lines = [
+        f"## {name}",
+        "",
+        f"`{target.path}`"
+        + (f" (functions: {', '.join(target.functions)})" if target.functions else ""),
+        f"against {', '.join(f'`{t}`' for t in target.tests)}",
+        "",
+        (
+            f"- mutants run: {out.total} (incompetent: {out.incompetent}), "
+            f"killed: {out.killed}, survived: {len(out.survived)}"
+        ),
+        f"- score of this run: {out.killed}/{out.total} = {out.killed / total:.1%} killed",
+        (
+            f"- after it: {len(later)} survivors killed by tests added since, "
+            f"{len(equivalent)} equivalent, {len(real)} left: "
+            f"{out.killed + len(later)}/{out.total} = {(out.killed + len(later)) / total:.1%} "
+            f"killed, {(out.killed + len(later) + len(equivalent)) / total:.1%} counting the "
+            "equivalent ones"
+        ),
+        (f"- time: {out.seconds / 60:.1f} min" if out.seconds else "- from a kept session")
+        + f", {time.strftime('%Y-%m-%d')}"
+        + ("" if out.finished else f" (time-boxed: {out.total} of {out.planned} selected run)"),
+        "",
+    ]
+    for survivor in real + later + equivalent:
+        if survivor["equivalent"]:
+            why = f"Equivalent: {survivor['equivalent']}"
+        elif survivor["killed_after"]:
+            why = f"Killed since by `{survivor['killed_after']}`"
+        else:
+            why = "Survivor: NOT KILLED, needs a test (or a reason in EQUIVALENT)"
+        lines += [
+            (
+                f"### {survivor['module']}:{survivor['line']} `{survivor['operator']}` "
+                f"in `{survivor['function']}`"
+            ),
+            "",
+            why,
+            "",
+            "```diff",
+            survivor["diff"].strip(),
+            "```",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _write(sections: dict[str, str]) -> None:
+    head = (
+        "# Mutation testing results\n\n"
+        "Written by `tests/mutation/run.py` (cosmic-ray; see its docstring).  A mutant is\n"
+        "killed when the target's tests fail on it; an equivalent mutant behaves like the\n"
+        "original and is listed with the reason.\n\n"
+    )
+    RESULTS.write_text(head + "\n".join(sections[k] for k in TARGETS if k in sections))
+
+
+def _previous() -> dict[str, str]:
+    if not RESULTS.exists():
+        return {}
+    parts = re.split(r"^## ", RESULTS.read_text(), flags=re.MULTILINE)[1:]
+    return {p.split("\n", 1)[0].strip(): "## " + p.rstrip() + "\n" for p in parts}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("targets", nargs="*", metavar="TARGET", help=", ".join(TARGETS))
+    parser.add_argument("--max", type=int, default=None, help="mutants per target at most")
+    parser.add_argument("--minutes", type=float, default=None, help="time box per target")
+    parser.add_argument(
+        "--session",
+        metavar="NAME=PATH",
+        action="append",
+        default=[],
+        help="report a kept cosmic-ray session instead of running (e.g. after a crash)",
+    )
+    parser.add_argument("--keep", metavar="DIR", help="keep each target's session file in DIR")
+    parser.add_argument("--list", action="store_true", help="list the targets and exit")
+    args = parser.parse_args(argv)
+    for spec in args.session:
+        name, path = spec.split("=", 1)
+        out = _outcome(Path(path), name)
+        out.planned = out.total
+        _write({**_previous(), name: _section(name, out)})
+    if args.session:
+        return 0
+    if args.list or not args.targets:
+        for name, target in TARGETS.items():
+            print(f"{name}: {target.path} {list(target.functions) or ''}")
+        return 0
+    unknown = [t for t in args.targets if t not in TARGETS]
+    if unknown:
+        parser.error(f"unknown targets {unknown}; choose from {list(TARGETS)}")
+    for name in args.targets:
+        keep = Path(args.keep) / f"{name}.sqlite" if args.keep else None
+        section = _section(name, run_target(name, args.max, args.minutes, keep))
+        # re-read, so that runs of other targets in parallel keep their sections
+        _write({**_previous(), name: section})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""Oracle test: RBP against ranx's ``rbp.<p>`` on binary judgments.
+
+ranx gives a relevant item (relevance >= 1) its raw relevance as gain, trec_eval (our
+``gain=graded``) the relevance divided by the query's highest level, and
+``gain=binary`` 1: on binary judgments (-1, 0, 1) all three agree, so both our gains
+are checked.  ranx's order of tied scores is its own, so the scores here are distinct
+(trec_eval's tie rule is checked by the conformance and pytrec_eval tests).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polars_rankeval as rk
+from tests.helpers import examples
+
+ranx = pytest.importorskip("ranx")
+
+PERSISTENCE = {"rbp.5": 0.5, "rbp.8": 0.8, "rbp.95": 0.95}
+ITEMS = ("a", "B", "b", "c1", "c10", "c9", "d", "e", "f", "g", "h", "z")
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:
+    """A run and binary qrels over the same queries (ranx needs the same query ids)."""
+    queries = draw(st.lists(st.sampled_from("pqrst"), min_size=1, max_size=4, unique=True))
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in queries:
+        retrieved = draw(st.lists(st.sampled_from(ITEMS), min_size=1, unique=True))
+        scores = draw(
+            st.lists(st.integers(0, 10_000), min_size=len(retrieved), max_size=len(retrieved),
+                     unique=True)
+        )  # fmt: skip
+        run[q] = {item: float(s) for item, s in zip(retrieved, scores, strict=True)}
+        judged = draw(st.lists(st.sampled_from(ITEMS), min_size=1, unique=True))
+        qrels[q] = {item: draw(st.sampled_from((-1, 0, 1, 1))) for item in judged}
+    return run, qrels
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(15), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(case=cases())
+def test_rbp_matches_ranx(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    run, qrels = case
+    ranx_run = ranx.Run.from_dict(run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's type-safety warnings
+        ranx.evaluate(ranx.Qrels.from_dict(qrels), ranx_run, list(PERSISTENCE))
+    run_frame = pl.DataFrame(
+        [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
+        schema=["query", "item", "score"], orient="row",
+    )  # fmt: skip
+    qrels_frame = pl.DataFrame(
+        [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()],
+        schema=["query", "item", "relevance"], orient="row",
+    )  # fmt: skip
+    ours_for = {
+        metric: [f"RBP(p={p})", f"RBP(p={p},gain=binary)"] for metric, p in PERSISTENCE.items()
+    }
+    names = [name for pair in ours_for.values() for name in pair]
+    for engine in ("polars", "duckdb"):
+        got = rk.evaluate(run_frame, qrels_frame, names, per_query=True, engine=engine)
+        values = {(q, m): v for q, m, v in got.select("query", "measure", "value").iter_rows()}
+        for metric, ours in ours_for.items():
+            for q, expected in ranx_run.scores[metric].items():
+                for name in ours:
+                    assert math.isclose(values[(q, name)], expected, rel_tol=0, abs_tol=1e-12), (
+                        engine, q, name, values[(q, name)], expected,
+                    )  # fmt: skip

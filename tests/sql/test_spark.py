@@ -1,0 +1,111 @@
+"""polars_rankeval.spark.evaluate on Spark local mode must match the polars engine to 1e-9.
+
+One module-scoped SparkSession (``local[2]``, UI off, 2 shuffle partitions, bound to
+127.0.0.1).  Skipped, with the reason, only when pyspark or Java is absent;
+``.ci/install_engines.sh`` installs pyspark (Java 17 is expected on the machine).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import polars as pl
+import pytest
+
+import polars_rankeval as rk
+from tests.parity import GRID, NO_NUMREL, assert_same, polars_reference, random_cases
+
+pytest.importorskip("sqlglot")
+pyspark = pytest.importorskip("pyspark", reason="pyspark not installed: run .ci/install_engines.sh")
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    pytest.skip("no Java runtime for Spark (install openjdk-17-jre)", allow_module_level=True)
+
+from polars_rankeval.spark import evaluate as spark_evaluate
+
+pytestmark = [
+    pytest.mark.slow,  # a JVM starts for these tests
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+]
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("polars_rankeval-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+_SPARK_TYPES = {pl.String: "string", pl.Int64: "bigint", pl.Float64: "double"}
+
+
+def _to_spark(spark: Any, frame: pl.DataFrame) -> Any:
+    schema = ", ".join(f"`{c}` {_SPARK_TYPES[t]}" for c, t in frame.schema.items())
+    return spark.createDataFrame(frame.rows(), schema=schema)
+
+
+def _to_polars(result: Any, schema: pl.Schema) -> pl.DataFrame:
+    rows = [tuple(row) for row in result.collect()]
+    return pl.DataFrame(rows, schema=list(schema), orient="row").cast(dict(schema))
+
+
+def _check(
+    spark: Any, run: pl.DataFrame, qrels: pl.DataFrame | None, names: list[str], **kw: Any
+) -> None:
+    run_df = _to_spark(spark, run)
+    qrels_df = None if qrels is None else _to_spark(spark, qrels)
+    for per_query in (True, False):
+        want = polars_reference(run, qrels, names, per_query=per_query, **kw)
+        got = _to_polars(spark_evaluate(run_df, qrels_df, names, per_query, **kw), want.schema)
+        assert_same(got, want, what=f"spark per_query={per_query}")
+        if not per_query:
+            assert got["measure"].to_list() == want["measure"].to_list()
+
+
+@pytest.mark.parametrize("int_ids", [False, True], ids=["text_ids", "int_ids"])
+def test_grid_matches_polars(spark: Any, int_ids: bool) -> None:
+    data = random_cases(11, 20, int_ids=int_ids)
+    _check(spark, data["run"], data["qrels"], GRID)
+
+
+def test_rank_column_and_no_qrels(spark: Any) -> None:
+    data = random_cases(12, 12, int_ids=False)
+    _check(spark, data["ranked"], data["qrels"], ["AP", "nDCG@3", "P@3", "RR", "Bpref"], score=None)
+    _check(spark, data["labels"], None, [n for n in NO_NUMREL if "@10" not in n])
+
+
+def test_column_names_and_conventions(spark: Any) -> None:
+    data = random_cases(13, 8, int_ids=False)
+    run = data["run"].rename({"query": "qid", "item": "doc id", "score": "s"})
+    qrels = data["qrels"].rename({"query": "qid", "item": "doc id", "relevance": "grade"})
+    _check(
+        spark, run, qrels, ["AP@3", "nDCG@3", "R@3"], conventions="spark", rel=2,
+        query="qid", item="doc id", score="s", relevance="grade",
+    )  # fmt: skip
+
+
+def test_bad_input_is_refused(spark: Any) -> None:
+    data = random_cases(14, 2, int_ids=False)
+    run = pl.concat([data["run"], data["run"].head(1)])
+    with pytest.raises(rk.InputError, match="duplicate"):
+        spark_evaluate(_to_spark(spark, run), _to_spark(spark, data["qrels"]), ["AP"])
+    nan = data["run"].with_columns(pl.lit(float("nan")).alias("score"))
+    with pytest.raises(rk.InputError, match="NaN"):
+        spark_evaluate(_to_spark(spark, nan), _to_spark(spark, data["qrels"]), ["AP"])

@@ -1,0 +1,181 @@
+"""The dbt package (sql/dbt) with real dbt: `dbt deps && dbt build` on a copy of
+examples/dbt_dashboard plus parity models over every measure family, on dbt-duckdb and
+on dbt-postgres (a throwaway PostgreSQL cluster), equal to the polars engine to 1e-9."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+import polars_rankeval as rk
+from tests.sql.test_sql_entry import MEASURES, make_data
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("dbt") is None or importlib.util.find_spec("dbt.adapters.duckdb")
+    is None,
+    reason="dbt-core / dbt-duckdb not installed (pip install 'polars-rankeval[dbt]')",
+)
+DASHBOARD = ["MAP", "nDCG@10", "nDCG@20", "P@5", "P@10", "Recall@100", "MRR"]
+# the parity models: every family and option of the SQL entry point, through dbt
+PARITY = {
+    "parity_summary": "per_query=false",
+    "parity_per_query": "per_query=true",
+    "parity_options": "per_query=true, complete=true, top=3, rel=2",
+    "parity_kaggle": "per_query=false, conventions='kaggle'",
+}
+SEED_TYPES = """
+seeds:
+  - name: parity_runs
+    config:
+      column_types: {system: varchar, day: integer, qid: varchar, doc_id: varchar, sim: double precision}
+  - name: parity_judgments
+    config:
+      column_types: {qid: varchar, doc_id: varchar, grade: integer}
+"""
+
+
+def project(tmp_path: Path) -> Path:
+    """examples/dbt_dashboard copied, with the package by absolute path and the parity
+    seeds and models added."""
+    target = tmp_path / "dbt_dashboard"
+    shutil.copytree(ROOT / "examples" / "dbt_dashboard", target,
+                    ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
+    (target / "packages.yml").write_text(f"packages:\n  - local: {ROOT / 'sql' / 'dbt'}\n")
+    runs, qrels = make_data(1)
+    runs.write_csv(target / "seeds" / "parity_runs.csv")
+    qrels.write_csv(target / "seeds" / "parity_judgments.csv")
+    (target / "seeds" / "properties.yml").write_text(SEED_TYPES)
+    for name, options in PARITY.items():
+        (target / "models" / f"{name}.sql").write_text(
+            f"{{{{ rankeval.evaluate(ref('parity_runs'), ref('parity_judgments'), {MEASURES!r},"
+            f" by=['system', 'day'], query='qid', item='doc_id', score='sim',"
+            f" relevance='grade', {options}) }}}}\n"
+        )
+    return target
+
+
+def dbt(directory: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args,
+               "--profiles-dir", str(directory), "--project-dir", str(directory)]
+    environment = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **(env or {})}
+    result = subprocess.run(command, cwd=directory, env=environment, capture_output=True,
+                            text=True, timeout=900, check=False)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def polars(per_query: bool, **options) -> pl.DataFrame:
+    runs, qrels = make_data(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rk.evaluate(runs, qrels, MEASURES, by=["system", "day"], per_query=per_query,
+                           query="qid", item="doc_id", score="sim", relevance="grade",
+                           **options)
+
+
+def dashboard_polars() -> pl.DataFrame:
+    seeds = ROOT / "examples" / "dbt_dashboard" / "seeds"
+    text = {"qid": pl.String, "doc_id": pl.String, "day": pl.String}
+    runs = pl.read_csv(seeds / "runs.csv", schema_overrides=text)
+    qrels = pl.read_csv(seeds / "judgments.csv", schema_overrides=text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rk.evaluate(runs, qrels, DASHBOARD, by=["system", "day"], query="qid",
+                           item="doc_id", score="sim", relevance="grade")
+
+
+def same(got: pl.DataFrame, expected: pl.DataFrame, keys: list[str]) -> int:
+    got = got.with_columns(pl.col(k).cast(expected.schema[k]) for k in keys)
+    joined = expected.join(got, on=[*keys, "measure"], how="full", suffix="_dbt")
+    assert joined.height == expected.height == got.height
+    assert joined.filter(pl.col("value").is_null() | pl.col("value_dbt").is_null()).height == 0
+    worst = (joined["value"] - joined["value_dbt"]).abs().max()
+    assert worst is not None and worst < 1e-9, joined.filter(
+        (pl.col("value") - pl.col("value_dbt")).abs() >= 1e-9
+    )
+    return joined.height
+
+
+def check_tables(read) -> int:
+    count = same(read("dashboard").with_columns(pl.col("day").cast(pl.String)),
+                 dashboard_polars(), ["system", "day"])
+    count += same(read("parity_summary"), polars(False), ["system", "day"])
+    count += same(read("parity_per_query"), polars(True), ["system", "day", "qid"])
+    count += same(read("parity_options"), polars(True, complete=True, top=3, rel=2),
+                  ["system", "day", "qid"])
+    count += same(read("parity_kaggle"), polars(False, conventions="kaggle"), ["system", "day"])
+    return count
+
+
+def test_dbt_duckdb(tmp_path):
+    directory = project(tmp_path)
+    database = tmp_path / "dashboard.duckdb"
+    env = {"RANKEVAL_DBT_DUCKDB": str(database)}
+    dbt(directory, "deps", env=env)
+    dbt(directory, "build", env=env)
+    con = duckdb.connect(str(database), read_only=True)
+    assert check_tables(lambda name: con.sql(f"SELECT * FROM main.{name}").pl()) > 1000
+
+
+def test_dbt_postgres(tmp_path, request):
+    if importlib.util.find_spec("dbt.adapters.postgres") is None:
+        pytest.skip("dbt-postgres not installed")
+    from tests import test_postgres
+
+    if test_postgres.MISSING:
+        pytest.skip(f"PostgreSQL not installed (no {', '.join(test_postgres.MISSING)})")
+    server = request.getfixturevalue("postgres")
+    directory = project(tmp_path)
+    env = {"PGHOST": "127.0.0.1", "PGPORT": str(server.port), "PGUSER": "postgres",
+           "PGDATABASE": "postgres", "RANKEVAL_DBT_SCHEMA": "rankeval_dbt"}
+    dbt(directory, "deps", env=env)
+    dbt(directory, "build", "--target", "postgres", env=env)
+
+    def read(name: str) -> pl.DataFrame:
+        return server.query(f"SELECT * FROM rankeval_dbt.{name}", schema={
+            "qid": pl.String, "day": pl.String if name == "dashboard" else pl.Int64,
+        })
+
+    assert check_tables(read) > 1000
+
+
+from tests.sql.test_postgres import postgres  # noqa: F401  (the cluster fixture)
+
+
+@pytest.mark.parametrize(
+    ("measures", "message"),
+    [
+        ("['Foo@10']", "unknown measure 'Foo@10'"),
+        ("['AP(norm=foo)@10']", "norm='foo' is not allowed; choose one of R, min, hits"),
+    ],
+)
+def test_dbt_bad_measure_fails_to_compile(tmp_path, measures, message):
+    """dbt renders the models while parsing the project: the first bad call stops it."""
+    directory = tmp_path / "bad"
+    shutil.copytree(ROOT / "examples" / "dbt_dashboard", directory,
+                    ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb",
+                                                  "dashboard*.sql"))
+    (directory / "packages.yml").write_text(f"packages:\n  - local: {ROOT / 'sql' / 'dbt'}\n")
+    (directory / "models" / "bad.sql").write_text(
+        f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures},"
+        " query='qid', item='doc_id', score='sim', relevance='grade') }}\n"
+    )
+    env = {"RANKEVAL_DBT_DUCKDB": str(tmp_path / "bad.duckdb")}
+    dbt(directory, "deps", env=env)
+    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "parse",
+               "--profiles-dir", str(directory), "--project-dir", str(directory)]
+    result = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, **env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+                            check=False)
+    assert result.returncode != 0
+    assert "rankeval: measure" in result.stdout or "rankeval: unknown" in result.stdout
+    assert message in result.stdout, result.stdout[-3000:]

@@ -1,0 +1,123 @@
+"""sql/rankeval.sql raises on bad input, via error(), with messages close to Python's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+SQL = Path(__file__).resolve().parents[2] / "sql" / "rankeval.sql"
+
+
+@pytest.fixture(scope="module")
+def con() -> duckdb.DuckDBPyConnection:
+    c = duckdb.connect()
+    c.execute(SQL.read_text())
+    c.execute(
+        "CREATE TABLE runs AS SELECT * FROM (VALUES ('s1', 'q1', 'a', 2.0), ('s1', 'q1', 'b', 1.0),"
+        " ('s2', 'q1', 'a', 1.0)) AS t(system, qid, doc_id, sim)"
+    )
+    c.execute(
+        "CREATE TABLE judgments AS SELECT * FROM (VALUES ('q1', 'a', 1), ('q1', 'b', 0))"
+        " AS t(qid, doc_id, grade)"
+    )
+    return c
+
+
+def call(con, measures="['MAP']", run="runs", qrels="judgments", extra=""):
+    cols = "query := 'qid', item := 'doc_id', score := 'sim', relevance := 'grade'"
+    return con.sql(
+        f"SELECT * FROM rankeval_summary('{run}', '{qrels}', {measures}, by := ['system'], "
+        f"{cols}{extra})"
+    ).fetchall()
+
+
+def test_good_call_works(con):
+    assert call(con) == [("s1", "MAP", 1.0), ("s2", "MAP", 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("measures", "message"),
+    [
+        ("['Foo@10']", "unknown measure 'Foo@10'"),
+        ("['AP(foo=1)']", "AP has no parameter 'foo'; its parameters: norm, rel"),
+        ("['P@0']", "the cutoff must be a positive integer, got 0"),
+        ("['P@-3']", "the cutoff must be a positive integer, got -3"),
+        ("['P@1.5']", "the cutoff after @ must be a positive integer"),
+        ("['map_cut_0']", "the cutoff must be a positive integer, got 0"),
+        ("['AP(norm=foo)']", "norm='foo' is not allowed; choose one of R, min, hits"),
+        ("['nDCG(gain=squared)@10']", "gain='squared' is not allowed; choose one of linear, exp"),
+        ("['RBP(p=1.5)']", "p must be < 1.0, got 1.5"),
+        ("['RBP(p=abc)']", "p must be a finite number, got 'abc'"),
+        ("['Bpref@10']", "Bpref takes no @k cutoff"),
+        ("['AP(norm=min, norm=R)']", "repeated or unnamed parameter"),
+        ("['AP(min)']", "parameters must be named"),
+        ("['AP((']", "cannot parse measure 'AP(('"),
+        ("[]::VARCHAR[]", "no measure given"),
+    ],
+)
+def test_bad_measure(con, measures, message):
+    with pytest.raises(duckdb.Error, match=message.replace("(", r"\(").replace(")", r"\)")):
+        call(con, measures)
+
+
+@pytest.mark.parametrize(
+    ("setup", "run", "qrels", "extra", "message"),
+    [
+        ("CREATE OR REPLACE TABLE r AS SELECT * FROM runs UNION ALL SELECT 's1', 'q1', 'a', 0.5",
+         "r", "judgments", "", "run: duplicate \\(query, item\\) rows: 1 extra row"),
+        ("CREATE OR REPLACE TABLE j AS SELECT * FROM judgments UNION ALL SELECT 'q1', 'a', 2",
+         "runs", "j", "", "qrels: duplicate \\(query, item\\) judgments: 1 extra row"),
+        ("CREATE OR REPLACE TABLE r AS SELECT * FROM runs UNION ALL SELECT 's1', NULL, 'c', 0.5",
+         "r", "judgments", "", "run column 'qid': query id is null"),
+        ("CREATE OR REPLACE TABLE r AS SELECT * FROM runs UNION ALL SELECT 's1', 'q1', NULL, 0.5",
+         "r", "judgments", "", "run column 'doc_id': item id is null"),
+        ("CREATE OR REPLACE TABLE r AS SELECT * FROM runs UNION ALL SELECT 's1', 'q1', 'c', 'NaN'::DOUBLE",
+         "r", "judgments", "", "run column 'sim': score is null, NaN or infinite"),
+        ("CREATE OR REPLACE TABLE r AS SELECT * FROM runs UNION ALL SELECT 's1', 'q1', 'c', 'inf'::DOUBLE",
+         "r", "judgments", "", "run column 'sim': score is null, NaN or infinite"),
+        ("CREATE OR REPLACE TABLE r AS SELECT * FROM runs UNION ALL SELECT 's1', 'q1', 'c', NULL",
+         "r", "judgments", "", "run column 'sim': score is null, NaN or infinite"),
+        ("CREATE OR REPLACE TABLE j AS SELECT * FROM judgments UNION ALL SELECT NULL, 'c', 1",
+         "runs", "j", "", "qrels column 'qid': query id is null"),
+        ("CREATE OR REPLACE TABLE j AS SELECT * FROM judgments UNION ALL SELECT 'q1', 'c', NULL",
+         "runs", "j", "", "qrels column 'grade': relevance is null, NaN or infinite"),
+        ("CREATE OR REPLACE TABLE r AS SELECT system, qid AS query, doc_id, sim FROM runs",
+         "r", "judgments", "", "run has no column 'qid'"),
+        ("CREATE OR REPLACE TABLE r AS SELECT system, qid, doc_id AS item, sim FROM runs",
+         "r", "judgments", "", "run has no column 'doc_id'"),
+        ("CREATE OR REPLACE TABLE r AS SELECT system, qid, doc_id, sim AS score FROM runs",
+         "r", "judgments", "", "run needs a score column \\('sim'\\)"),
+        ("CREATE OR REPLACE TABLE r AS SELECT qid, doc_id, sim FROM runs",
+         "r", "judgments", "", "run has no column 'system'"),
+        ("CREATE OR REPLACE TABLE j AS SELECT qid, doc_id, grade AS rel FROM judgments",
+         "runs", "j", "", "qrels has no column 'grade'"),
+        ("CREATE OR REPLACE TABLE r AS SELECT * FROM runs WHERE false",
+         "r", "judgments", "", "the run has no rows"),
+        ("CREATE OR REPLACE TABLE j AS SELECT 'q9' AS qid, doc_id, grade FROM judgments",
+         "runs", "j", "", "run and qrels share no query"),
+        ("", "runs", "judgments", ", top := 0", "top=0: give a positive number"),
+        ("", "runs", "judgments", ", ties := 'random'", "ties='random'"),
+        ("", "runs", "judgments", ", ties := 'average'", "not available in SQL yet"),
+        ("", "runs", "judgments", ", conventions := 'sklearn'",
+         "unknown conventions 'sklearn'"),
+    ],
+)
+def test_bad_input(con, setup, run, qrels, extra, message):
+    if setup:
+        con.execute(setup)
+    with pytest.raises(duckdb.Error, match=message):
+        call(con, run=run, qrels=qrels, extra=extra)
+
+
+def test_rank_must_be_positive_integer(con):
+    con.execute(
+        "CREATE OR REPLACE TABLE rr AS SELECT * FROM (VALUES ('q1', 'a', 1), ('q1', 'b', 0))"
+        " AS t(qid, doc_id, pos)"
+    )
+    with pytest.raises(duckdb.Error, match="rank must be a positive integer"):
+        con.sql(
+            "SELECT * FROM rankeval_summary('rr', 'judgments', ['MAP'], query := 'qid',"
+            " item := 'doc_id', rank := 'pos', relevance := 'grade')"
+        ).fetchall()
