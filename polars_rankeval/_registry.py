@@ -18,7 +18,9 @@ import polars as pl
 
 from polars_rankeval._errors import MeasureError
 
-__all__ = ["REGISTRY", "Family", "Judged", "Measure", "Param", "Stat", "Ties", "register"]
+__all__ = [
+    "REGISTRY", "Family", "Ideal", "Judged", "Measure", "Param", "Stat", "Ties", "register",
+]
 
 ParamValue = str | float | int
 
@@ -70,7 +72,13 @@ class Stat:
     an ideal DCG.  Engines compute each distinct stat once, however many measures use it.
     """
 
-    kind: Literal["num_rel", "num_nonrel", "idcg", "max_rel"]
+    # num_pos: judged items with a positive gain (relevance > 0); ideal_gain: the sum of
+    # their gains; ideal_cost: the sum of max(gain, 1) over them (trec_eval m_G.c's
+    # min_cost); gain_levels: their distinct gains (the levels of the ideal ranking)
+    kind: Literal[
+        "num_rel", "num_nonrel", "idcg", "max_rel",
+        "num_pos", "ideal_gain", "ideal_cost", "gain_levels",
+    ]
     level: float | None = None
     gain: str | None = None
     k: int | None = None
@@ -80,10 +88,32 @@ class Stat:
         """A column name that identifies this stat (used by both engines)."""
         if self.kind == "idcg":
             return f"_stat_idcg_{self.gain}_{self.k or 'all'}"
-        if self.kind == "max_rel":  # highest judged level (>= 0) of the query
-            return "_stat_max_rel"
+        if self.kind in ("max_rel", "num_pos", "ideal_gain", "ideal_cost", "gain_levels"):
+            return f"_stat_{self.kind}"  # max_rel: highest judged level (>= 0) of the query
         level = f"{self.level:g}".replace(".", "p").replace("-", "m")
         return f"_stat_{self.kind}_{level}"
+
+
+@dataclass(frozen=True)
+class Ideal:
+    """A value of the query's *ideal ranking* (its judged items with a positive gain,
+    gain = relevance, by gain descending: g*_1 >= g*_2 >= ... >= g*_Npos > 0) at each
+    row's own position p, for measures that compare the run with the ideal position by
+    position (trec_eval's G, ndcg_rel, Rndcg).  Null where p > Npos: past the ideal
+    ranking every such value is a per-query constant (a :class:`Stat`) or 0.
+
+    * ``cost``: sum over q <= p of max(g*_q, 1) (trec_eval m_G.c's cost, min_cost 1);
+    * ``dcg``: sum over q <= p of g*_q / log2(q + 1) (the ideal DCG at depth p);
+    * ``level_ends``: sum over the ends b >= p of the ideal ranking's gain levels (b with
+      g*_b != g*_{b+1}, g*_{Npos+1} = 0) of 1 / (ideal DCG at depth b) (trec_eval
+      m_Rndcg.c: a mean over level ends of DCG(b) / IDCG(b), summed per row).
+    """
+
+    kind: Literal["cost", "dcg", "level_ends"]
+
+    @property
+    def column(self) -> str:
+        return f"_ideal_{self.kind}"
 
 
 @dataclass(frozen=True)
@@ -137,6 +167,8 @@ class Judged:
     ``stat``: the per-query constant for a :class:`Stat`;
     ``ties``: the tie-group columns, only with ``ties="average"`` (else None);
     ``num_ret``: the number of rows the query retrieved;
+    :meth:`ideal`: the per-row column of an :class:`Ideal` (the ideal ranking at the
+    row's position), there when a measure of the evaluation declares it (``Family.ideal``);
     ``judged_only``: the rows are only the query's *judged* retrieved rows (those in the
     qrels, at their positions in the whole ranking); the unjudged ones, which gain
     nothing, are not there.  The engine then aggregates ~1/20 of the rows.  So an
@@ -151,6 +183,10 @@ class Judged:
     ties: Ties | None = None
     num_ret: pl.Expr = field(default_factory=pl.len)
     judged_only: bool = False
+
+    def ideal(self, which: Ideal) -> pl.Expr:
+        """Per row: the ideal ranking's ``which`` at the row's position (null past it)."""
+        return pl.col(which.column)
 
     def count_top(self, k: int | None) -> pl.Expr:
         """The number of retrieved rows within the cutoff (all without one).  Judged-only
@@ -203,6 +239,9 @@ class Family:
     at_param: str | None = None
     aliases: tuple[str, ...] = ()
     stats: Callable[[Measure], tuple[Stat, ...]] = field(default=lambda m: ())
+    # Per-row values of the ideal ranking the expression reads (Judged.ideal): the
+    # engines join them onto the rows only when a measure declares them.
+    ideal: Callable[[Measure], tuple[Ideal, ...]] = field(default=lambda m: ())
     # Value for a query without rows to aggregate: in the qrels but not in the run
     # (complete=True; num_ret 0) or, with judged-only rows, none of whose retrieved rows
     # is judged.  It reads a Judged whose stat() and count_top() are per-query columns
@@ -281,6 +320,9 @@ class Measure:
 
     def stats(self) -> tuple[Stat, ...]:
         return self.family.stats(self)
+
+    def ideal(self) -> tuple[Ideal, ...]:
+        return self.family.ideal(self)
 
     def missing(self, judged: Judged) -> pl.Expr:
         """The value of a query without rows (see ``Family.missing``)."""

@@ -93,6 +93,68 @@ CREATE OR REPLACE MACRO rankeval_idcg(qrels_table, k := NULL, gain := 'linear') 
     FROM rankeval_ideal(qrels_table) AS i
     GROUP BY i.query;
 
+-- The ideal ranking's gains (trec_eval's G, ndcg_rel, Rndcg): gain = relevance of the
+-- judged items with relevance > 0 (Npos of them), g*_1 >= g*_2 >= ...  Aggregates over
+-- one query's judgments: Npos, the sum of the gains, the sum of max(gain, 1) (m_G.c's
+-- cost, min_cost 1) and the number of distinct gains (the ideal ranking's levels).
+CREATE OR REPLACE MACRO rankeval_num_pos(rel_value) AS
+    CAST(SUM(CASE WHEN rel_value > 0 THEN 1 ELSE 0 END) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_ideal_gain(rel_value) AS
+    CAST(SUM(CASE WHEN rel_value > 0 THEN rel_value ELSE 0 END) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_ideal_cost(rel_value) AS
+    CAST(SUM(CASE WHEN rel_value >= 1 THEN rel_value WHEN rel_value > 0 THEN 1 ELSE 0 END)
+         AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_gain_levels(rel_value) AS
+    CAST(COUNT(DISTINCT CASE WHEN rel_value > 0 THEN rel_value END) AS DOUBLE);
+
+-- Those per-query constants of the qrels, with the ideal DCG (_idcg).
+CREATE OR REPLACE MACRO rankeval_gain_stats(qrels_table) AS TABLE
+    SELECT q.query,
+        rankeval_num_pos(q.relevance) AS _num_pos,
+        rankeval_ideal_gain(q.relevance) AS _ideal_gain,
+        rankeval_ideal_cost(q.relevance) AS _ideal_cost,
+        rankeval_gain_levels(q.relevance) AS _gain_levels
+    FROM query_table(qrels_table) AS q
+    GROUP BY q.query;
+
+-- The ideal ranking position by position (twin of ideal_rows in polars_rankeval/_stats.py):
+-- one row per judged item with relevance > 0, by gain descending, _ideal_pos 1 .. Npos
+-- (a gain level ends at its last position);
+--   _ideal_cost         sum over q <= _ideal_pos of max(g*_q, 1)
+--   _ideal_dcg          sum over q <= _ideal_pos of g*_q / log2(q + 1)
+--   _ideal_level_ends   sum over the ends b >= _ideal_pos of a gain level (g*_b differs
+--                       from g*_{b+1}, 0 after Npos) of 1 / (_ideal_dcg at b)
+CREATE OR REPLACE MACRO rankeval_ideal_gains(qrels_table) AS TABLE
+    SELECT e.query, e._ideal_pos, e._ideal_cost, e._ideal_dcg,
+        SUM(CASE WHEN e._ideal_pos = e._level_end
+                 THEN CAST(1 AS DOUBLE) / NULLIF(e._ideal_dcg, 0) ELSE 0 END) OVER (
+            PARTITION BY e.query ORDER BY e._ideal_pos DESC
+            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _ideal_level_ends
+    FROM (
+        SELECT d.query, d._ideal_pos, d._g,
+            MAX(d._ideal_pos) OVER (PARTITION BY d.query, d._g) AS _level_end,
+            SUM(CASE WHEN d._g >= 1 THEN d._g ELSE 1 END) OVER (
+                PARTITION BY d.query ORDER BY d._ideal_pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _ideal_cost,
+            SUM(CAST(d._g AS DOUBLE) / NULLIF(LN(CAST(d._ideal_pos AS DOUBLE) + 1) / LN(2.0), 0)) OVER (
+                PARTITION BY d.query ORDER BY d._ideal_pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _ideal_dcg
+        FROM (
+            SELECT q.query, CAST(q.relevance AS DOUBLE) AS _g,
+                ROW_NUMBER() OVER (
+                    PARTITION BY q.query ORDER BY q.relevance DESC, CAST(q.item AS VARCHAR) DESC
+                ) AS _ideal_pos
+            FROM query_table(qrels_table) AS q
+            WHERE q.relevance > 0
+        ) AS d
+    ) AS e;
+
 -- The ranked run joined with the qrels at relevance level rel: one row per kept run row
 --   query, item, _pos
 --   _rel        relevance from the qrels (NULL: not judged)
@@ -204,3 +266,23 @@ CREATE OR REPLACE MACRO rankeval_check_number(family, name, value, ok, rule) AS
     rankeval_check(isfinite(CAST(value AS DOUBLE)) AND ok,
         'rankeval_' || family || ': ' || name || ' := ' || rankeval_text(value) || ': '
         || name || ' must be a finite number' || rule);
+
+-- rankeval_joined plus what the gain measures (G, nDCG_rel, RnDCG) read, at each row:
+--   _run_cg, _run_dcg   the run's gain (relevance > 0) and DCG at positions <= _pos
+--   _ideal_cost, _ideal_dcg, _ideal_level_ends   rankeval_ideal_gains at _ideal_pos =
+--                       _pos (NULL past the ideal ranking, position Npos)
+CREATE OR REPLACE MACRO rankeval_gains(run_table, qrels_table, rel := 1, duplicates := 'error')
+AS TABLE
+    SELECT j.*,
+        SUM(CASE WHEN j._rel > 0 THEN j._rel ELSE 0 END) OVER (
+            PARTITION BY j.query ORDER BY j._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _run_cg,
+        SUM(CASE WHEN j._rel > 0
+                 THEN CAST(j._rel AS DOUBLE) / NULLIF(LN(CAST(j._pos AS DOUBLE) + 1) / LN(2.0), 0)
+                 ELSE 0 END) OVER (
+            PARTITION BY j.query ORDER BY j._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _run_dcg,
+        i._ideal_cost, i._ideal_dcg, i._ideal_level_ends
+    FROM rankeval_joined(run_table, qrels_table, rel := rel, duplicates := duplicates) AS j
+    LEFT JOIN rankeval_ideal_gains(qrels_table) AS i
+        ON j.query = i.query AND j._pos = i._ideal_pos;

@@ -47,6 +47,8 @@ CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
         ('R', 'mean', true, NULL),
         ('RR', 'mean', true, NULL),
         ('nDCG', 'mean', true, NULL),
+        ('nDCG_rel', 'mean', true, NULL),
+        ('RnDCG', 'mean', true, NULL),
         ('Success', 'mean', true, NULL),
         ('Rprec', 'mean', false, NULL),
         ('Bpref', 'mean', false, NULL),
@@ -68,7 +70,8 @@ CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
         ('RBP_resid', 'mean', false, NULL),
         ('ERR', 'mean', true, NULL),
         ('Utility', 'mean', true, NULL),
-        ('binG', 'mean', true, NULL)
+        ('binG', 'mean', true, NULL),
+        ('G', 'mean', true, NULL)
     ) AS t(family, aggregate, cutoff, at_param);
 CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
     SELECT * FROM (VALUES
@@ -85,6 +88,10 @@ CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
         ('MRR', 'RR'),
         ('nDCG', 'nDCG'),
         ('NDCG', 'nDCG'),
+        ('nDCG_rel', 'nDCG_rel'),
+        ('NDCG_rel', 'nDCG_rel'),
+        ('RnDCG', 'RnDCG'),
+        ('Rndcg', 'RnDCG'),
         ('Success', 'Success'),
         ('HitRate', 'Success'),
         ('Rprec', 'Rprec'),
@@ -112,7 +119,8 @@ CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
         ('ERR', 'ERR'),
         ('Utility', 'Utility'),
         ('binG', 'binG'),
-        ('BinG', 'binG')
+        ('BinG', 'binG'),
+        ('G', 'G')
     ) AS t(name, family);
 CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
     SELECT * FROM (VALUES
@@ -128,6 +136,8 @@ CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
         ('nDCG', 'gain', 'linear', ['linear', 'exp']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('nDCG', 'ideal', 'qrels', ['qrels', 'run']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('nDCG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('nDCG_rel', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('RnDCG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('Success', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('Rprec', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('Bpref', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
@@ -162,7 +172,8 @@ CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
         ('Utility', 'd', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('Utility', 'docs', '0.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, true),
         ('Utility', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
-        ('binG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
+        ('binG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('G', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
     ) AS t(family, param, default_value, choices, minimum, maximum, closed);
 CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
     SELECT * FROM (VALUES
@@ -184,20 +195,23 @@ CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
         (16, 'utility', 'Utility'),
         (17, '11pt_avg', 'IPrec11pt'),
         (18, 'binG', 'binG'),
-        (19, 'ndcg', 'nDCG'),
-        (20, 'ndcg_cut_(\d+)', 'nDCG@{}'),
-        (21, 'map_cut_(\d+)', 'AP@{}'),
-        (22, 'relative_P_(\d+)', 'RelP@{}'),
-        (23, 'success_(\d+)', 'Success@{}'),
-        (24, 'set_P', 'P'),
-        (25, 'set_relative_P', 'RelP'),
-        (26, 'set_recall', 'R'),
-        (27, 'set_map', 'SetAP'),
-        (28, 'set_F', 'F1'),
-        (29, 'num_nonrel_judged_ret', 'NumNonRelJudgedRet'),
-        (30, 'rbp', 'RBP'),
-        (31, 'rbp_resid', 'RBP_resid'),
-        (32, 'unj_(\d+)', 'Unjudged@{}')
+        (19, 'G', 'G'),
+        (20, 'ndcg', 'nDCG'),
+        (21, 'ndcg_rel', 'nDCG_rel'),
+        (22, 'Rndcg', 'RnDCG'),
+        (23, 'ndcg_cut_(\d+)', 'nDCG@{}'),
+        (24, 'map_cut_(\d+)', 'AP@{}'),
+        (25, 'relative_P_(\d+)', 'RelP@{}'),
+        (26, 'success_(\d+)', 'Success@{}'),
+        (27, 'set_P', 'P'),
+        (28, 'set_relative_P', 'RelP'),
+        (29, 'set_recall', 'R'),
+        (30, 'set_map', 'SetAP'),
+        (31, 'set_F', 'F1'),
+        (32, 'num_nonrel_judged_ret', 'NumNonRelJudgedRet'),
+        (33, 'rbp', 'RBP'),
+        (34, 'rbp_resid', 'RBP_resid'),
+        (35, 'unj_(\d+)', 'Unjudged@{}')
     ) AS t(ord, pattern, target);
 CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
     SELECT * FROM (VALUES
@@ -210,7 +224,7 @@ CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
         ('spark', 'nDCG', 'gain', 'exp'),
         ('torchmetrics', 'AP', 'norm', 'hits')
     ) AS t(conventions, family, param, value);
-CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG); trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, ndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k';
+CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k';
 
 -- The measure parser: measure names as given -> one resolved spec per distinct name
 -- (twin of polars_rankeval/_parse.py: trec_eval aliases, Name(param=value,...)@k,
@@ -847,6 +861,68 @@ CREATE OR REPLACE MACRO rankeval_idcg(qrels_table, k := NULL, gain := 'linear') 
     FROM rankeval_ideal(qrels_table) AS i
     GROUP BY i.query;
 
+-- The ideal ranking's gains (trec_eval's G, ndcg_rel, Rndcg): gain = relevance of the
+-- judged items with relevance > 0 (Npos of them), g*_1 >= g*_2 >= ...  Aggregates over
+-- one query's judgments: Npos, the sum of the gains, the sum of max(gain, 1) (m_G.c's
+-- cost, min_cost 1) and the number of distinct gains (the ideal ranking's levels).
+CREATE OR REPLACE MACRO rankeval_num_pos(rel_value) AS
+    CAST(SUM(CASE WHEN rel_value > 0 THEN 1 ELSE 0 END) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_ideal_gain(rel_value) AS
+    CAST(SUM(CASE WHEN rel_value > 0 THEN rel_value ELSE 0 END) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_ideal_cost(rel_value) AS
+    CAST(SUM(CASE WHEN rel_value >= 1 THEN rel_value WHEN rel_value > 0 THEN 1 ELSE 0 END)
+         AS DOUBLE);
+
+CREATE OR REPLACE MACRO rankeval_gain_levels(rel_value) AS
+    CAST(COUNT(DISTINCT CASE WHEN rel_value > 0 THEN rel_value END) AS DOUBLE);
+
+-- Those per-query constants of the qrels, with the ideal DCG (_idcg).
+CREATE OR REPLACE MACRO rankeval_gain_stats(qrels_table) AS TABLE
+    SELECT q.query,
+        rankeval_num_pos(q.relevance) AS _num_pos,
+        rankeval_ideal_gain(q.relevance) AS _ideal_gain,
+        rankeval_ideal_cost(q.relevance) AS _ideal_cost,
+        rankeval_gain_levels(q.relevance) AS _gain_levels
+    FROM query_table(qrels_table) AS q
+    GROUP BY q.query;
+
+-- The ideal ranking position by position (twin of ideal_rows in polars_rankeval/_stats.py):
+-- one row per judged item with relevance > 0, by gain descending, _ideal_pos 1 .. Npos
+-- (a gain level ends at its last position);
+--   _ideal_cost         sum over q <= _ideal_pos of max(g*_q, 1)
+--   _ideal_dcg          sum over q <= _ideal_pos of g*_q / log2(q + 1)
+--   _ideal_level_ends   sum over the ends b >= _ideal_pos of a gain level (g*_b differs
+--                       from g*_{b+1}, 0 after Npos) of 1 / (_ideal_dcg at b)
+CREATE OR REPLACE MACRO rankeval_ideal_gains(qrels_table) AS TABLE
+    SELECT e.query, e._ideal_pos, e._ideal_cost, e._ideal_dcg,
+        SUM(CASE WHEN e._ideal_pos = e._level_end
+                 THEN CAST(1 AS DOUBLE) / NULLIF(e._ideal_dcg, 0) ELSE 0 END) OVER (
+            PARTITION BY e.query ORDER BY e._ideal_pos DESC
+            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _ideal_level_ends
+    FROM (
+        SELECT d.query, d._ideal_pos, d._g,
+            MAX(d._ideal_pos) OVER (PARTITION BY d.query, d._g) AS _level_end,
+            SUM(CASE WHEN d._g >= 1 THEN d._g ELSE 1 END) OVER (
+                PARTITION BY d.query ORDER BY d._ideal_pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _ideal_cost,
+            SUM(CAST(d._g AS DOUBLE) / NULLIF(LN(CAST(d._ideal_pos AS DOUBLE) + 1) / LN(2.0), 0)) OVER (
+                PARTITION BY d.query ORDER BY d._ideal_pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _ideal_dcg
+        FROM (
+            SELECT q.query, CAST(q.relevance AS DOUBLE) AS _g,
+                ROW_NUMBER() OVER (
+                    PARTITION BY q.query ORDER BY q.relevance DESC, CAST(q.item AS VARCHAR) DESC
+                ) AS _ideal_pos
+            FROM query_table(qrels_table) AS q
+            WHERE q.relevance > 0
+        ) AS d
+    ) AS e;
+
 -- The ranked run joined with the qrels at relevance level rel: one row per kept run row
 --   query, item, _pos
 --   _rel        relevance from the qrels (NULL: not judged)
@@ -958,6 +1034,26 @@ CREATE OR REPLACE MACRO rankeval_check_number(family, name, value, ok, rule) AS
     rankeval_check(isfinite(CAST(value AS DOUBLE)) AND ok,
         'rankeval_' || family || ': ' || name || ' := ' || rankeval_text(value) || ': '
         || name || ' must be a finite number' || rule);
+
+-- rankeval_joined plus what the gain measures (G, nDCG_rel, RnDCG) read, at each row:
+--   _run_cg, _run_dcg   the run's gain (relevance > 0) and DCG at positions <= _pos
+--   _ideal_cost, _ideal_dcg, _ideal_level_ends   rankeval_ideal_gains at _ideal_pos =
+--                       _pos (NULL past the ideal ranking, position Npos)
+CREATE OR REPLACE MACRO rankeval_gains(run_table, qrels_table, rel := 1, duplicates := 'error')
+AS TABLE
+    SELECT j.*,
+        SUM(CASE WHEN j._rel > 0 THEN j._rel ELSE 0 END) OVER (
+            PARTITION BY j.query ORDER BY j._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _run_cg,
+        SUM(CASE WHEN j._rel > 0
+                 THEN CAST(j._rel AS DOUBLE) / NULLIF(LN(CAST(j._pos AS DOUBLE) + 1) / LN(2.0), 0)
+                 ELSE 0 END) OVER (
+            PARTITION BY j.query ORDER BY j._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS _run_dcg,
+        i._ideal_cost, i._ideal_dcg, i._ideal_level_ends
+    FROM rankeval_joined(run_table, qrels_table, rel := rel, duplicates := duplicates) AS j
+    LEFT JOIN rankeval_ideal_gains(qrels_table) AS i
+        ON j.query = i.query AND j._pos = i._ideal_pos;
 
 -- ---- AP.sql
 -- AP: average precision (MAP is its mean), twin of polars_rankeval/measures/ap.py.
@@ -1099,6 +1195,36 @@ AS TABLE
     WHERE rankeval_check_k('F1', k)
         AND rankeval_check_number('F1', 'beta', beta, beta > 0, ' > 0')
         AND rankeval_check_number('F1', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- G.sql
+-- G: normalised gain, twin of polars_rankeval/measures/g.py (trec_eval G, m_G.c):
+-- sum over rows at position p <= k with gain g > 0 (gain = relevance) of
+-- g / log2(2 + C(p) - CG(p)), divided by the sum of the judged gains; CG(p) = the run's
+-- gain at positions <= p (run_cg), C(p) = the ideal ranking's cost at p (ideal_cost:
+-- the sum of max(g*, 1) over ideal positions <= p), past Npos the whole cost (cost_sum)
+-- plus 1 per position.
+CREATE OR REPLACE MACRO rankeval_G_value(
+    pos, rel_value, run_cg, ideal_cost, num_pos, gain_sum, cost_sum, k
+) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k)
+                      THEN CAST(rel_value AS DOUBLE)
+                           / NULLIF(LN(2 + CASE WHEN pos <= num_pos THEN ideal_cost
+                                                ELSE cost_sum + pos - num_pos END
+                                       - run_cg) / LN(2.0), 0)
+                      ELSE 0 END) AS DOUBLE)
+        / NULLIF(MAX(gain_sum), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_G(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('G', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
+        rankeval_G_value(j._pos, j._rel, j._run_cg, j._ideal_cost, s._num_pos, s._ideal_gain,
+                         s._ideal_cost, k) AS value
+    FROM rankeval_gains(run_table, qrels_table, rel := rel) AS j
+    LEFT JOIN rankeval_gain_stats(qrels_table) AS s ON j.query = s.query
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -1561,6 +1687,47 @@ CREATE OR REPLACE MACRO rankeval_RelP(run_table, qrels_table, k := NULL, rel := 
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
+-- ---- RnDCG.sql
+-- RnDCG: nDCG averaged over the ends of the ideal ranking's gain levels, twin of
+-- polars_rankeval/measures/rndcg.py (trec_eval Rndcg, m_Rndcg.c): the mean of
+-- DCG(min(b, n)) / IDCG(b) over the ends b (b <= Npos, next ideal gain lower), plus
+-- DCG(n) / IDCG(Npos) when n >= Npos + 2 (n = rows in the top k); 0 when R = 0.  The sum
+-- over ends is taken per row: each row's DCG share times ideal_level_ends, the sum over
+-- the ends at or below its position of 1 / IDCG(b).
+CREATE OR REPLACE MACRO rankeval_RnDCG_value(
+    pos, rel_value, ideal_level_ends, num_rel, num_pos, idcg, gain_levels, k, rel
+) AS
+    CASE WHEN MAX(num_rel) > 0 THEN COALESCE(
+        CAST(SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k) AND pos <= num_pos
+                      THEN CAST(rel_value AS DOUBLE)
+                           / NULLIF(LN(CAST(pos AS DOUBLE) + 1) / LN(2.0), 0)
+                           * ideal_level_ends
+                      ELSE 0 END)
+             + CASE WHEN MAX(num_pos) >= 1
+                         AND SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END)
+                             >= MAX(num_pos) + 2
+                    THEN COALESCE(CAST(rankeval_dcg(rel_value, pos, k, 'linear') AS DOUBLE)
+                                  / NULLIF(MAX(idcg), 0), 0)
+                    ELSE 0 END
+             AS DOUBLE)
+        / NULLIF(MAX(gain_levels)
+                 + CASE WHEN MAX(num_pos) >= 1
+                             AND SUM(CASE WHEN k IS NULL OR pos <= k THEN 1 ELSE 0 END)
+                                 >= MAX(num_pos) + 2
+                        THEN 1 ELSE 0 END, 0),
+        0) ELSE 0 END;
+
+CREATE OR REPLACE MACRO rankeval_RnDCG(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('RnDCG', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
+        rankeval_RnDCG_value(j._pos, j._rel, j._ideal_level_ends, j._num_rel, s._num_pos,
+                             i._idcg, s._gain_levels, k, rel) AS value
+    FROM rankeval_gains(run_table, qrels_table, rel := rel) AS j
+    LEFT JOIN rankeval_gain_stats(qrels_table) AS s ON j.query = s.query
+    LEFT JOIN rankeval_idcg(qrels_table) AS i ON j.query = i.query
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
 -- ---- Rprec.sql
 -- Rprec: precision at position R (relevant in the top R / R), twin of
 -- polars_rankeval/measures/rprec.py (trec_eval Rprec).  No cutoff: k is ignored.
@@ -1840,5 +2007,38 @@ CREATE OR REPLACE MACRO rankeval_nDCG(
         AND rankeval_check_choice('nDCG', 'ideal', ideal,
             CAST(ideal AS VARCHAR) IN ('qrels', 'run'), 'qrels, run')
         AND rankeval_check_number('nDCG', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- nDCG_rel.sql
+-- nDCG_rel: nDCG averaged over the items with a positive gain, twin of
+-- polars_rankeval/measures/ndcg_rel.py (trec_eval ndcg_rel, m_ndcg_rel.c):
+-- (1/Npos) * (sum over rows at p <= k with gain > 0 of DCG(p) / IDCG(min(p, Npos))
+-- + (Npos - those rows) * DCG(n) / IDCG(Npos)), gain = relevance; run_dcg is DCG(p),
+-- ideal_dcg IDCG(p) up to Npos, idcg the whole ideal DCG.
+CREATE OR REPLACE MACRO rankeval_nDCG_rel_value(
+    pos, rel_value, run_dcg, ideal_dcg, num_pos, idcg, k
+) AS
+    COALESCE(
+        CAST(SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k)
+                      THEN CAST(run_dcg AS DOUBLE)
+                           / NULLIF(CASE WHEN pos <= num_pos THEN ideal_dcg ELSE idcg END, 0)
+                      ELSE 0 END)
+             + (MAX(num_pos) - SUM(CASE WHEN rel_value > 0 AND (k IS NULL OR pos <= k)
+                                        THEN 1 ELSE 0 END))
+               * COALESCE(CAST(rankeval_dcg(rel_value, pos, k, 'linear') AS DOUBLE)
+                          / NULLIF(MAX(idcg), 0), 0)
+             AS DOUBLE)
+        / NULLIF(MAX(num_pos), 0),
+        0);
+
+CREATE OR REPLACE MACRO rankeval_nDCG_rel(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('nDCG_rel', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
+        rankeval_nDCG_rel_value(j._pos, j._rel, j._run_dcg, j._ideal_dcg, s._num_pos, i._idcg,
+                                k) AS value
+    FROM rankeval_gains(run_table, qrels_table, rel := rel) AS j
+    LEFT JOIN rankeval_gain_stats(qrels_table) AS s ON j.query = s.query
+    LEFT JOIN rankeval_idcg(qrels_table) AS i ON j.query = i.query
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;

@@ -1,9 +1,10 @@
 """Closed forms of trec_eval's G, ndcg_rel and Rndcg (default gains: a judged level's gain
 is the level; unjudged and negative judgments gain 0), in plain Python, checked against
 pytrec_eval on random queries (``python tests/_reference_gain_measures.py``: 17448
-values, none differing by more than 1e-9).  Not collected by pytest: these families are
-not in the package yet (issue #13; they need the ideal gain at each rank, see the
-measures13 report), and this is the reference their expressions must reproduce.
+values, none differing by more than 1e-9).  Not collected by pytest: the families are
+G, nDCG_rel and RnDCG (polars_rankeval/measures/g.py, ndcg_rel.py, rndcg.py), checked
+against pytrec_eval directly in tests/oracles/test_oracle_pytrec_eval_gains.py; this is
+the closed form their expressions follow.
 
 With g_p the gain at run position p (n retrieved), g*_1 >= g*_2 >= ... the positive
 judged gains sorted (Npos of them), DCG/IDCG the usual sums with 1/log2(p + 1):

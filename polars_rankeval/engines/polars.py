@@ -40,6 +40,7 @@ def judgement_for(spec: Spec) -> Judgement:
         columns=spec.columns,
         by=spec.options.by,
         stats=[s for m in spec.measures for s in m.stats()],
+        ideals=[i for m in spec.measures for i in m.ideal()],
         duplicates=spec.options.duplicates,
         top=spec.options.top,
         ties=spec.options.ties,

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rankeval._errors import InputError
-from polars_rankeval._registry import Judged, Stat
-from polars_rankeval._stats import stat_expr
+from polars_rankeval._registry import Ideal, Judged, Stat
+from polars_rankeval._stats import IDEAL_POS, ideal_rows, stat_expr
 from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import (
     Check,
@@ -54,7 +54,7 @@ NUM_RET = "_num_ret"
 IN_RUN = "_in_run"
 # names the engines give their own columns; a user column used as a key may not take one
 _RESERVED = re.compile(
-    r"_(pos|rel|num_ret|in_run|in_qrels|dropped|first|order|q|n|m\d+|b\d+|stat_.*|check_.*|tie_.*)"
+    r"_(pos|rel|num_ret|in_run|in_qrels|dropped|first|order|q|n|m\d+|b\d+|stat_.*|check_.*|tie_.*|ideal_.*)"
 )
 
 
@@ -198,6 +198,19 @@ class Joined:
     num_ret: pl.Expr
 
 
+def _with_ideal(
+    rows: pl.LazyFrame, judged: pl.LazyFrame, keys: list[str], ideals: list[Ideal]
+) -> pl.LazyFrame:
+    """``rows`` with a column per :class:`Ideal`: the ideal ranking of ``judged`` (keyed
+    by ``keys``) at each row's position; null past its end.  Row order is kept."""
+    if not ideals:
+        return rows
+    return rows.join(
+        ideal_rows(judged, keys, REL, ideals),
+        left_on=[*keys, POS], right_on=[*keys, IDEAL_POS], how="left", maintain_order="left",
+    )
+
+
 def _join(
     ranked: pl.LazyFrame,
     run: pl.LazyFrame,
@@ -206,14 +219,16 @@ def _join(
     c: Columns,
     keys: list[str],
     stats: list[Stat],
+    ideals: list[Ideal],
     run_checks: list[Check],
     qrels_checks: list[Check],
     top: int | None,
     judged_only: bool,
 ) -> Joined:
     """The rows the measures aggregate, the per-query stats and how measures read them."""
-    if qrels is None:
+    if qrels is None:  # the judged set is the run's own rows
         rows = ranked.with_columns(pl.col(c.relevant).cast(pl.Float64).alias(REL))
+        rows = _with_ideal(rows, rows, keys, ideals)
         return Joined(rows, None, None, lambda s: stat_expr(s, pl.col(REL)), pl.len())
     judged_qrels = qrels.with_columns(pl.col(c.relevance).cast(pl.Float64).alias(REL))
     qstats = judged_qrels.group_by(c.query).agg(
@@ -228,6 +243,7 @@ def _join(
         # every row carries its query's stats, also a query none of whose retrieved items
         # is judged (its R is still the qrels' R: Utility's c * (R - hits) needs it)
         rows = rows.join(per_query, on=c.query, how="left", maintain_order="left")
+        rows = _with_ideal(rows, judged_qrels, [c.query], ideals)
         return Joined(rows, None, qstats, lambda s: pl.col(s.column).max(), pl.len())
     # one row per run query: its count and the run checks' counts (the checks cover every
     # row, also beyond top)
@@ -237,7 +253,10 @@ def _join(
         pl.lit(True).alias(IN_RUN),
     )
     rows = (
-        ranked.join(qrels_rows, on=[c.query, c.item], how="inner")
+        _with_ideal(
+            ranked.join(qrels_rows, on=[c.query, c.item], how="inner"),
+            judged_qrels, [c.query], ideals,
+        )
         # ~1/20 of the run: sorted, a query's sums add in the same order on every call
         # (measured free; maintain_order on the join cost 1.7 s at 10M rows)
         .sort([*keys, POS], nulls_last=True)
@@ -255,6 +274,7 @@ def judge(
     by: Sequence[str],
     stats: Sequence[Stat],
     duplicates: str,
+    ideals: Sequence[Ideal] = (),
     top: int | None = None,
     ties: str = "trec_eval",
     tie_levels: Sequence[float] = (),
@@ -263,6 +283,8 @@ def judge(
 ) -> Judgement:
     """Validate the schemas, rank the run, join the qrels; nothing is collected.
 
+    ``ideals``: the rows also get these values of the ideal ranking at their position
+    (:class:`~polars_rankeval._registry.Ideal`, read through ``judged.ideal``).
     With ``ties="average"`` the rows also get the tie-group columns of ``tie_levels``
     and ``tie_gains`` (see :class:`~polars_rankeval._registry.Ties`), read through
     ``judged.ties``.  ``exp_gain``: a measure reads exponential gains, so labels above
@@ -288,6 +310,7 @@ def judge(
         run_checks.append(duplicate_check("run", keys, c.item, problem))
     joined = _join(
         ranked, prepared, qrels, c=c, keys=keys, stats=list(dict.fromkeys(stats)),
+        ideals=list(dict.fromkeys(ideals)),
         run_checks=run_checks, qrels_checks=qrels_checks, top=top, judged_only=judged_only,
     )
     rows, tie_columns = joined.rows, None

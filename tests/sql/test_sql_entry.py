@@ -112,11 +112,31 @@ def assert_same(sql: pl.DataFrame, expected: pl.DataFrame, keys: list[str]) -> i
     return joined.height
 
 
+# Families the one-pass SQL does not compute yet (they need the ideal ranking per row):
+# the SQL raises "<name> is not available in SQL yet" for them (tested below).
+NOT_IN_SQL_YET = {"G", "nDCG_rel", "RnDCG"}
+
+
 def test_every_family_is_computed():
-    assert set(REGISTRY) <= set(FAMILIES_SQL)
-    assert {name for name in REGISTRY} <= {
+    assert set(REGISTRY) - NOT_IN_SQL_YET <= set(FAMILIES_SQL)
+    assert NOT_IN_SQL_YET.isdisjoint(FAMILIES_SQL)
+    assert set(REGISTRY) - NOT_IN_SQL_YET <= {
         rk._parse.parse_measure(m).family.name for m in MEASURES  # type: ignore[attr-defined]
     }
+
+
+@pytest.mark.parametrize("name", ["G", "ndcg_rel", "Rndcg"])
+def test_families_not_in_sql_yet_raise_a_clear_error(con, name: str) -> None:
+    con.execute(
+        "CREATE OR REPLACE TABLE gains_run AS SELECT * FROM (VALUES ('q1', 'a', 1.0)) "
+        "AS t(query, item, score)"
+    )
+    con.execute(
+        "CREATE OR REPLACE TABLE gains_qrels AS SELECT * FROM (VALUES ('q1', 'a', 1)) "
+        "AS t(query, item, relevance)"
+    )
+    with pytest.raises(duckdb.Error, match=f"{name} is not available in SQL yet"):
+        con.execute(f"SELECT * FROM rankeval_summary('gains_run', 'gains_qrels', ['{name}'])")
 
 
 def test_generated_files_are_fresh():

@@ -50,11 +50,26 @@ ROW_ARGUMENTS = {
     "num_nonrel": "_num_nonrel",
     "pooled": "_pooled",
     "err_decay": "_err_decay",
+    # ... and of rankeval_gains (rankeval_joined plus the ideal ranking at each row's
+    # position), which a level's pass reads instead when a measure needs one of these
+    "run_cg": "_run_cg",
+    "run_dcg": "_run_dcg",
+    "ideal_cost": "_ideal_cost",
+    "ideal_dcg": "_ideal_dcg",
+    "ideal_level_ends": "_ideal_level_ends",
 }
+GAIN_ARGUMENTS = {"run_cg", "run_dcg", "ideal_cost", "ideal_dcg", "ideal_level_ends"}
 # ... of which these depend on the relevance level the rows were joined at.
 LEVEL_ARGUMENTS = {"hits", "nonrel", "num_rel", "num_nonrel"}
 # Parameters that are per-query stats joined from the qrels side (kind of Stat).
-STAT_ARGUMENTS = {"idcg": "idcg", "max_rel": "max_rel"}
+STAT_ARGUMENTS = {
+    "idcg": "idcg",
+    "max_rel": "max_rel",
+    "num_pos": "num_pos",
+    "gain_sum": "ideal_gain",
+    "cost_sum": "ideal_cost",
+    "gain_levels": "gain_levels",
+}
 # Parameters of a family's expected macro (ties='average') that are the tie-group
 # columns rankeval_tied adds to rankeval_joined's; tie_r, tie_h, tie_q depend on the level.
 TIE_ARGUMENTS = {
@@ -219,6 +234,8 @@ def _stat_sql(stat: Stat, p: Params) -> str:
         return f"CAST(rankeval_dcg(i._rel, i._ideal_pos, {p(stat.k)}, {p(stat.gain)}) AS DOUBLE)"
     if stat.kind == "max_rel":
         return "CAST(MAX(CASE WHEN i._rel >= 0 THEN i._rel END) AS DOUBLE)"
+    if stat.kind in ("num_pos", "ideal_gain", "ideal_cost", "gain_levels"):
+        return f"rankeval_{stat.kind}(i._rel)"
     raise ValueError(f"no SQL for stat {stat!r}")
 
 
@@ -383,8 +400,10 @@ def build_query(
     for n, (level, indices) in enumerate(levels.items()):
         calls = [(i, *_call(measures[i], macros_[i], p, "s")) for i in indices]
         source |= {i: f"l{n}" for i in indices}
+        gains = any(a in GAIN_ARGUMENTS for i in indices for a in macros_[i].params)
+        rows_macro = "rankeval_tied" if average else "rankeval_joined"
         ctes.append(_level_cte(
-            n, level, calls, rows_macro="rankeval_tied" if average else "rankeval_joined",
+            n, level, calls, rows_macro="rankeval_gains" if gains else rows_macro,
             run_view=run_view, qrels_view=qrels_view, raw_query=raw_query,
             duplicates=duplicates, p=p,
         ))

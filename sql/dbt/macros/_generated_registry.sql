@@ -163,6 +163,36 @@
     }
    ]
   },
+  "nDCG_rel": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "RnDCG": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
   "Success": {
    "aggregate": "mean",
    "cutoff": true,
@@ -605,6 +635,21 @@
      "closed": false
     }
    ]
+  },
+  "G": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
   }
  },
  "names": [
@@ -659,6 +704,22 @@
   [
    "NDCG",
    "nDCG"
+  ],
+  [
+   "nDCG_rel",
+   "nDCG_rel"
+  ],
+  [
+   "NDCG_rel",
+   "nDCG_rel"
+  ],
+  [
+   "RnDCG",
+   "RnDCG"
+  ],
+  [
+   "Rndcg",
+   "RnDCG"
   ],
   [
    "Success",
@@ -771,6 +832,10 @@
   [
    "BinG",
    "binG"
+  ],
+  [
+   "G",
+   "G"
   ]
  ],
  "trec": [
@@ -847,8 +912,20 @@
    "binG"
   ],
   [
+   "G",
+   "G"
+  ],
+  [
    "ndcg",
    "nDCG"
+  ],
+  [
+   "ndcg_rel",
+   "nDCG_rel"
+  ],
+  [
+   "Rndcg",
+   "RnDCG"
   ],
   [
    "ndcg_cut_(\\d+)",
@@ -924,6 +1001,6 @@
    }
   }
  },
- "known": "known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG); trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, ndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k"
+ "known": "known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k"
 }) }}
 {% endmacro %}
