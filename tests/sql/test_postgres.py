@@ -98,8 +98,16 @@ class Postgres:
 
     def psql(self, sql: str, stdin: str | None = None) -> str:
         argv = [BINARIES["psql"], "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
-                "-d", "postgres", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql]  # fmt: skip
-        return _run(argv, stdin=stdin or "")
+                "-d", "postgres", "-X", "-q", "-v", "ON_ERROR_STOP=1"]  # fmt: skip
+        if stdin is not None or len(sql) < 100_000:
+            return _run([*argv, "-c", sql], stdin=stdin or "")
+        # a long query (the whole grid) goes in a file: one argument is limited to 128 KiB
+        with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as script:
+            script.write(sql)
+        try:
+            return _run([*argv, "-f", script.name])
+        finally:
+            os.unlink(script.name)
 
     def load(self, name: str, frame: pl.DataFrame, collation: str | None = None) -> None:
         types = {pl.String: "text", pl.Int64: "bigint", pl.Float64: "double precision"}
