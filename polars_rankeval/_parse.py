@@ -67,6 +67,7 @@ TREC_NAMES: tuple[TrecName, ...] = (
     TrecName("recip_rank", "RR"),
     TrecName("iprec_at_recall", "IPrec@{}", _LEVELS, float),
     TrecName("P", "P@{}", TREC_CUTOFFS),
+    TrecName("relstring", None),  # text, printed by the command (cli/trec.py)
     TrecName("recall", "R@{}", TREC_CUTOFFS),
     TrecName("infAP", "infAP"),
     TrecName("gm_bpref", "GMBpref"),

@@ -18,6 +18,7 @@ from polars_rankeval._parse import TREC_NAMES, parse_measure
 __all__ = [
     "PSEUDO",
     "SUMMARY_ONLY",
+    "TEXT",
     "expand",
     "is_count",
     "trec_order",
@@ -49,6 +50,8 @@ _DEFAULT = (
 
 # Printed by the command itself, not measures: the run's tag and the number of queries.
 PSEUDO = ("runid", "num_q")
+# Printed by the command per query only, as text (not a library measure).
+TEXT = ("relstring",)
 # Printed only in the `all` block by trec_eval.
 SUMMARY_ONLY = frozenset({"runid", "num_q", "gm_map", "gm_bpref"})
 _COUNTS = frozenset({"num_q"})
@@ -99,7 +102,7 @@ def _names(bases: Iterable[str]) -> list[str]:
 
 
 def _supported(names: list[str]) -> list[str]:
-    return [name for name in names if name in PSEUDO or _parses(name)]
+    return [name for name in names if name in PSEUDO or name in TEXT or _parses(name)]
 
 
 def _parses(name: str) -> bool:

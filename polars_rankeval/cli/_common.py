@@ -86,10 +86,10 @@ def system_names(paths: Sequence[str]) -> list[str]:
 def check_measures(names: Sequence[str], *, rel: float | None) -> None:
     """Raise MeasureError for a name the library cannot compute."""
     from polars_rankeval._parse import parse_measure
-    from polars_rankeval._trec_names import PSEUDO
+    from polars_rankeval._trec_names import PSEUDO, TEXT
 
     for name in names:
-        if name not in PSEUDO:
+        if name not in PSEUDO and name not in TEXT:
             parse_measure(name, rel=rel)
 
 

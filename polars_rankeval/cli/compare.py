@@ -84,12 +84,12 @@ def _accepts(function: Any, name: str) -> bool:
 
 def _options(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     """The measure names and the keyword arguments of compare(), checked."""
-    from polars_rankeval._trec_names import PSEUDO, expand
+    from polars_rankeval._trec_names import PSEUDO, TEXT, expand
     from polars_rankeval.compare import DEFAULT_MEASURES, compare
     from polars_rankeval.options import TestOptions
 
     if args.measures:
-        names = [n for n in expand(args.measures) if n not in PSEUDO]
+        names = [n for n in expand(args.measures) if n not in PSEUDO and n not in TEXT]
     else:
         names = list(DEFAULT_MEASURES)
     if not names:

@@ -35,6 +35,7 @@ from polars_rankeval.cli.trec import (
     Measures,
     judged_only,
     num_rel_complete,
+    relstring,
     resolve,
     zscores,
 )
@@ -170,10 +171,10 @@ def evaluate_run(
 ) -> RunResult:
     """Evaluate one run: per-query values, the summary, the runid and num_q in one pass;
     measures are labelled with the names trec_eval prints."""
-    from polars_rankeval._trec_names import PSEUDO
+    from polars_rankeval._trec_names import PSEUDO, TEXT
     from polars_rankeval.evaluate import evaluate
 
-    names = [n for n in measures.names if n not in PSEUDO]
+    names = [n for n in measures.names if n not in PSEUDO and n not in TEXT]
     library = [measures.measure(n) for n in names]
     run_, qrels_, complete = _inputs(run, qrels, judged=args.judged_only, complete=args.complete)
     kwargs: dict[str, Any] = {"complete": complete, "rel": args.rel, "duplicates": args.duplicates}
@@ -183,6 +184,8 @@ def evaluate_run(
     ]
     if library:
         plans.append(evaluate(run_, qrels_, library, **kwargs))
+    if "relstring" in measures.names:
+        plans.append(relstring(run_, qrels_, measures.relstring_length))
     frames = pl.collect_all(plans)
     to_label = {lib: measures.label(n) for n, lib in zip(names, library)}
     per_query = (
@@ -196,6 +199,14 @@ def evaluate_run(
         summary = frames[2].with_columns(
             pl.col("measure").replace_strict(to_label, return_dtype=pl.String)
         )
+    texts = None
+    if "relstring" in measures.names:  # every evaluated query, '' for one without rows
+        queries = frames[0].select(pl.col("query").unique(maintain_order=True))
+        texts = queries.join(frames[-1], on="query", how="left").select(
+            "query",
+            pl.lit(measures.label("relstring")).alias("measure"),
+            pl.col("text").fill_null(""),
+        )
     result = RunResult(
         name=name,
         runid=str(frames[1]["runid"][0]),
@@ -203,6 +214,7 @@ def evaluate_run(
         per_query=per_query,
         num_q=frames[0]["query"].n_unique(),
         counts=_counts(measures, names),
+        texts=texts,
     )
     return _trec_eval_totals(result, qrels, measures, names, args)
 
@@ -244,16 +256,30 @@ def _check_formats(args: argparse.Namespace) -> None:
         raise UsageError(f"-T {args.results_format}: only the 'trec_results' format is supported")
 
 
+def _note_texts_left_out(texts: Sequence[str], fmt: str, *, quiet: bool) -> None:
+    """Say on stderr that relstring is not printed, unless it is trec_eval's own case
+    (``-m all_trec`` without ``-q``: trec_eval prints no relstring line either)."""
+    import sys
+
+    if fmt != "trec" and not quiet:
+        print(f"{PROG}: {', '.join(texts)} is text, printed only with --format trec -q: "
+              "left out", file=sys.stderr)  # fmt: skip
+
+
 def eval_command(argv: Sequence[str], reader: Reader) -> int:
     """Parse ``argv``, evaluate every run, print or write the result."""
-    from polars_rankeval._trec_names import PSEUDO, SUMMARY_ONLY
+    from polars_rankeval._trec_names import PSEUDO, SUMMARY_ONLY, TEXT
 
     args = eval_parser().parse_args(argv)
     _check_formats(args)
     measures = resolve(args.measures)
     check_measures([measures.measure(n) for n in measures.names], rel=args.rel)
     labels = [measures.label(n) for n in measures.names]
+    texts = [measures.label(n) for n in measures.names if n in TEXT]
     fmt = output_format(args.format, args.output, "trec", FORMATS)
+    if texts and (fmt != "trec" or not args.per_query):
+        _note_texts_left_out(texts, fmt, quiet=args.quiet)
+        labels = [n for n in labels if n not in texts]
     qrels = reader.qrels(args.qrels).collect()
     results = []
     for path, name, run in read_runs(reader, args.runs, args.top, quiet=args.quiet):
@@ -262,7 +288,7 @@ def eval_command(argv: Sequence[str], reader: Reader) -> int:
     if fmt == "trec":
         text = trec_text(
             results, labels, per_query=args.per_query, summary=not args.no_summary,
-            summary_only=SUMMARY_ONLY, zscores=args.zscores is not None,
+            summary_only=SUMMARY_ONLY, per_query_only=texts, zscores=args.zscores is not None,
         )  # fmt: skip
         emit(args.output, text_writer(text))
     elif fmt == "table":

@@ -48,6 +48,7 @@ class RunResult:
     per_query: pl.DataFrame  # query, measure, value (queries in trec_eval's order)
     num_q: int
     counts: frozenset[str] = frozenset()  # measures printed as integers (%ld)
+    texts: pl.DataFrame | None = None  # query, measure, text: per-query text (relstring)
 
 
 def output_format(
@@ -156,6 +157,7 @@ def trec_text(
     *,
     per_query: bool,
     summary_only: Collection[str],
+    per_query_only: Collection[str] = (),
     summary: bool = True,
     zscores: bool = False,
 ) -> str:
@@ -171,20 +173,48 @@ def trec_text(
         if len(results) > 1:
             lines.append(f"# run: {result.name}")
         if per_query:
-            rows = result.per_query.filter(~pl.col("measure").is_in(list(summary_only)))
-            for query, measure, value in rows.select("query", "measure", "value").iter_rows():
-                lines.append(_line(measure, query, value, count=measure in counts, z=zscores))
+            lines += _per_query_lines(result, names, summary_only, counts, z=zscores)
         if not summary:
             continue
         values = dict(result.summary.select("measure", "value").iter_rows())
         for name in names:
             if name == "runid":
                 lines.append(f"{'runid':<22}\tall\t{result.runid}")
+            elif name in per_query_only:
+                continue
             elif name == "num_q":
                 lines.append(_line("num_q", "all", result.num_q, count=not zscores, z=zscores))
             else:
                 lines.append(_line(name, "all", values[name], count=name in counts, z=zscores))
     return "".join(line + "\n" for line in lines)
+
+
+def _per_query_lines(
+    result: RunResult,
+    names: Sequence[str],
+    summary_only: Collection[str],
+    counts: Collection[str],
+    *,
+    z: bool,
+) -> list[str]:
+    """The per-query lines: queries in order, each with its measures in print order;
+    relstring's text (``%-22s\t%s\t'%s'``) among them, never as a z-score."""
+    rows = result.per_query.filter(~pl.col("measure").is_in(list(summary_only)))
+    lines = [
+        _line(measure, query, value, count=measure in counts, z=z)
+        for query, measure, value in rows.select("query", "measure", "value").iter_rows()
+    ]
+    if result.texts is None:
+        return lines
+    numbers = rows.select("query", "measure", pl.Series("line", lines, pl.String))
+    texts = result.texts.select(
+        "query", "measure", pl.format("{}\t{}\t'{}'", pl.col("measure").str.pad_end(22),
+                                      pl.col("query"), "text").alias("line")
+    )  # fmt: skip
+    order = {name: i for i, name in enumerate(names)}
+    both = pl.concat([numbers, texts.cast(numbers.schema)])
+    both = both.with_columns(pl.col("measure").replace_strict(order, return_dtype=pl.Int64))
+    return both.sort("query", "measure", maintain_order=True)["line"].to_list()
 
 
 def _line(measure: str, query: str, value: float, *, count: bool, z: bool) -> str:

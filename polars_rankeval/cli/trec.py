@@ -2,8 +2,8 @@
 
 Each helper names the trec_eval source it follows: measure nicknames (``measures.c``),
 ``-m rbp.p=0.8`` pair parameters (``meas_init.c``), ``-J`` (``form_res_rels.c``), the
-``num_rel`` total under ``-c`` (``m_num_rel.c``) and ``-Z`` z-scores
-(``convert_zscores.c``, ``get_zscores.c``).
+``num_rel`` total under ``-c`` (``m_num_rel.c``), ``-Z`` z-scores
+(``convert_zscores.c``, ``get_zscores.c``) and ``relstring`` (``m_relstring.c``).
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 
-__all__ = ["Measures", "judged_only", "num_rel_complete", "resolve", "zscores"]
+__all__ = ["Measures", "judged_only", "num_rel_complete", "relstring", "resolve", "zscores"]
 
 # trec_eval's `set` nickname (measures.c set_names); `official` is its default set
 _SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
         "set_recall", "set_relative_P", "set_map", "set_F")  # fmt: skip
 _PAIR_PARAMS = {"rbp": "RBP", "rbp_resid": "RBP_resid"}  # measures taking name=value
 MISSING_ZSCORE = -1000000.0  # trec_eval.h MISSING_ZSCORE_VALUE
+RELSTRING_LENGTH = 10  # m_relstring.c's default N
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Measures:
     names: list[str]
     labels: dict[str, str] = field(default_factory=dict)
     library: dict[str, str] = field(default_factory=dict)
+    relstring_length: int = RELSTRING_LENGTH
 
     def label(self, name: str) -> str:
         return self.labels.get(name, name)
@@ -47,10 +49,14 @@ def resolve(options: Sequence[str] | None) -> Measures:
     >>> m = resolve(["rbp.p=0.8", "official"])
     >>> m.names[:3], m.label("rbp"), m.measure("rbp")
     (['runid', 'num_q', 'num_ret'], 'rbp_p=0.8', 'RBP(p=0.8)')
+    >>> m = resolve(["relstring.20"])
+    >>> m.names, m.label("relstring"), m.relstring_length
+    (['relstring'], 'relstring_20', 20)
     """
     from polars_rankeval._trec_names import _parses, expand
 
     labels, library, plain = {}, {}, []
+    length = RELSTRING_LENGTH
     for option in options or []:
         base, dot, params = option.strip().partition(".")
         if option == "official":
@@ -61,9 +67,59 @@ def resolve(options: Sequence[str] | None) -> Measures:
             labels[base] = f"{base}_{params}"
             library[base] = f"{_PAIR_PARAMS[base]}({params.replace(',', ', ')})"
             plain.append(base)
+        elif dot and base == "relstring":
+            labels[base], length = f"relstring_{params}", _relstring_length(option, params)
+            plain.append(base)
         else:
             plain.append(option)
-    return Measures(expand(plain or None), labels, library)
+    return Measures(expand(plain or None), labels, library, length)
+
+
+def _relstring_length(option: str, params: str) -> int:
+    try:
+        return int(float(params))  # trec_eval reads it with atof, then uses it as a long
+    except ValueError:
+        raise InputError(f"-m {option}: cannot read the length {params!r}") from None
+
+
+def relstring(run: pl.LazyFrame, qrels: pl.LazyFrame, length: int) -> pl.LazyFrame:
+    """trec_eval's ``relstring`` (m_relstring.c): per query, the relevance of its first
+    ``length`` documents in trec_eval's order, one character each.
+
+    A grade 0-9 is printed as its digit, above 9 as ``>``, a negative judgment (in the
+    pool, not judged) as ``.``, a document not in the query's qrels as ``-``.  Under
+    ``--duplicates first`` the dropped repeats keep their positions, as in the measures.
+
+    >>> run = pl.LazyFrame({"query": ["q"] * 4, "item": ["a", "b", "c", "d"],
+    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pl.LazyFrame({"query": ["q"] * 3, "item": ["a", "b", "c"],
+    ...                       "relevance": [2, -1, 12]})
+    >>> relstring(run, qrels, 10).collect().row(0)
+    ('q', '2.>-')
+    """
+    from polars_rankeval.options import Columns
+    from polars_rankeval.prepare.ranking import order_column, position
+
+    columns = Columns()
+    order = order_column(columns, run.collect_schema())
+    if order is None:  # pragma: no cover - the evaluation has refused such a run already
+        raise InputError("run needs a score or a rank column")
+    ranked = run.select("query", "item", position(columns, order, ["query"]).alias("_pos"))
+    first = pl.col("_pos") == pl.col("_pos").min().over("query", "item")
+    judged = ranked.filter(first & (pl.col("_pos") <= length)).join(
+        qrels.select("query", "item", "relevance"), on=["query", "item"], how="left"
+    )
+    grade = pl.col("relevance").cast(pl.Int64, strict=False)  # trec_eval reads a long
+    char = (
+        pl.when(pl.col("relevance").is_null())
+        .then(pl.lit("-"))
+        .when(grade < 0)
+        .then(pl.lit("."))
+        .when(grade > 9)
+        .then(pl.lit(">"))
+        .otherwise(grade.cast(pl.String))
+    )
+    return judged.group_by("query").agg(char.sort_by("_pos").str.join("").alias("text"))
 
 
 def judged_only(run: pl.LazyFrame, qrels: pl.DataFrame) -> pl.LazyFrame:
@@ -132,5 +188,3 @@ def _atof(text: str) -> float:
         return float(text)
     except ValueError:
         return 0.0  # C's atof reads what it can; a non-number is 0
-
-
