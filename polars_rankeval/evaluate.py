@@ -59,6 +59,7 @@ def _check_keys(columns: Columns, options: EvalOptions) -> None:
 def _spec(
     run: Any, qrels: Any, measures: str | Iterable[str], *, conventions: str,
     rel: float | None, columns: Columns, options: EvalOptions,
+    user_names: dict[str, str] | None = None,
 ) -> Spec:
     """Everything checked that can be checked before reading data."""
     _check_frames(run, qrels, options.engine)
@@ -66,7 +67,8 @@ def _spec(
     if isinstance(measures, bytes | bytearray):
         raise MeasureError(f"measures={measures!r}: give measure names as str, not bytes")
     resolved = resolve_measures(measures, conventions=conventions, rel=rel)
-    spec = Spec(run, qrels, [m for _, m in resolved], [n for n, _ in resolved], columns, options)
+    spec = Spec(run, qrels, [m for _, m in resolved], [n for n, _ in resolved], columns, options,
+                user_names or {})  # fmt: skip
     module = engine_module(options.engine)
     for m in spec.measures:
         if options.ties == "average":
@@ -212,7 +214,8 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         run, qrels, columns, back = aliases.run, aliases.qrels, aliases.columns, aliases.back
         options = replace(options, by=aliases.by)
     spec = _spec(
-        run, qrels, measures, conventions=conventions, rel=rel, columns=columns, options=options
+        run, qrels, measures, conventions=conventions, rel=rel, columns=columns, options=options,
+        user_names=back,
     )
     if options.engine == "spark":
         from polars_rankeval.engines.spark import evaluate_spec

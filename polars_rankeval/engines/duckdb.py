@@ -305,6 +305,7 @@ def _run_query(
             pl.DataFrame({name: [value] for name, value in counts.items()}),
             [*judgement.run_checks, *judgement.qrels_checks],
             lambda which: judgement.run if which == "run" else judgement.qrels,
+            judgement.user_names,
         )
         # execute() binds the (macro-heavy) query once (con.sql() binds it twice);
         # the result is small: one row per query

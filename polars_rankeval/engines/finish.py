@@ -108,6 +108,7 @@ def check_per_query(
         # qrels first: duplicate judgments also duplicate run rows through the join
         [*judgement.qrels_checks, *judgement.run_checks],
         lambda which: judgement.run if which == "run" else judgement.qrels,
+        judgement.user_names,
     )
     if not frame[IN_RUN].fill_null(False).any():
         raise InputError("the run has no rows: there is nothing to evaluate")

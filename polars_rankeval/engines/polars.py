@@ -47,6 +47,7 @@ def judgement_for(spec: Spec) -> Judgement:
         tie_levels=tie_levels,
         tie_gains=tie_gains,
         exp_gain=any(dict(m.params).get("gain") == "exp" for m in spec.measures),
+        user_names=spec.user_names,
     )
 
 

@@ -3,8 +3,8 @@ and the validated options."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from polars_rankeval._registry import Measure
@@ -24,3 +24,6 @@ class Spec:
     names: Sequence[str]  # the measure names as given, one per measure
     columns: Columns
     options: EvalOptions
+    # columns renamed for the evaluation (prepare/names.py): alias -> the user's name,
+    # so that error messages name the user's columns
+    user_names: Mapping[str, str] = field(default_factory=dict)

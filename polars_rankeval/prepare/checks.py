@@ -10,7 +10,7 @@ of the error message is looked up only when a count is not 0.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -83,7 +83,10 @@ class Check:
 
 
 def row_check(frame: str, column: str, problem: str, predicate: pl.Expr, kind: Kind) -> Check:
-    return Check(frame, column, problem, kind, predicate, predicate.fill_null(True).sum())
+    # a null value makes the predicate null (~is_finite() of null): it is a bad row, and
+    # the example row must find it too
+    bad = predicate.fill_null(True)
+    return Check(frame, column, problem, kind, bad, bad.sum())
 
 
 def float_checks(frame: str, column: str, dtype: pl.DataType, what: str) -> list[Check]:
@@ -142,19 +145,30 @@ def duplicate_check(frame: str, keys: Sequence[str], item: str, problem: str) ->
     )
 
 
-def example(frame: pl.LazyFrame, predicate: pl.Expr | None = None) -> str:
-    """A first row (matching ``predicate``), for error messages; only on error paths."""
+def example(
+    frame: pl.LazyFrame,
+    predicate: pl.Expr | None = None,
+    user_names: Mapping[str, str] | None = None,
+) -> str:
+    """A first row (matching ``predicate``), for error messages; only on error paths.
+    ``user_names`` names aliased columns back (alias -> the user's name)."""
     try:
         rows = (frame if predicate is None else frame.filter(predicate)).head(1).collect()
     except pl.exceptions.PolarsError:
         return "(no example available)"
+    rows = rows.rename(dict(user_names or {}), strict=False)
     return str(rows.row(0, named=True)) if rows.height else "(none)"
 
 
 def raise_for_checks(
-    frame: pl.DataFrame, checks: Sequence[Check], source: Callable[[str], pl.LazyFrame | None]
+    frame: pl.DataFrame,
+    checks: Sequence[Check],
+    source: Callable[[str], pl.LazyFrame | None],
+    user_names: Mapping[str, str] | None = None,
 ) -> None:
-    """Raise :class:`InputError` for the first check with a non-zero count in ``frame``."""
+    """Raise :class:`InputError` for the first check with a non-zero count in ``frame``;
+    ``user_names`` (alias -> the user's name) names aliased columns back."""
+    names = dict(user_names or {})
     for check in checks:
         if check.name not in frame.columns:
             continue
@@ -163,8 +177,9 @@ def raise_for_checks(
         if count and check.recount is not None and origin is not None:
             count = check.recount(origin)
         if count:
-            found = example(origin, check.predicate) if origin is not None else "(none)"
+            found = example(origin, check.predicate, names) if origin is not None else "(none)"
+            column = names.get(check.column, check.column)
             raise InputError(
-                f"{check.frame} column {check.column!r}: {check.problem}: {count} row(s); "
+                f"{check.frame} column {column!r}: {check.problem}: {count} row(s); "
                 f"example row: {found}"
             )

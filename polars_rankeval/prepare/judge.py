@@ -20,8 +20,8 @@ ranking (:mod:`.ranking`), de-duplication, the join (:func:`_join`), tie groups
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import polars as pl
 
@@ -75,6 +75,7 @@ class Judgement:
     ranked: pl.LazyFrame  # every kept run row with keys, item and _pos
     qrels: pl.LazyFrame | None
     duplicates_dropped: pl.LazyFrame | None  # keys + _dropped, with duplicates="first"
+    user_names: Mapping[str, str] = field(default_factory=dict)  # alias -> user's name
 
 
 @dataclass(frozen=True)
@@ -280,6 +281,7 @@ def judge(
     tie_levels: Sequence[float] = (),
     tie_gains: Sequence[str] = (),
     exp_gain: bool = False,
+    user_names: Mapping[str, str] | None = None,
 ) -> Judgement:
     """Validate the schemas, rank the run, join the qrels; nothing is collected.
 
@@ -288,7 +290,8 @@ def judge(
     With ``ties="average"`` the rows also get the tie-group columns of ``tie_levels``
     and ``tie_gains`` (see :class:`~polars_rankeval._registry.Ties`), read through
     ``judged.ties``.  ``exp_gain``: a measure reads exponential gains, so labels above
-    1023 are an error (see :func:`~.checks.exp_gain_check`).
+    1023 are an error (see :func:`~.checks.exp_gain_check`).  ``user_names``: the
+    user's names of aliased columns (``prepare/names.py``), for error messages.
     """
     c = columns
     side = _run_side(run, c, list(by), has_qrels=qrels is not None)
@@ -323,5 +326,5 @@ def judge(
     return Judgement(
         rows=rows, queries=joined.queries, qstats=joined.qstats, keys=keys, query=c.query,
         judged=judged, run_checks=run_checks, qrels_checks=qrels_checks, run=run,
-        ranked=ranked, qrels=qrels, duplicates_dropped=dropped,
+        ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names or {},
     )

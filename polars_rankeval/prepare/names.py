@@ -1,7 +1,8 @@
 """User column names that are also names the engines give their own columns (``_pos``,
-``_rel``, ``_q``, ``_m0``...): the front renames such columns to free names before
-evaluating and gives the key columns of the result their names back, so whatever the
-user's columns are called, the numbers are the same."""
+``_rel``, ``_q``, ``_m0``...), or that ``pl.col`` reads as a pattern (``*``, ``^...$``):
+the front renames such columns to free names before evaluating and gives the key
+columns of the result their names back, so whatever the user's columns are called, the
+numbers are the same."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import polars as pl
 
 from polars_rankeval.options import Columns
 
-__all__ = ["RESERVED", "Aliases", "alias_columns"]
+__all__ = ["RESERVED", "Aliases", "alias_columns", "needs_alias"]
 
 # names the engines give their own columns (prepare/judge.py, engines/*)
 RESERVED = re.compile(
@@ -20,6 +21,17 @@ RESERVED = re.compile(
     r"|stat_.*|check_.*|tie_.*)"
 )
 _KEYWORDS = ("query", "item", "rank", "score", "relevant", "relevance")
+
+
+def needs_alias(name: str) -> bool:
+    """Whether the engines cannot use ``name`` as it is: an internal name, or one that
+    ``pl.col`` expands (``*`` is every column, ``^...$`` a regular expression).
+
+    >>> [needs_alias(n) for n in ("_pos", "*", "^a.*$", "query", "a*")]
+    [True, True, True, False, False]
+    """
+    pattern = name == "*" or (name.startswith("^") and name.endswith("$"))
+    return pattern or RESERVED.fullmatch(name) is not None
 
 
 @dataclass(frozen=True)
@@ -45,7 +57,7 @@ def alias_columns(
     columns: Columns,
     by: tuple[str, ...],
 ) -> Aliases:
-    """Rename every used column whose name is reserved to a free name (``user_0``...).
+    """Rename every used column whose name :func:`needs_alias` to a free name (``user_0``...).
 
     >>> run = pl.DataFrame({"_pos": ["q"], "item": ["a"], "score": [1.0]})
     >>> a = alias_columns(run, None, Columns(query="_pos"), ())
@@ -53,7 +65,7 @@ def alias_columns(
     ('user_0', {'user_0': '_pos'})
     """
     names = [getattr(columns, k) for k in _KEYWORDS] + list(by)
-    clashing = [n for n in dict.fromkeys(names) if n is not None and RESERVED.fullmatch(n)]
+    clashing = [n for n in dict.fromkeys(names) if n is not None and needs_alias(n)]
     if not clashing:
         return Aliases(run, qrels, columns, by, {})
     taken = _schema(run) | _schema(qrels)

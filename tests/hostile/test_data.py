@@ -32,7 +32,7 @@ CASES: dict[str, Callable[[], Case]] = {
     "run_null_item": lambda: (_set(SCORED, "item", ["a", None, "c", "d", "e"]), QRELS, {},
                               MEASURES, ["'item'", "null", ROW]),
     "null_score": lambda: (_set(SCORED, "score", [3.0, None, 1.0, 2.0, 1.0]), QRELS, {},
-                           MEASURES, ["'score'", ROW]),
+                           MEASURES, ["'score'", ROW, "'score': None"]),
     "nan_score": lambda: (_set(SCORED, "score", [3.0, float("nan"), 1.0, 2.0, 1.0]), QRELS,
                           {}, MEASURES, ["'score'", "NaN", ROW]),
     "inf_score": lambda: (_set(SCORED, "score", [3.0, float("inf"), 1.0, 2.0, 1.0]), QRELS,
@@ -127,3 +127,5 @@ def test_bad_data_is_a_project_error_naming_column_and_row(case: str, place: str
     message = str(raised.value)
     for fragment in fragments:
         assert fragment in message, (fragment, message)
+    if ROW in fragments:  # the example is the bad row itself, not a placeholder
+        assert "example row: (" not in message, message
