@@ -15,6 +15,7 @@ import polars as pl
 from polars_rankeval._errors import InputError
 from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import rank_check
+from polars_rankeval.prepare.names import alias_columns
 from polars_rankeval.prepare.ranking import order_column, order_key, position
 
 __all__ = ["validate"]
@@ -113,14 +114,20 @@ def validate(
     columns = Columns(query, item, rank, score, relevant, relevance)
     run_df = _collect(run, "run")
     qrels_df = None if qrels is None else _collect(qrels, "qrels")
-    checks = _Validation(_Report([]), run_df, qrels_df, columns)
+    # columns named like internal ones or pl.col patterns ('*') are checked under an alias
+    aliases = alias_columns(run_df, qrels_df, columns, ())
+    checks = _Validation(_Report([]), aliases.run, aliases.qrels, aliases.columns)  # type: ignore[arg-type]
     checks.schema()
     checks.values()
     checks.duplicates()
     checks.overlap()
     checks.ranking(cutoffs)
     checks.counts()
-    return pl.DataFrame(checks.report.rows, schema=SCHEMA)
+    text = pl.col("check", "detail", "example")
+    for alias, user in aliases.back.items():  # the user's names back into the report
+        text = text.str.replace_all(f"'{alias}'", repr(user), literal=True)
+        text = text.str.replace_all(rf"\b{alias}\b", user.replace("$", "$$"))
+    return pl.DataFrame(checks.report.rows, schema=SCHEMA).with_columns(text)
 
 
 def _cutoffs(cutoffs: object) -> list[int]:

@@ -77,3 +77,15 @@ def test_errors_name_the_users_columns_not_their_aliases(engine: str, lazy: bool
     assert "qrels column '*': relevance is null" in message, message
     assert "'_pos': 'q1', 'item': 'b', '*': None" in message, message
     assert "user_" not in message, message
+
+
+def test_validate_reports_under_the_users_column_names() -> None:
+    run = BASE_RUN.rename({"query": "_pos"})
+    qrels = QRELS.with_columns(
+        pl.when(pl.col("item") == "b").then(None).otherwise(pl.col("relevance")).alias("relevance")
+    ).rename({"query": "_pos", "relevance": "^a$"})
+    report = rk.validate(run, qrels, query="_pos", relevance="^a$", rank=None)
+    bad = report.filter(pl.col("status") == "error")
+    assert bad["check"].to_list() == ["qrels ^a$: null/NaN"]
+    assert bad["example"].to_list() == ["{'_pos': 'q1', 'item': 'b', '^a$': None}"]
+    assert not report.select(pl.concat_str(pl.all().cast(pl.String)).str.contains("user_").any()).item()
