@@ -1,8 +1,9 @@
 """Configuration every test folder shares.
 
 * Hypothesis profiles: ``default`` (a fifth of each test's written example count, see
-  ``tests.helpers.examples``) and ``full`` (the counts as written: the full grids),
-  chosen with ``HYPOTHESIS_PROFILE=full``.  No deadline in either: on a loaded machine
+  ``tests.helpers.examples``), ``full`` (the counts as written: the full grids), chosen
+  with ``HYPOTHESIS_PROFILE=full``, and ``fast`` (a twentieth, at least 2), which the
+  inner loop ``pytest -m "not slow"`` loads unless HYPOTHESIS_PROFILE says otherwise.  No deadline in either: on a loaded machine
   and under pytest-xdist a time limit per example fails for reasons that are not bugs.
 * pytest-xdist runs each test file on one worker (``--dist loadfile`` in pyproject),
   so the module-scoped servers (the throwaway PostgreSQL cluster, the SparkSession)
@@ -17,8 +18,43 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("full", max_examples=100, deadline=None)  # hypothesis' default
 settings.register_profile("default", max_examples=20, deadline=None)
+settings.register_profile("fast", max_examples=5, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The fast tier's smaller example counts (before any test module is imported, so
+    ``tests.helpers.examples`` sees them)."""
+    if "not slow" in (config.option.markexpr or "") and "HYPOTHESIS_PROFILE" not in os.environ:
+        settings.load_profile("fast")
+
+
+# The slow tier, beside the tests marked @pytest.mark.slow in their modules: whole modules
+# that drive real external tools or servers (trec_eval's binary, dbt, Spark, PostgreSQL, a
+# browser, mkdocs) and randomized oracle grids of several seconds each.  CI runs them all.
+SLOW = (
+    "tests/cli/test_trec_eval_oracle.py",
+    "tests/sql/test_sql_dbt.py",
+    "tests/sql/test_spark_oracle.py",
+    "tests/sql/test_postgres_oracle.py",
+    "tests/compare/test_report_browser.py",
+    "tests/docs/test_docs_site.py",
+    "tests/engines/test_determinism.py",
+    "tests/oracles/test_oracle_pytrec_eval_gains.py",
+    "tests/oracles/test_oracle_pytrec_eval_issue13.py",
+    "tests/oracles/test_conventions_independent.py::test_rbp_binary_gain_equals_ranx",
+    "tests/oracles/test_diversity.py::test_per_query_matches_pyndeval",
+    "tests/sql/test_sql_entry.py::test_parity_with_polars",
+    "tests/oracles/test_trec_eval_conformance.py::test_total_matched",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)

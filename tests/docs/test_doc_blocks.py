@@ -182,7 +182,12 @@ def check_signature(code: str, target: str) -> None:
     assert parts(shown) == parts(real)
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.id)
+# shell blocks start processes (rankeval, duckdb): seconds each, so in the slow tier
+@pytest.mark.parametrize(
+    "block",
+    [pytest.param(b, marks=pytest.mark.slow) if b.lang in ("bash", "sh") else b for b in BLOCKS],
+    ids=lambda b: b.id,
+)
 def test_block(block: Block, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     kind, argument = block.marker or ("", "")
     if kind == "no-run":
