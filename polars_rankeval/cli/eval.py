@@ -33,7 +33,9 @@ from polars_rankeval.cli.output import (
 )
 from polars_rankeval.cli.trec import (
     Measures,
+    empty_rankings,
     judged_only,
+    nan_where_trec_eval_divides_by_zero,
     num_rel_complete,
     relstring,
     resolve,
@@ -186,7 +188,10 @@ def evaluate_run(
         plans.append(evaluate(run_, qrels_, library, **kwargs))
     if "relstring" in measures.names:
         plans.append(relstring(run_, qrels_, measures.relstring_length))
+    if args.judged_only:
+        plans.append(empty_rankings(run, run_, qrels, rel=args.rel))
     frames = pl.collect_all(plans)
+    empty = frames.pop() if args.judged_only else None
     to_label = {lib: measures.label(n) for n, lib in zip(names, library)}
     per_query = (
         frames[0]
@@ -216,7 +221,26 @@ def evaluate_run(
         counts=_counts(measures, names),
         texts=texts,
     )
+    if empty is not None:
+        result.per_query, result.summary = nan_where_trec_eval_divides_by_zero(
+            result.per_query, result.summary, empty, _recall_levels(measures, names)
+        )
     return _trec_eval_totals(result, qrels, measures, names, args)
+
+
+def _recall_levels(measures: Measures, names: Sequence[str]) -> dict[str, tuple[float, ...]]:
+    """The printed name and recall levels of each iprec_at_recall / 11pt_avg measure
+    (the ones trec_eval's -J makes NaN, see nan_where_trec_eval_divides_by_zero)."""
+    from polars_rankeval._parse import parse_measure
+
+    levels = {}
+    for name in names:
+        m = parse_measure(measures.measure(name))
+        if m.family.name == "IPrec":
+            levels[measures.label(name)] = (float(m["recall"]),)
+        elif m.family.name == "IPrec11pt":  # m_11pt_avg.c's default levels
+            levels[measures.label(name)] = tuple(i / 10 for i in range(11))
+    return levels
 
 
 def _trec_eval_totals(

@@ -16,7 +16,16 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 
-__all__ = ["Measures", "judged_only", "num_rel_complete", "relstring", "resolve", "zscores"]
+__all__ = [
+    "Measures",
+    "empty_rankings",
+    "judged_only",
+    "nan_where_trec_eval_divides_by_zero",
+    "num_rel_complete",
+    "relstring",
+    "resolve",
+    "zscores",
+]
 
 # trec_eval's `set` nickname (measures.c set_names); `official` is its default set
 _SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
@@ -133,6 +142,63 @@ def judged_only(run: pl.LazyFrame, qrels: pl.DataFrame) -> pl.LazyFrame:
     """
     judged = qrels.lazy().filter(pl.col("relevance") >= 0).select("query", "item")
     return run.join(judged, on=["query", "item"], how="semi", maintain_order="left")
+
+
+def empty_rankings(
+    run: pl.LazyFrame, judged_run: pl.LazyFrame, qrels: pl.DataFrame, *, rel: float | None
+) -> pl.LazyFrame:
+    """``query, num_rel``: the run's queries (in the qrels) that ``-J`` leaves without a
+    retrieved document, with their number of relevant documents at level ``rel`` (-l,
+    default 1)."""
+    rel = 1 if rel is None else rel
+    queries = run.select("query").unique()
+    kept = judged_run.select("query").unique()
+    relevant = (pl.col("relevance") >= max(rel, 0)).sum()  # rel_levels count grades >= 0
+    num_rel = qrels.lazy().group_by("query").agg(relevant.alias("num_rel"))
+    return queries.join(kept, on="query", how="anti").join(num_rel, on="query", how="inner")
+
+
+def nan_where_trec_eval_divides_by_zero(
+    per_query: pl.DataFrame,
+    summary: pl.DataFrame,
+    empty: pl.DataFrame,
+    levels: dict[str, tuple[float, ...]],
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """trec_eval ``-J``'s NaN: per-query values and means with NaN where trec_eval has it.
+
+    A query whose ranking ``-J`` empties has ``num_ret`` 0, and m_iprec_at_recall.c and
+    m_11pt_avg.c start from ``precis = num_rel_ret / num_ret`` = 0/0 = NaN, which is
+    stored at each recall level x whose cutoff ``lround(x * num_rel)`` is 0 (x * num_rel
+    < 0.5): ``iprec_at_recall_x`` is NaN there, ``11pt_avg`` (a sum over its levels,
+    0.0 among them) is NaN; other levels keep 0.  A NaN makes the mean over queries
+    NaN.  ``levels``: the printed name of each such measure and its recall levels;
+    ``empty``: ``query, num_rel`` (:func:`empty_rankings`).
+
+    Only the command's trec_eval output gets the NaN: the library's value for an empty
+    ranking stays 0 (a number, as every library measure returns), since a NaN there
+    would be trec_eval's 0/0 artefact, not a property of the measure.
+    """
+    if empty.is_empty() or not levels:
+        return per_query, summary
+    num_rel = pl.col("_num_rel").cast(pl.Float64)
+    nan = pl.lit(False)
+    for label, xs in levels.items():
+        cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])
+        nan = nan | ((pl.col("measure") == label) & cut_to_0)
+    marked = per_query.join(
+        empty.select("query", pl.col("num_rel").alias("_num_rel")),
+        on="query", how="left", maintain_order="left",
+    )  # fmt: skip
+    value = pl.when(nan.fill_null(False)).then(float("nan")).otherwise(pl.col("value"))
+    per_query = marked.with_columns(value.alias("value")).drop("_num_rel")
+    with_nan = per_query.filter(pl.col("value").is_nan())["measure"].unique().to_list()
+    summary = summary.with_columns(
+        pl.when(pl.col("measure").is_in(with_nan))
+        .then(float("nan"))
+        .otherwise(pl.col("value"))
+        .alias("value")
+    )
+    return per_query, summary
 
 
 def num_rel_complete(qrels: pl.DataFrame) -> int:
