@@ -233,7 +233,7 @@ def _recall_levels(measures: Measures, names: Sequence[str]) -> dict[str, tuple[
     (the ones trec_eval's -J makes NaN, see nan_where_trec_eval_divides_by_zero)."""
     from polars_rankeval._parse import parse_measure
 
-    levels = {}
+    levels: dict[str, tuple[float, ...]] = {}
     for name in names:
         m = parse_measure(measures.measure(name))
         if m.family.name == "IPrec":
