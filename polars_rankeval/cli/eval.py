@@ -33,12 +33,12 @@ from polars_rankeval.cli.output import (
 )
 from polars_rankeval.cli.trec import (
     Measures,
-    empty_rankings,
     judged_only,
-    nan_where_trec_eval_divides_by_zero,
     num_rel_complete,
     relstring,
     resolve,
+    trec_eval_nans,
+    with_nans,
     zscores,
 )
 
@@ -188,10 +188,9 @@ def evaluate_run(
         plans.append(evaluate(run_, qrels_, library, **kwargs))
     if "relstring" in measures.names:
         plans.append(relstring(run_, qrels_, measures.relstring_length))
-    if args.judged_only:
-        plans.append(empty_rankings(run, run_, qrels, rel=args.rel))
+    plans.append(_nans(run, run_, qrels, measures, names, args))
     frames = pl.collect_all(plans)
-    empty = frames.pop() if args.judged_only else None
+    nans = frames.pop()
     to_label = {lib: measures.label(n) for n, lib in zip(names, library)}
     per_query = (
         frames[0]
@@ -221,26 +220,36 @@ def evaluate_run(
         counts=_counts(measures, names),
         texts=texts,
     )
-    if empty is not None:
-        result.per_query, result.summary = nan_where_trec_eval_divides_by_zero(
-            result.per_query, result.summary, empty, _recall_levels(measures, names)
-        )
+    result.per_query, result.summary = with_nans(result.per_query, result.summary, nans)
     return _trec_eval_totals(result, qrels, measures, names, args)
 
 
-def _recall_levels(measures: Measures, names: Sequence[str]) -> dict[str, tuple[float, ...]]:
-    """The printed name and recall levels of each iprec_at_recall / 11pt_avg measure
-    (the ones trec_eval's -J makes NaN, see nan_where_trec_eval_divides_by_zero)."""
+def _nans(
+    run: pl.LazyFrame,
+    judged_run: pl.LazyFrame,
+    qrels: pl.DataFrame,
+    measures: Measures,
+    names: Sequence[str],
+    args: argparse.Namespace,
+) -> pl.LazyFrame:
+    """The (query, measure) pairs trec_eval prints as -nan (see trec_eval_nans): the
+    printed name and recall levels of each iprec_at_recall / 11pt_avg, and of Rndcg."""
     from polars_rankeval._parse import parse_measure
 
     levels: dict[str, tuple[float, ...]] = {}
+    rndcg = None
     for name in names:
         m = parse_measure(measures.measure(name))
         if m.family.name == "IPrec":
             levels[measures.label(name)] = (float(m["recall"]),)
         elif m.family.name == "IPrec11pt":  # m_11pt_avg.c's default levels
             levels[measures.label(name)] = tuple(i / 10 for i in range(11))
-    return levels
+        elif m.family.name == "RnDCG":
+            rndcg = measures.label(name)
+    return trec_eval_nans(
+        run, judged_run if args.judged_only else None, qrels, rel=args.rel,
+        recall_levels=levels, rndcg=rndcg,
+    )  # fmt: skip
 
 
 def _trec_eval_totals(

@@ -18,12 +18,12 @@ from polars_rankeval._errors import InputError
 
 __all__ = [
     "Measures",
-    "empty_rankings",
     "judged_only",
-    "nan_where_trec_eval_divides_by_zero",
     "num_rel_complete",
     "relstring",
     "resolve",
+    "trec_eval_nans",
+    "with_nans",
     "zscores",
 ]
 
@@ -144,61 +144,68 @@ def judged_only(run: pl.LazyFrame, qrels: pl.DataFrame) -> pl.LazyFrame:
     return run.join(judged, on=["query", "item"], how="semi", maintain_order="left")
 
 
-def empty_rankings(
-    run: pl.LazyFrame, judged_run: pl.LazyFrame, qrels: pl.DataFrame, *, rel: float | None
+def trec_eval_nans(
+    run: pl.LazyFrame,
+    judged_run: pl.LazyFrame | None,
+    qrels: pl.DataFrame,
+    *,
+    rel: float | None,
+    recall_levels: dict[str, tuple[float, ...]],
+    rndcg: str | None,
 ) -> pl.LazyFrame:
-    """``query, num_rel``: the run's queries (in the qrels) that ``-J`` leaves without a
-    retrieved document, with their number of relevant documents at level ``rel`` (-l,
-    default 1)."""
-    rel = 1 if rel is None else rel
-    queries = run.select("query").unique()
-    kept = judged_run.select("query").unique()
-    relevant = (pl.col("relevance") >= max(rel, 0)).sum()  # rel_levels count grades >= 0
-    num_rel = qrels.lazy().group_by("query").agg(relevant.alias("num_rel"))
-    return queries.join(kept, on="query", how="anti").join(num_rel, on="query", how="inner")
+    """``query, measure``: the per-query values trec_eval 10.0 prints as ``-nan``, 0/0 in
+    its C code (x86's default NaN is negative).  Both cases need a query in the run and
+    the qrels (trec_eval computes nothing for the others):
 
+    * ``-J`` (``judged_run``: the run after it) leaves a query without a retrieved
+      document: num_ret is 0 and m_iprec_at_recall.c / m_11pt_avg.c start from
+      ``precis = num_rel_ret / num_ret``, which they store at each recall level x whose
+      cutoff ``lround(x * num_rel)`` is 0 (x * num_rel < 0.5); ``recall_levels`` has
+      each printed iprec_at_recall / 11pt_avg name and its levels (11pt_avg, a sum over
+      them, is NaN when one is);
+    * ``Rndcg`` (its printed name ``rndcg``) under ``-l 0``: a query with judged
+      documents whose grades are all 0 has num_rel > 0 but no ideal gain, and
+      m_Rndcg.c divides by its 0 count of gain changes.
 
-def nan_where_trec_eval_divides_by_zero(
-    per_query: pl.DataFrame,
-    summary: pl.DataFrame,
-    empty: pl.DataFrame,
-    levels: dict[str, tuple[float, ...]],
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """trec_eval ``-J``'s NaN: per-query values and means with NaN where trec_eval has it.
-
-    A query whose ranking ``-J`` empties has ``num_ret`` 0, and m_iprec_at_recall.c and
-    m_11pt_avg.c start from ``precis = num_rel_ret / num_ret`` = 0/0 = NaN, which is
-    stored at each recall level x whose cutoff ``lround(x * num_rel)`` is 0 (x * num_rel
-    < 0.5): ``iprec_at_recall_x`` is NaN there, ``11pt_avg`` (a sum over its levels,
-    0.0 among them) is NaN; other levels keep 0.  A NaN makes the mean over queries
-    NaN.  ``levels``: the printed name of each such measure and its recall levels;
-    ``empty``: ``query, num_rel`` (:func:`empty_rankings`).
-
-    Only the command's trec_eval output gets the NaN: the library's value for an empty
-    ranking stays 0 (a number, as every library measure returns), since a NaN there
-    would be trec_eval's 0/0 artefact, not a property of the measure.
+    Only the command's trec_eval output takes these NaN (and a mean over queries with one
+    is NaN): the library's values stay numbers (0 there), as for every measure.
     """
-    if empty.is_empty() or not levels:
-        return per_query, summary
-    num_rel = pl.col("_num_rel").cast(pl.Float64)
-    nan = pl.lit(False)
-    for label, xs in levels.items():
-        cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])
-        nan = nan | ((pl.col("measure") == label) & cut_to_0)
-    marked = per_query.join(
-        empty.select("query", pl.col("num_rel").alias("_num_rel")),
-        on="query", how="left", maintain_order="left",
+    level = 1.0 if rel is None else rel
+    grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(
+        (pl.col("relevance") >= level).sum().alias("num_rel"),
+        pl.col("relevance").max().alias("top"),
     )  # fmt: skip
-    value = pl.when(nan.fill_null(False)).then(float("nan")).otherwise(pl.col("value"))
-    per_query = marked.with_columns(value.alias("value")).drop("_num_rel")
-    with_nan = per_query.filter(pl.col("value").is_nan())["measure"].unique().to_list()
-    summary = summary.with_columns(
-        pl.when(pl.col("measure").is_in(with_nan))
-        .then(float("nan"))
-        .otherwise(pl.col("value"))
-        .alias("value")
-    )
-    return per_query, summary
+    queries = run.select("query").unique().join(grades, on="query", how="inner")
+    found = [pl.LazyFrame(schema={"query": pl.String, "measure": pl.String})]
+    if judged_run is not None and recall_levels:
+        kept = judged_run.select("query").unique()
+        empty = queries.join(kept, on="query", how="anti")
+        num_rel = pl.col("num_rel").cast(pl.Float64)
+        for label, xs in recall_levels.items():
+            cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])
+            found.append(empty.filter(cut_to_0).select("query", pl.lit(label).alias("measure")))
+    if rndcg is not None and level <= 0:
+        no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)
+        found.append(queries.filter(no_gain).select("query", pl.lit(rndcg).alias("measure")))
+    return pl.concat([f.cast({"query": pl.String}) for f in found])
+
+
+def with_nans(
+    per_query: pl.DataFrame, summary: pl.DataFrame, nans: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The per-query values and means with NaN where trec_eval has it (``nans``, from
+    :func:`trec_eval_nans`); a mean over a NaN is NaN."""
+    if nans.is_empty():
+        return per_query, summary
+    marked = per_query.join(
+        nans.with_columns(pl.lit(True).alias("_nan")), on=["query", "measure"], how="left",
+        maintain_order="left",
+    )  # fmt: skip
+    value = pl.when(pl.col("_nan").fill_null(False)).then(float("nan")).otherwise("value")
+    per_query = marked.with_columns(value.alias("value")).drop("_nan")
+    measures = nans["measure"].unique().to_list()
+    nan_mean = pl.when(pl.col("measure").is_in(measures)).then(float("nan"))
+    return per_query, summary.with_columns(nan_mean.otherwise("value").alias("value"))
 
 
 def num_rel_complete(qrels: pl.DataFrame) -> int:

@@ -75,7 +75,7 @@ def test_byte_identical_to_trec_eval(trec_eval, flags):
 
 # A query whose documents are all unjudged (q2: one not in the qrels, one judged -1) or
 # whose qrels have no relevant document (q3): -J empties their rankings, and trec_eval
-# divides 0 by 0 (m_iprec_at_recall.c, m_11pt_avg.c)
+# divides 0 by 0 (m_iprec_at_recall.c, m_11pt_avg.c) and prints -nan
 J_QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\nq2 0 d5 -1\nq3 0 x 0\n"
 J_RUN = "q1 Q0 d1 1 3 r\nq1 Q0 d9 1 2 r\nq2 Q0 d7 1 2 r\nq2 Q0 d5 1 1 r\nq3 Q0 y 1 1 r\n"
 
@@ -91,9 +91,13 @@ Z_FILE = "q1 map 0.5 0.1\nq2 iprec_at_recall_0.00 0.5 0.1\n~ ~ 0 1\n"
         ["-J", "-q", "-c", "-m", "iprec_at_recall.0.5,0.2,0.123", "-m", "11pt_avg"],
         ["-J", "-q", "-l", "2", "-M", "1"],
         ["-J", "-q", "-Z", "{Z}"],
+        # not -J: q3's judgments are all grade 0, relevant at -l 0, and m_Rndcg.c
+        # divides by its 0 changes of ideal gain
+        ["-q", "-l", "0", "-m", "Rndcg", "-m", "ndcg"],
+        ["-l", "0", "-c", "-m", "all_trec"],
     ],
 )
-def test_judged_only_prints_trec_evals_nan(trec_eval, flags):
+def test_trec_evals_nan_lines(trec_eval, flags):
     with tempfile.TemporaryDirectory() as folder:
         paths = {"qrels": Path(folder) / "qrels", "run": Path(folder) / "run"}
         paths["qrels"].write_text(J_QRELS)
