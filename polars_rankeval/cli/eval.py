@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -148,6 +150,8 @@ def _counts(measures: Measures, names: Sequence[str]) -> frozenset[str]:
 
     return frozenset(measures.label(n) for n in names if is_count(measures.measure(n)))
 
+J_SENTINEL = "rankeval -J sentinel"
+
 
 def _inputs(
     run: pl.LazyFrame, qrels: pl.DataFrame, *, judged: bool, complete: bool
@@ -160,7 +164,20 @@ def _inputs(
     lazy_qrels = qrels.lazy()
     if not complete:
         lazy_qrels = lazy_qrels.join(run.select("query").unique(), on="query", how="semi")
-    return judged_only(run, qrels), lazy_qrels, True
+    # -J may judge none of the run's rows: trec_eval then still prints every query (as
+    # empty rankings), but the library refuses a run without rows; a row of a query that
+    # cannot be in the qrels (TREC ids have no spaces) keeps it non-empty and is ignored,
+    # as every run query outside the qrels is (its warning is muted in _collect)
+    sentinel = run.head(1).with_columns(pl.lit(J_SENTINEL).alias("query"))
+    return pl.concat([judged_only(run, qrels), sentinel]), lazy_qrels, True
+
+
+def _collect(plans: list[pl.LazyFrame], *, judged: bool) -> list[pl.DataFrame]:
+    """``pl.collect_all``; under -J without the warning about _inputs' sentinel query."""
+    with warnings.catch_warnings():
+        if judged:
+            warnings.filterwarnings("ignore", message=f".*{re.escape(repr(J_SENTINEL))}")
+        return pl.collect_all(plans)
 
 
 def evaluate_run(
@@ -189,7 +206,7 @@ def evaluate_run(
     if "relstring" in measures.names:
         plans.append(relstring(run_, qrels_, measures.relstring_length))
     plans.append(_nans(run, run_, qrels, measures, names, args))
-    frames = pl.collect_all(plans)
+    frames = _collect(plans, judged=args.judged_only)
     nans = frames.pop()
     to_label = {lib: measures.label(n) for n, lib in zip(names, library)}
     per_query = (

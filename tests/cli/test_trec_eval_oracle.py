@@ -98,10 +98,21 @@ Z_FILE = "q1 map 0.5 0.1\nq2 iprec_at_recall_0.00 0.5 0.1\n~ ~ 0 1\n"
     ],
 )
 def test_trec_evals_nan_lines(trec_eval, flags):
+    _check_nan_lines(trec_eval, flags, J_QRELS, J_RUN)
+
+
+@pytest.mark.parametrize("flags", [["-J"], ["-J", "-q", "-c", "-m", "all_trec"]])
+def test_judged_only_without_any_judged_row(trec_eval, flags):
+    # -J keeps no row of the run at all: trec_eval still prints the query (hypothesis
+    # found it with 60 examples; the library refuses a run without rows)
+    _check_nan_lines(trec_eval, flags, "1 0 d1 0\n", "1 Q0 d10 1 1 run1\n")
+
+
+def _check_nan_lines(trec_eval: Path, flags: list[str], qrels: str, run: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         paths = {"qrels": Path(folder) / "qrels", "run": Path(folder) / "run"}
-        paths["qrels"].write_text(J_QRELS)
-        paths["run"].write_text(J_RUN)
+        paths["qrels"].write_text(qrels)
+        paths["run"].write_text(run)
         (Path(folder) / "z").write_text(Z_FILE)
         args = [str(Path(folder) / "z") if a == "{Z}" else a for a in flags]
         args += [str(paths["qrels"]), str(paths["run"])]
