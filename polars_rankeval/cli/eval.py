@@ -265,7 +265,7 @@ def _nans(
             rndcg = measures.label(name)
     return trec_eval_nans(
         run, judged_run if args.judged_only else None, qrels, rel=args.rel,
-        recall_levels=levels, rndcg=rndcg,
+        complete=args.complete, recall_levels=levels, rndcg=rndcg,
     )  # fmt: skip
 
 

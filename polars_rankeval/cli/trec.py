@@ -150,12 +150,15 @@ def trec_eval_nans(
     qrels: pl.DataFrame,
     *,
     rel: float | None,
+    complete: bool,
     recall_levels: dict[str, tuple[float, ...]],
     rndcg: str | None,
 ) -> pl.LazyFrame:
     """``query, measure``: the per-query values trec_eval 10.0 prints as ``-nan``, 0/0 in
-    its C code (x86's default NaN is negative).  Both cases need a query in the run and
-    the qrels (trec_eval computes nothing for the others):
+    its C code (x86's default NaN is negative).  Both cases concern the queries trec_eval
+    evaluates: those of the qrels in the run and, under ``-c`` (``complete``), the other
+    qrels queries too, as a ranking of one unjudged document (trec_eval.c's
+    ``bogus_ranking``, which -J then empties):
 
     * ``-J`` (``judged_run``: the run after it) leaves a query without a retrieved
       document: num_ret is 0 and m_iprec_at_recall.c / m_11pt_avg.c start from
@@ -175,7 +178,9 @@ def trec_eval_nans(
         (pl.col("relevance") >= level).sum().alias("num_rel"),
         pl.col("relevance").max().alias("top"),
     )  # fmt: skip
-    queries = run.select("query").unique().join(grades, on="query", how="inner")
+    queries = grades
+    if not complete:
+        queries = run.select("query").unique().join(grades, on="query", how="inner")
     found = [pl.LazyFrame(schema={"query": pl.String, "measure": pl.String})]
     if judged_run is not None and recall_levels:
         kept = judged_run.select("query").unique()

@@ -108,6 +108,15 @@ def test_judged_only_without_any_judged_row(trec_eval, flags):
     _check_nan_lines(trec_eval, flags, "1 0 d1 0\n", "1 Q0 d10 1 1 run1\n")
 
 
+@pytest.mark.parametrize("flags", [["-J", "-c", "-q"], ["-c", "-q", "-l", "0", "-m", "all_trec"]])
+def test_complete_evaluates_missing_queries_as_one_unjudged_document(trec_eval, flags):
+    # -c: trec_eval ranks "ceci_nest_pas_un_docno" for a qrels query not in the run
+    # (trec_eval.c's bogus_ranking): -J empties it (0/0 in iprec_at_recall), and q4's
+    # grade-0 judgments make Rndcg 0/0 at -l 0
+    qrels = J_QRELS + "q4 0 z 1\nq5 0 w 0\n"
+    _check_nan_lines(trec_eval, flags, qrels, J_RUN)
+
+
 def _check_nan_lines(trec_eval: Path, flags: list[str], qrels: str, run: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         paths = {"qrels": Path(folder) / "qrels", "run": Path(folder) / "run"}
