@@ -250,12 +250,14 @@ def _nans(
     args: argparse.Namespace,
 ) -> pl.LazyFrame:
     """The (query, measure) pairs trec_eval prints as -nan (see trec_eval_nans): the
-    printed name and recall levels of each iprec_at_recall / 11pt_avg, and of Rndcg."""
+    printed name and recall levels of each iprec_at_recall / 11pt_avg, and of Rndcg.
+    None in the other formats (csv, json, parquet, table): their values are the
+    library's, numbers."""
     from polars_rankeval._parse import parse_measure
 
     levels: dict[str, tuple[float, ...]] = {}
     rndcg = None
-    for name in names:
+    for name in names if getattr(args, "trec_nans", True) else ():
         m = parse_measure(measures.measure(name))
         if m.family.name == "IPrec":
             levels[measures.label(name)] = (float(m["recall"]),)
@@ -327,6 +329,7 @@ def eval_command(argv: Sequence[str], reader: Reader) -> int:
     labels = [measures.label(n) for n in measures.names]
     texts = [measures.label(n) for n in measures.names if n in TEXT]
     fmt = output_format(args.format, args.output, "trec", FORMATS)
+    args.trec_nans = fmt == "trec"  # trec_eval's -nan lines: its text format only
     if texts and (fmt != "trec" or not args.per_query):
         _note_texts_left_out(texts, fmt, quiet=args.quiet)
         labels = [n for n in labels if n not in texts]
