@@ -72,6 +72,8 @@ def resolve(options: Sequence[str] | None) -> Measures:
             plain.append("trec")
         elif option == "set":
             plain += [n for n in _SET if n in ("runid", "num_q") or _parses(n)]
+        elif dot and base in labels:  # meas_init.c: the first NAME.PARAMS of a measure wins
+            continue
         elif dot and base in _PAIR_PARAMS and "=" in params:
             labels[base] = f"{base}_{params}"
             library[base] = f"{_PAIR_PARAMS[base]}({params.replace(',', ', ')})"

@@ -118,6 +118,27 @@ def test_complete_evaluates_missing_queries_as_one_unjudged_document(trec_eval, 
 
 
 def _check_nan_lines(trec_eval: Path, flags: list[str], qrels: str, run: str) -> None:
+    theirs = _same_bytes(trec_eval, flags, qrels, run)
+    assert b"-nan" in theirs  # the case is there
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["-m", "P.5", "-m", "P.10"],
+        ["-m", "P", "-m", "P.10", "-m", "official"],
+        ["-q", "-m", "rbp_resid.p=0.5", "-m", "rbp_resid.p=0.95", "-m", "rbp", "-m", "rbp.p=0.3"],
+        ["-q", "-m", "relstring.3", "-m", "relstring.5", "-m", "iprec_at_recall.0.5",
+         "-m", "iprec_at_recall"],
+    ],
+)  # fmt: skip
+def test_a_measure_takes_its_first_parameters(trec_eval, flags):
+    # meas_init.c: each measure reads the first -m NAME.PARAMS naming it, whatever else
+    _same_bytes(trec_eval, flags, J_QRELS, J_RUN)
+
+
+def _same_bytes(trec_eval: Path, flags: list[str], qrels: str, run: str) -> bytes:
+    """Both programs on these files: the same standard output; trec_eval's."""
     with tempfile.TemporaryDirectory() as folder:
         paths = {"qrels": Path(folder) / "qrels", "run": Path(folder) / "run"}
         paths["qrels"].write_text(qrels)
@@ -128,5 +149,5 @@ def _check_nan_lines(trec_eval: Path, flags: list[str], qrels: str, run: str) ->
         code, theirs = run_trec_eval(trec_eval, args)
         ours_code, ours, err = run_rankeval(args)
     assert code == 0 and ours_code == 0, err
-    assert b"-nan" in theirs  # the case is there
     assert ours == theirs
+    return theirs
