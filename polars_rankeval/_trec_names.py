@@ -137,6 +137,16 @@ def expand(options: Sequence[str] | None) -> list[str]:
     for option in options:
         names += _expand_one(option)
     names = list(dict.fromkeys(names))
+    # meas_init.c: a measure takes the parameters of its first -m NAME.PARAMS, whatever
+    # else asks for it (-m P.5 -m P.10 and -m P.5 -m P print P_5 only)
+    done: set[str] = set()
+    for option in options:
+        base, dot, _ = option.strip().partition(".")
+        if dot and base in _PARAMS and base not in done:
+            done.add(base)
+            kept = set(_expand_one(option))
+            family = re.compile(re.escape(base) + r"_\d+(?:\.\d+)?")
+            names = [n for n in names if n in kept or not family.fullmatch(n)]
     return trec_order(names)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -37,6 +39,8 @@ from polars_rankeval.cli.trec import (
     num_rel_complete,
     relstring,
     resolve,
+    trec_eval_nans,
+    with_nans,
     zscores,
 )
 
@@ -146,6 +150,8 @@ def _counts(measures: Measures, names: Sequence[str]) -> frozenset[str]:
 
     return frozenset(measures.label(n) for n in names if is_count(measures.measure(n)))
 
+J_SENTINEL = "rankeval -J sentinel"
+
 
 def _inputs(
     run: pl.LazyFrame, qrels: pl.DataFrame, *, judged: bool, complete: bool
@@ -158,7 +164,20 @@ def _inputs(
     lazy_qrels = qrels.lazy()
     if not complete:
         lazy_qrels = lazy_qrels.join(run.select("query").unique(), on="query", how="semi")
-    return judged_only(run, qrels), lazy_qrels, True
+    # -J may judge none of the run's rows: trec_eval then still prints every query (as
+    # empty rankings), but the library refuses a run without rows; a row of a query that
+    # cannot be in the qrels (TREC ids have no spaces) keeps it non-empty and is ignored,
+    # as every run query outside the qrels is (its warning is muted in _collect)
+    sentinel = run.head(1).with_columns(pl.lit(J_SENTINEL).alias("query"))
+    return pl.concat([judged_only(run, qrels), sentinel]), lazy_qrels, True
+
+
+def _collect(plans: list[pl.LazyFrame], *, judged: bool) -> list[pl.DataFrame]:
+    """``pl.collect_all``; under -J without the warning about _inputs' sentinel query."""
+    with warnings.catch_warnings():
+        if judged:
+            warnings.filterwarnings("ignore", message=f".*{re.escape(repr(J_SENTINEL))}")
+        return pl.collect_all(plans)
 
 
 def evaluate_run(
@@ -186,7 +205,9 @@ def evaluate_run(
         plans.append(evaluate(run_, qrels_, library, **kwargs))
     if "relstring" in measures.names:
         plans.append(relstring(run_, qrels_, measures.relstring_length))
-    frames = pl.collect_all(plans)
+    plans.append(_nans(run, run_, qrels, measures, names, args))
+    frames = _collect(plans, judged=args.judged_only)
+    nans = frames.pop()
     to_label = {lib: measures.label(n) for n, lib in zip(names, library)}
     per_query = (
         frames[0]
@@ -216,7 +237,38 @@ def evaluate_run(
         counts=_counts(measures, names),
         texts=texts,
     )
+    result.per_query, result.summary = with_nans(result.per_query, result.summary, nans)
     return _trec_eval_totals(result, qrels, measures, names, args)
+
+
+def _nans(
+    run: pl.LazyFrame,
+    judged_run: pl.LazyFrame,
+    qrels: pl.DataFrame,
+    measures: Measures,
+    names: Sequence[str],
+    args: argparse.Namespace,
+) -> pl.LazyFrame:
+    """The (query, measure) pairs trec_eval prints as -nan (see trec_eval_nans): the
+    printed name and recall levels of each iprec_at_recall / 11pt_avg, and of Rndcg.
+    None in the other formats (csv, json, parquet, table): their values are the
+    library's, numbers."""
+    from polars_rankeval._parse import parse_measure
+
+    levels: dict[str, tuple[float, ...]] = {}
+    rndcg = None
+    for name in names if getattr(args, "trec_nans", True) else ():
+        m = parse_measure(measures.measure(name))
+        if m.family.name == "IPrec":
+            levels[measures.label(name)] = (float(m["recall"]),)
+        elif m.family.name == "IPrec11pt":  # m_11pt_avg.c's default levels
+            levels[measures.label(name)] = tuple(i / 10 for i in range(11))
+        elif m.family.name == "RnDCG":
+            rndcg = measures.label(name)
+    return trec_eval_nans(
+        run, judged_run if args.judged_only else None, qrels, rel=args.rel,
+        complete=args.complete, recall_levels=levels, rndcg=rndcg,
+    )  # fmt: skip
 
 
 def _trec_eval_totals(
@@ -277,6 +329,7 @@ def eval_command(argv: Sequence[str], reader: Reader) -> int:
     labels = [measures.label(n) for n in measures.names]
     texts = [measures.label(n) for n in measures.names if n in TEXT]
     fmt = output_format(args.format, args.output, "trec", FORMATS)
+    args.trec_nans = fmt == "trec"  # trec_eval's -nan lines: its text format only
     if texts and (fmt != "trec" or not args.per_query):
         _note_texts_left_out(texts, fmt, quiet=args.quiet)
         labels = [n for n in labels if n not in texts]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -116,6 +117,8 @@ def frame_writer(frame: pl.DataFrame, fmt: str) -> Writer:
 
 
 def _format_value(value: float, *, count: bool) -> str:
+    if math.isnan(value):  # trec_eval's 0/0 (-J): glibc prints x86's default NaN so
+        return "  -nan"
     return f"{int(value)}" if count else f"{value:6.4f}"
 
 
@@ -219,7 +222,7 @@ def _per_query_lines(
 
 def _line(measure: str, query: str, value: float, *, count: bool, z: bool) -> str:
     if z:
-        return f"Z{measure:<22}\t{query}\t{value:6.4f}"
+        return f"Z{measure:<22}\t{query}\t{_format_value(value, count=False)}"
     return f"{measure:<22}\t{query}\t{_format_value(value, count=count)}"
 
 

@@ -16,7 +16,16 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 
-__all__ = ["Measures", "judged_only", "num_rel_complete", "relstring", "resolve", "zscores"]
+__all__ = [
+    "Measures",
+    "judged_only",
+    "num_rel_complete",
+    "relstring",
+    "resolve",
+    "trec_eval_nans",
+    "with_nans",
+    "zscores",
+]
 
 # trec_eval's `set` nickname (measures.c set_names); `official` is its default set
 _SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
@@ -63,6 +72,8 @@ def resolve(options: Sequence[str] | None) -> Measures:
             plain.append("trec")
         elif option == "set":
             plain += [n for n in _SET if n in ("runid", "num_q") or _parses(n)]
+        elif dot and base in labels:  # meas_init.c: the first NAME.PARAMS of a measure wins
+            continue
         elif dot and base in _PAIR_PARAMS and "=" in params:
             labels[base] = f"{base}_{params}"
             library[base] = f"{_PAIR_PARAMS[base]}({params.replace(',', ', ')})"
@@ -133,6 +144,75 @@ def judged_only(run: pl.LazyFrame, qrels: pl.DataFrame) -> pl.LazyFrame:
     """
     judged = qrels.lazy().filter(pl.col("relevance") >= 0).select("query", "item")
     return run.join(judged, on=["query", "item"], how="semi", maintain_order="left")
+
+
+def trec_eval_nans(
+    run: pl.LazyFrame,
+    judged_run: pl.LazyFrame | None,
+    qrels: pl.DataFrame,
+    *,
+    rel: float | None,
+    complete: bool,
+    recall_levels: dict[str, tuple[float, ...]],
+    rndcg: str | None,
+) -> pl.LazyFrame:
+    """``query, measure``: the per-query values trec_eval 10.0 prints as ``-nan``, 0/0 in
+    its C code (x86's default NaN is negative).  Both cases concern the queries trec_eval
+    evaluates: those of the qrels in the run and, under ``-c`` (``complete``), the other
+    qrels queries too, as a ranking of one unjudged document (trec_eval.c's
+    ``bogus_ranking``, which -J then empties):
+
+    * ``-J`` (``judged_run``: the run after it) leaves a query without a retrieved
+      document: num_ret is 0 and m_iprec_at_recall.c / m_11pt_avg.c start from
+      ``precis = num_rel_ret / num_ret``, which they store at each recall level x whose
+      cutoff ``lround(x * num_rel)`` is 0 (x * num_rel < 0.5); ``recall_levels`` has
+      each printed iprec_at_recall / 11pt_avg name and its levels (11pt_avg, a sum over
+      them, is NaN when one is);
+    * ``Rndcg`` (its printed name ``rndcg``) under ``-l 0``: a query with judged
+      documents whose grades are all 0 has num_rel > 0 but no ideal gain, and
+      m_Rndcg.c divides by its 0 count of gain changes.
+
+    Only the command's trec_eval output takes these NaN (and a mean over queries with one
+    is NaN): the library's values stay numbers (0 there), as for every measure.
+    """
+    level = 1.0 if rel is None else rel
+    grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(
+        (pl.col("relevance") >= level).sum().alias("num_rel"),
+        pl.col("relevance").max().alias("top"),
+    )  # fmt: skip
+    queries = grades
+    if not complete:
+        queries = run.select("query").unique().join(grades, on="query", how="inner")
+    found = [pl.LazyFrame(schema={"query": pl.String, "measure": pl.String})]
+    if judged_run is not None and recall_levels:
+        kept = judged_run.select("query").unique()
+        empty = queries.join(kept, on="query", how="anti")
+        num_rel = pl.col("num_rel").cast(pl.Float64)
+        for label, xs in recall_levels.items():
+            cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])
+            found.append(empty.filter(cut_to_0).select("query", pl.lit(label).alias("measure")))
+    if rndcg is not None and level <= 0:
+        no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)
+        found.append(queries.filter(no_gain).select("query", pl.lit(rndcg).alias("measure")))
+    return pl.concat([f.cast({"query": pl.String}) for f in found])
+
+
+def with_nans(
+    per_query: pl.DataFrame, summary: pl.DataFrame, nans: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The per-query values and means with NaN where trec_eval has it (``nans``, from
+    :func:`trec_eval_nans`); a mean over a NaN is NaN."""
+    if nans.is_empty():
+        return per_query, summary
+    marked = per_query.join(
+        nans.with_columns(pl.lit(True).alias("_nan")), on=["query", "measure"], how="left",
+        maintain_order="left",
+    )  # fmt: skip
+    value = pl.when(pl.col("_nan").fill_null(False)).then(float("nan")).otherwise("value")
+    per_query = marked.with_columns(value.alias("value")).drop("_nan")
+    measures = nans["measure"].unique().to_list()
+    nan_mean = pl.when(pl.col("measure").is_in(measures)).then(float("nan"))
+    return per_query, summary.with_columns(nan_mean.otherwise("value").alias("value"))
 
 
 def num_rel_complete(qrels: pl.DataFrame) -> int:

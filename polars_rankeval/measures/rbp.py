@@ -1,6 +1,16 @@
-"""Rank-biased precision (RBP, Moffat & Zobel 2008), as trec_eval 10's ``rbp``."""
+"""Rank-biased precision (RBP, Moffat & Zobel 2008), as trec_eval 10's ``rbp``.
+
+The arithmetic is trec_eval's, to the last bit (its numbers are the ones papers cite):
+m_rbp.c and m_rbp_resid.c weigh position i by ``cur_p``, grown by one multiplication per
+position (``cur_p = cur_p * p``), not by ``pow(p, i)`` (they differ in the last bits), and
+add the terms one by one in rank order.  Here the weights are a table of those products
+(:func:`powers`, read by position) and the sums are cumulative sums, which add in row
+order (a polars ``sum`` adds pairwise, in another order).
+"""
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import polars as pl
 
@@ -15,6 +25,62 @@ PERSISTENCE = Param(
     maximum=1.0,
 )
 
+# Longest table of powers: p^i underflows to 0 (and stays there) after ~7,000 positions
+# at p = 0.9 and ~745,000 at p = 0.999; past this length (p > 0.9993 and rankings deeper
+# than a million) the weight falls back to pow(), equal to ~1e-16 relative.
+POWERS_MAX = 1 << 20
+_CHUNK = 4096
+
+
+@lru_cache(maxsize=16)
+def powers(p: float) -> pl.Series:
+    """``[1, p, p*p, (p*p)*p, ...]``: trec_eval's ``cur_p`` at positions 1, 2, 3, ...,
+    up to its fixed point (0, or a subnormal that times p rounds back to itself: the
+    weight of every later position) or :data:`POWERS_MAX` values.  ``cum_prod``
+    multiplies in order, as trec_eval's loop does.
+
+    >>> powers(0.5)[:4].to_list()
+    [1.0, 0.5, 0.25, 0.125]
+    >>> powers(0.9)[4], 0.9**4  # four multiplications, one rounding each
+    (0.6561000000000001, 0.6561)
+    """
+    chunks, last, size, fixed = [pl.Series([1.0])], 1.0, 1, False
+    while not fixed and size < POWERS_MAX:
+        chunk = pl.Series([last] + [p] * _CHUNK, dtype=pl.Float64).cum_prod()[1:]
+        chunks.append(chunk)
+        last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]
+    table = pl.concat(chunks)
+    if fixed:  # keep it up to the first occurrence of the fixed point
+        table = table.head(int((table == last).arg_max() or 0) + 1)
+    return table
+
+
+def lookup(table: pl.Series, index: pl.Expr) -> pl.Expr:
+    """``table[index]``, the last value past its end.  An element-wise replace: in an
+    aggregation it runs once over all the rows (a gather from a literal runs per group,
+    20x slower)."""
+    size = len(table)
+    keys = pl.int_range(0, size, dtype=pl.Int64, eager=True)
+    clipped = index.cast(pl.Int64).clip(0, size - 1)
+    return clipped.replace_strict(keys, table, return_dtype=pl.Float64)
+
+
+def weight(p: float, index: pl.Expr) -> pl.Expr:
+    """trec_eval's ``cur_p`` after ``index`` multiplications (position ``index + 1``)."""
+    table = powers(p)
+    size = len(table)
+    if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table
+        return lookup(table, index)
+    # the table stopped before its fixed point: pow() past it (within ~1e-16)
+    beyond = table[-1] * pl.lit(p).pow((index - (size - 1)).cast(pl.Float64))
+    return pl.when(index < size).then(lookup(table, index)).otherwise(beyond)
+
+
+def ordered_sum(terms: pl.Expr) -> pl.Expr:
+    """The sum of ``terms`` added one by one in row order, as a C loop adds (0 when
+    there are none)."""
+    return terms.cum_sum().last().fill_null(0.0)
+
 
 def _gain(m: Measure, j: Judged) -> pl.Expr:
     if m["gain"] == "binary":
@@ -25,10 +91,18 @@ def _gain(m: Measure, j: Judged) -> pl.Expr:
     return pl.when(j.rel > 0).then(j.rel / top).otherwise(pl.lit(0.0))
 
 
+def in_rank_order(terms: pl.Expr, j: Judged) -> pl.Expr:
+    """``terms`` in rank order: judged-only rows are sorted by position already; every
+    row of a query comes in the run's row order."""
+    return terms if j.judged_only else terms.sort_by(j.pos)
+
+
 def _expression(m: Measure, j: Judged) -> pl.Expr:
     p = float(m["p"])
-    weight = pl.lit(p).pow((j.pos - 1).cast(pl.Float64))  # p^(position - 1)
-    return (1.0 - p) * (_gain(m, j) * weight).filter(j.in_top(m.k)).sum()
+    # m_rbp.c: sum += gain * cur_p over the ranking, then (1 - p) * sum; a 0 term (an
+    # unjudged row, absent from judged-only rows) leaves the sum as it is
+    terms = pl.when(j.in_top(m.k)).then(_gain(m, j) * weight(p, j.pos - 1)).otherwise(0.0)
+    return (1.0 - p) * ordered_sum(in_rank_order(terms, j))
 
 
 RBP = register(

@@ -1,36 +1,58 @@
-"""The residual of rank-biased precision (trec_eval 10's ``rbp_resid``)."""
+"""The residual of rank-biased precision (trec_eval 10's ``rbp_resid``), with trec_eval's
+arithmetic to the last bit (see :mod:`polars_rankeval.measures.rbp`)."""
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import polars as pl
 
 from polars_rankeval._registry import Family, Judged, Measure, register
-from polars_rankeval.measures.rbp import PERSISTENCE
+from polars_rankeval.measures.rbp import (
+    PERSISTENCE,
+    in_rank_order,
+    lookup,
+    ordered_sum,
+    powers,
+    weight,
+)
 
 
 def _expression(m: Measure, j: Judged) -> pl.Expr:
     p = float(m["p"])
     # trec_eval m_rbp_resid.c: how much RBP could still rise if every unjudged retrieved
     # item (not in the qrels, or a negative judgment) had gain 1, plus the weight of the
-    # items below the ranking, p^n; 0 when every retrieved item is judged
-    weight = pl.lit(p).pow((j.pos - 1).cast(pl.Float64))
+    # items below the ranking: cur_p + (1 - p) * (sum of cur_p over the unjudged rows,
+    # in rank order), cur_p = p^n after the loop; 0 when every retrieved item is judged
     if j.judged_only:
-        # positions 1..n all retrieved: the unjudged weights are the geometric series
-        # (1 - p^n) / (1 - p) minus the judged rows' weights, so the residual is
-        # p^n + (1 - p^n) - (1 - p) * (judged weights)
-        judged = (j.rel >= 0).fill_null(False)
-        residual = 1.0 - (1.0 - p) * weight.filter(judged).sum()
-        return pl.when(judged.sum() < j.num_ret).then(residual).otherwise(pl.lit(0.0))
-    unjudged = (j.rel < 0).fill_null(True)
-    residual = (
-        pl.lit(p).pow(j.pos.max().cast(pl.Float64)) + (1.0 - p) * weight.filter(unjudged).sum()
-    )
-    return pl.when(unjudged.any()).then(residual).otherwise(pl.lit(0.0))
+        # the unjudged rows are not there: every position 1..n, less the judged ones
+        index = pl.int_range(0, j.num_ret)  # position - 1
+        judged = j.pos.filter((j.rel >= 0).fill_null(False))
+        unjudged = ~(index + 1).is_in(judged.implode())
+        terms = pl.when(unjudged).then(weight(p, index)).otherwise(0.0)
+        has_unjudged = judged.len() < j.num_ret
+        n = j.num_ret
+    else:
+        unjudged = (j.rel < 0).fill_null(True)
+        terms = in_rank_order(pl.when(unjudged).then(weight(p, j.pos - 1)).otherwise(0.0), j)
+        has_unjudged, n = unjudged.any(), j.pos.max()
+    residual = weight(p, n).first() + (1.0 - p) * ordered_sum(terms)
+    return pl.when(has_unjudged).then(residual).otherwise(pl.lit(0.0))
+
+
+@lru_cache(maxsize=16)
+def _all_unjudged(p: float) -> pl.Series:
+    """RBP_resid of n unjudged rows, for n = 0, 1, ...: cur_p(n) + (1 - p) * the sum of
+    cur_p(0..n-1) added in order (about 1, not exactly); 0 for n = 0."""
+    table = powers(p)
+    return pl.concat([pl.Series([0.0]), table[1:] + (1.0 - p) * table.cum_sum()[:-1]])
 
 
 def _missing(m: Measure, j: Judged) -> pl.Expr:
-    # every retrieved row unjudged: p^n + (1 - p) (1 + p + ... + p^(n-1)) = 1
-    return pl.when(j.num_ret > 0).then(pl.lit(1.0)).otherwise(pl.lit(0.0))
+    # a query none of whose n retrieved rows is judged; past the table of powers (its
+    # fixed point, or 2^20 positions) the value no longer changes in the 16th digit
+    table = _all_unjudged(float(m["p"]))
+    return lookup(table, j.num_ret)
 
 
 RBP_RESID = register(
