@@ -20,11 +20,6 @@ DOCS = ["d1", "d10", "d9", "D2", "d_2", "-z", "0", "clueweb12-" + "0" * 40 + "7"
 SCORES = ["1", "1.0", "2", "0.5", "-1", "0", "3.25", "1e1", "7"]  # few values: many ties
 GRADES = [-2, -1, 0, 0, 1, 1, 2, 3, 4]
 
-# trec_eval's names that measures13 is adding to the library: byte-identity of the
-# nicknames that contain them waits for them (skipped while parse_measure rejects them).
-PENDING = ("gm_bpref", "utility", "binG", "G", "ndcg_rel", "Rndcg", "relative_P_5",
-           "set_relative_P", "set_map", "num_nonrel_judged_ret")  # fmt: skip
-
 # flag sets (the files are appended); "{Z}" is replaced by a generated z-score file
 GRID: dict[str, list[str]] = {
     "default": [],
@@ -43,7 +38,6 @@ GRID: dict[str, list[str]] = {
     "Z": ["-q", "-Z", "{Z}"],
     "N": ["-N", "1000", "-m", "official"],
 }  # fmt: skip
-NEEDS_PENDING = {"all_trec", "set", "q_c_l2_all"}
 # trec_eval 10.0's rbp leaves `min` and `max` uninitialised (m_rbp.c) before it scales
 # graded gains into [0, 1]: with grades other than 0/1 its rbp.p=... values depend on
 # stack garbage (seen even on binary judgments once parameters are given), so the

@@ -16,11 +16,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from polars_rankeval._errors import MeasureError
 from tests.cli._grid import (
     GRID,
-    NEEDS_PENDING,
-    PENDING,
     arguments,
     comparable,
     run_rankeval,
@@ -34,18 +31,6 @@ EXAMPLES = settings(
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-
-
-def _pending() -> list[str]:
-    from polars_rankeval._parse import parse_measure
-
-    missing = []
-    for name in PENDING:
-        try:
-            parse_measure(name)
-        except MeasureError:
-            missing.append(name)
-    return missing
 
 
 def _check(trec_eval: Path, flags: str, dataset) -> None:
@@ -62,9 +47,6 @@ def _check(trec_eval: Path, flags: str, dataset) -> None:
 
 @pytest.mark.parametrize("flags", list(GRID))
 def test_byte_identical_to_trec_eval(trec_eval, flags):
-    if flags in NEEDS_PENDING and _pending():
-        pytest.skip(f"measure not registered yet: {', '.join(_pending())}")
-
     @EXAMPLES
     @given(strategy(flags))
     def check(dataset):
