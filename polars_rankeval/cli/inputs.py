@@ -145,7 +145,8 @@ def _plain_trec(path: Path, layout: _Layout) -> pl.DataFrame | None:
     try:
         raw = pl.read_csv(
             path, has_header=False, separator=" ", quote_char=None, comment_prefix="#",
-            truncate_ragged_lines=True, schema=dict.fromkeys(columns, pl.String),
+            truncate_ragged_lines=True, missing_columns="insert",
+            schema=dict.fromkeys(columns, pl.String),
         )  # fmt: skip
     except pl.exceptions.PolarsError:
         return None
