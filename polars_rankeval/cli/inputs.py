@@ -14,6 +14,7 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval.cli._common import UsageError
+from polars_rankeval.cli.plain import QRELS, RUN, read_plain
 
 __all__ = ["Reader"]
 
@@ -51,7 +52,7 @@ class Reader:
         path = self._path(argument)
         frame = _scan_table(path)
         if frame is None:
-            fast = _plain_trec(path, _RUN)
+            fast = read_plain(path, RUN)
             if fast is not None:
                 return fast.lazy()
             from polars_rankeval.io import read_trec_run
@@ -71,7 +72,7 @@ class Reader:
         path = self._path(argument)
         frame = _scan_table(path)
         if frame is None:
-            fast = _plain_trec(path, _QRELS)
+            fast = read_plain(path, QRELS)
             if fast is not None:
                 return fast.lazy()
             from polars_rankeval.io import read_trec_qrels
@@ -93,80 +94,6 @@ class Reader:
         for temporary, alias in self.aliases.items():
             text = text.replace(temporary, alias)
         return text
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """A TREC text layout: the fields read (by position), and how many a line has."""
-
-    fields: dict[str, tuple[int, Any]]  # output column -> (field position, dtype)
-    width: int  # fields read: the run's first 6, the qrels' 4 and one more
-    exact: bool  # qrels: exactly 4 fields (the 5th must be absent)
-
-
-_RUN = _Layout(
-    {"query": (0, pl.String), "item": (2, pl.String), "rank": (3, pl.Int64),
-     "score": (4, pl.Float64), "tag": (5, pl.String)},
-    width=6, exact=False,
-)  # fmt: skip
-_QRELS = _Layout(
-    {"query": (0, pl.String), "item": (2, pl.String), "relevance": (3, pl.Int64)},
-    width=5, exact=True,
-)  # fmt: skip
-# bytes after which splitting on single spaces could differ from splitting on any run of
-# whitespace, as polars_rankeval.io does: other whitespace, and its own line separator
-_NOT_PLAIN = (b"\t", b"\r", b"\v", b"\f", b"\x1f")
-
-
-def _plain_bytes(path: Path, *, spaces: bool) -> bool:
-    """Whether the file is ASCII without tabs, CRs, ...; with ``spaces``, also without
-    two spaces in a row or a line starting with a space (slow on big files: qrels only)."""
-    patterns = _NOT_PLAIN + ((b"  ", b"\n ") if spaces else ())
-    previous = b"\n"
-    with open(path, "rb") as file:
-        while chunk := file.read(1 << 24):
-            if not chunk.isascii():
-                return False
-            window = previous + chunk if spaces else chunk
-            if any(pattern in window for pattern in patterns):
-                return False
-            previous = chunk[-1:]
-    return True
-
-
-def _plain_trec(path: Path, layout: _Layout) -> pl.DataFrame | None:
-    """A TREC file read fast, split on single spaces by polars' CSV reader; None when the
-    file is not plain enough for that to give what :mod:`polars_rankeval.io` gives (other
-    whitespace, non-ASCII bytes, a missing or bad field...): that reader then reads it,
-    with its line-numbered errors.  Blank lines and ``#`` lines are skipped as there."""
-    if not _plain_bytes(path, spaces=layout.exact):
-        return None
-    columns = [f"_{i}" for i in range(layout.width)]
-    try:
-        raw = pl.read_csv(
-            path, has_header=False, separator=" ", quote_char=None, comment_prefix="#",
-            truncate_ragged_lines=True, missing_columns="insert",
-            schema=dict.fromkeys(columns, pl.String),
-        )  # fmt: skip
-    except pl.exceptions.PolarsError:
-        return None
-    raw = raw.filter(pl.any_horizontal(pl.all().is_not_null()))  # blank lines
-    typed = {
-        name: pl.col(columns[i]).cast(dtype, strict=False)
-        for name, (i, dtype) in layout.fields.items()
-    }
-    # a missing field (fewer fields, or two spaces in a row), a number that does not
-    # parse, or (qrels) a fifth field: the line-numbered reader reports it
-    required = columns[: layout.width - 1] if layout.exact else columns
-    bad = pl.any_horizontal(
-        *(pl.col(name).is_null() for name in required),
-        *(value.is_null() for value in typed.values()),
-        *([pl.col(columns[-1]).is_not_null()] if layout.exact else []),
-    )
-    frame = raw.select(**typed, _bad=bad)
-    if frame.height and frame.get_column("_bad").any():
-        return None
-    return frame.drop("_bad")
 
 
 def _scan_table(path: Path) -> pl.LazyFrame | None:
