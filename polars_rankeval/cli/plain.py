@@ -82,7 +82,6 @@ def _parse(block: bytes, layout: Layout) -> pl.DataFrame | None:
         )  # fmt: skip
     except pl.exceptions.PolarsError:
         return None
-    raw = raw.filter(pl.any_horizontal(pl.all().is_not_null()))  # blank lines
     typed = {
         name: pl.col(columns[i]).cast(dtype, strict=False)
         for name, (i, dtype) in layout.fields.items()
@@ -96,10 +95,13 @@ def _parse(block: bytes, layout: Layout) -> pl.DataFrame | None:
         *(pl.col(columns[i]).cast(t, strict=False).is_null() for i, t in layout.checked.items()),
         *([pl.col(columns[-1]).is_not_null()] if layout.exact else []),
     )
-    frame = raw.select(**typed, _bad=bad)
+    blank = pl.all_horizontal(pl.all().is_null())  # an empty line: skipped
+    frame = raw.select(**typed, _bad=bad & ~blank, _blank=blank)
     if frame.height and frame.get_column("_bad").any():
         return None
-    return frame.drop("_bad")
+    if frame.get_column("_blank").any():  # rare: filtered only then (a copy)
+        frame = frame.filter(~pl.col("_blank"))
+    return frame.drop("_bad", "_blank")
 
 
 def read_plain(path: Path, layout: Layout) -> pl.DataFrame | None:
