@@ -13,6 +13,7 @@ its line-numbered error.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,17 +51,19 @@ QRELS = Layout(
 
 
 def _blocks(path: Path) -> Iterator[bytes]:
-    """The file in blocks of whole lines (the last one may lack its newline)."""
-    rest = b""
-    with open(path, "rb") as file:
+    """The file in blocks of whole lines (the last one may lack its newline).  The
+    unfinished line at a block's end is read again with the next block (a seek back):
+    one copy of the block fewer than carrying it over."""
+    with open(path, "rb", buffering=0) as file:
         while block := file.read(BLOCK):
-            data = rest + block
-            cut = data.rfind(b"\n") + 1
-            rest = data[cut:]
-            if cut:
-                yield data[:cut]
-        if rest:
-            yield rest
+            cut = block.rfind(b"\n") + 1
+            while not cut and (more := file.read(BLOCK)):  # a line longer than a block
+                block += more
+                cut = block.rfind(b"\n") + 1
+            if 0 < cut < len(block):
+                file.seek(cut - len(block), os.SEEK_CUR)
+                block = block[:cut]
+            yield block
 
 
 def _plain(block: bytes, *, exact: bool) -> bool:
