@@ -23,6 +23,7 @@ The data (seeded, 1000 documents a query, ~5% judged with grades 0-2) is written
 
     python benchmarks/cli_vs_trec_eval.py --smoke     # CI: small files, 1 pair, < 30 s
     python benchmarks/cli_vs_trec_eval.py             # 2M and 50k lines, 7 pairs each
+    python benchmarks/cli_vs_trec_eval.py --sorted    # each query's lines in score order
     python benchmarks/cli_vs_trec_eval.py --lines 500000 --repeat 5
 """
 
@@ -43,10 +44,15 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 
 
-def write_files(folder: Path, lines: int, *, docs_per_query: int = 1000) -> tuple[Path, Path]:
+def write_files(
+    folder: Path, lines: int, *, docs_per_query: int = 1000, sorted_scores: bool = False
+) -> tuple[Path, Path]:
     """A run of ``lines`` lines (1000 documents a query) and qrels with ~5% judged;
-    written once (the files are reused when present)."""
-    qrels, run = folder / f"cli_qrels{lines}.txt", folder / f"cli_run{lines}.txt"
+    written once (the files are reused when present).  By default the scores are random
+    along the ranks (trec_eval sorts every query); ``sorted_scores``: each query's lines
+    in score order, as retrieval systems write them."""
+    kind = "sorted" if sorted_scores else "random"
+    qrels, run = folder / f"cli_qrels{lines}.txt", folder / f"cli_run{lines}_{kind}.txt"
     if qrels.exists() and run.exists():
         return qrels, run
     folder.mkdir(parents=True, exist_ok=True)
@@ -54,11 +60,17 @@ def write_files(folder: Path, lines: int, *, docs_per_query: int = 1000) -> tupl
     queries = max(1, lines // docs_per_query)
     with open(run, "w") as r, open(qrels, "w") as q:
         for query in range(queries):
-            for rank in range(docs_per_query):
-                doc = rng.randrange(100_000)
-                r.write(f"{query} Q0 doc{query}_{doc}_{rank} {rank + 1} {rng.random():.6f} bench\n")
-                if rng.random() < 0.05:
-                    q.write(f"{query} 0 doc{query}_{doc}_{rank} {rng.choice((0, 1, 2))}\n")
+            docs = [(rng.randrange(100_000), rng.random()) for _ in range(docs_per_query)]
+            judged = [rng.random() < 0.05 for _ in docs]
+            grades = [rng.choice((0, 1, 2)) for _ in docs]
+            for rank, (doc, _) in enumerate(docs):
+                if judged[rank]:
+                    q.write(f"{query} 0 doc{query}_{doc}_{rank} {grades[rank]}\n")
+            order = sorted(range(len(docs)), key=lambda i: -docs[i][1]) if sorted_scores else None
+            r.writelines(
+                f"{query} Q0 doc{query}_{docs[i][0]}_{i} {position} {docs[i][1]:.6f} bench\n"
+                for position, i in enumerate(order or range(len(docs)), 1)
+            )
     return qrels, run
 
 
@@ -131,6 +143,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--small-lines", type=int, default=50_000, help="vs import polars")
     parser.add_argument("--repeat", type=int, default=7, help="pairs timed (after a warm-up)")
     parser.add_argument("--smoke", action="store_true", help="CI: 20k and 2k lines, 1 pair")
+    parser.add_argument(
+        "--sorted", action="store_true", help="runs in score order (default: random scores)"
+    )
     args = parser.parse_args(argv)
     if args.smoke:
         args.lines, args.small_lines, args.repeat = 20_000, 2_000, 1
@@ -145,13 +160,14 @@ def main(argv: list[str] | None = None) -> None:
     before = load()
     rows = []
     for lines, base in ((args.lines, "trec_eval"), (args.small_lines, "import polars")):
-        qrels, run = (str(p) for p in write_files(DATA, lines))
+        qrels, run = (str(p) for p in write_files(DATA, lines, sorted_scores=args.sorted))
         same_output([*rankeval, qrels, run], [trec_eval, qrels, run])
         other = [trec_eval, qrels, run] if base == "trec_eval" else [python, "-c", "import polars"]
         samples = paired([*rankeval, qrels, run], other, args.repeat)
         rows.append(report(f"{lines:,} lines", ("rankeval", base), samples))
     print(f"load average before {before}, after {load()}; {os.cpu_count()} cores; "
-          f"{args.repeat} pairs each, after a warm-up; outputs identical to trec_eval's\n")  # fmt: skip
+          f"{args.repeat} pairs each, after a warm-up; runs with "
+          f"{'sorted' if args.sorted else 'random'} scores; outputs identical to trec_eval's\n")  # fmt: skip
     print("| run | command | wall s, median (min–max) | CPU s | peak RSS MiB |")
     print("|---|---|---|---|---|")
     print("\n".join(rows))
