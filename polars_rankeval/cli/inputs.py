@@ -48,7 +48,9 @@ class Reader:
 
     def run(self, argument: str, keep: Sequence[str] = ()) -> pl.LazyFrame:
         """A run as a lazy frame with String ``query``/``item`` and ``score``/``rank``
-        (and the columns ``keep`` of a Parquet or CSV run, e.g. ``--by`` groups)."""
+        (and the columns ``keep`` of a Parquet or CSV run, e.g. ``--by`` groups).  A
+        plain TREC file is read fast (:mod:`.plain`: ``query, item, score, tag``), any
+        other TREC file by :func:`polars_rankeval.io.read_trec_run`."""
         path = self._path(argument)
         frame = _scan_table(path)
         if frame is None:
