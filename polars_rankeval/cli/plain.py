@@ -137,7 +137,10 @@ def read_plain(path: Path, layout: Layout) -> pl.DataFrame | None:
         parts.append(part)
     if not parts:
         return None
-    return _with_tags(parts, tags) if "tag" in layout.fields else pl.concat(parts)
+    frame = _with_tags(parts, tags) if "tag" in layout.fields else pl.concat(parts)
+    # one chunk: the evaluation would otherwise put the ~10 chunks a block gives
+    # together in more than one of its branches (2M lines: peak RSS 494 -> 462 MiB)
+    return frame.rechunk()
 
 
 def _one_tag(part: pl.DataFrame) -> tuple[pl.DataFrame, str | None]:
