@@ -1,14 +1,15 @@
-"""The fast path of the command's TREC reader: plain files through polars' CSV reader.
+"""The fast path of the command's TREC reader: ASCII files through polars' CSV reader.
 
 :mod:`polars_rankeval.io` splits each line on any run of whitespace (a regular
-expression over every line, with line numbers for its errors).  Most TREC files are
-plainer than that: ASCII, one space between fields.  Such a file is read here in blocks
-of whole lines, each split on single spaces by polars' CSV reader and cut to the columns
-the command uses, so that the block's text columns never all live at once; this is what
-makes ``rankeval`` faster than trec_eval on big runs.  Any doubt (another whitespace
-byte, a non-ASCII byte, a missing field, a number that does not parse) returns None, and
-the caller reads the file with :mod:`polars_rankeval.io`, which gives the same frame or
-its line-numbered error.
+expression over every line, with line numbers for its errors).  Here an ASCII file is
+read in blocks of whole lines, each split on single spaces by polars' CSV reader and
+cut to the columns the command uses, so that a block's text columns never all live at
+once; a block with tabs, CRLF line ends or runs of spaces (trec_eval's own
+``results.test`` is tab separated with padded scores) is first rewritten with single
+spaces, which gives the same fields.  Any doubt (another whitespace byte, a non-ASCII
+byte, a missing field, a number that does not parse) returns None, and the caller
+reads the file with :mod:`polars_rankeval.io`, which gives the same frame or its
+line-numbered error.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ import polars as pl
 
 __all__ = ["QRELS", "RUN", "Layout", "read_plain"]
 
-BLOCK = 1 << 22  # bytes read at a time (4 MiB: less memory, as fast as 16): whole lines, cut at the last newline
+BLOCK = 1 << 22  # bytes read at a time (4 MiB: less memory than 16, as fast): whole lines
 # bytes after which splitting on single spaces could differ from splitting on any run
 # of whitespace, as polars_rankeval.io does: other whitespace, and its line separator
 _NOT_PLAIN = (b"\t", b"\r", b"\v", b"\f", b"\x1f")
+_TO_SPACE = bytes.maketrans(b"\t\r", b"  ")
 
 
 @dataclass(frozen=True)
@@ -74,13 +76,26 @@ def _plain(block: bytes, *, exact: bool) -> bool:
     return not exact or not (block.startswith(b" ") or b"  " in block or b"\n " in block)
 
 
+def _single_spaced(block: bytes) -> bytes | None:
+    """The block with each run of spaces and tabs (and the CR of a CRLF) as one space,
+    and none at a line's start: the same fields for a reader that splits on any run of
+    whitespace.  None for a CR that does not end a line (the readers could differ)."""
+    if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
+        return None
+    block = block.translate(_TO_SPACE)
+    while b"  " in block:
+        block = block.replace(b"  ", b" ")
+    block = block.replace(b"\n ", b"\n")
+    return block[1:] if block.startswith(b" ") else block
+
+
 def _parse(block: bytes, layout: Layout) -> pl.DataFrame | None:
     """One block as the layout's typed columns; None if a line is not plain."""
     columns = [f"_{i}" for i in range(layout.width)]
     try:
         raw = pl.read_csv(
             block, has_header=False, separator=" ", quote_char=None, comment_prefix="#",
-            truncate_ragged_lines=True, missing_columns="insert",
+            truncate_ragged_lines=True, missing_columns="insert", extra_columns="ignore",
             schema=dict.fromkeys(columns, pl.String),
         )  # fmt: skip
     except pl.exceptions.PolarsError:
@@ -119,18 +134,24 @@ def read_plain(path: Path, layout: Layout) -> pl.DataFrame | None:
     >>> _ = path.write_text("# a comment\\nq1 Q0 d1 1 2.5 bm25\\n\\nq1 Q0 d2 2 1.5 bm25\\n")
     >>> read_plain(path, RUN).rows()
     [('q1', 'd1', 2.5, 'bm25'), ('q1', 'd2', 1.5, 'bm25')]
-    >>> _ = path.write_text("q1 Q0 d1 1 2.5 bm25\\nq1\\tQ0 d2 2 1.5 bm25\\n")  # a tab
+    >>> _ = path.write_text("q1\\tQ0\\td1\\t1\\t  2.5\\tbm25\\r\\n")  # tabs, spaces, CRLF
+    >>> read_plain(path, RUN).rows()
+    [('q1', 'd1', 2.5, 'bm25')]
+    >>> _ = path.write_text("q1 Q0 d1 1 2.5\\n")  # five fields: for the reference reader
     >>> read_plain(path, RUN) is None
     True
     """
     parts: list[pl.DataFrame] = []
     tags: list[str | None] = []  # each run block's one tag (its column dropped), or None
     for block in _blocks(path):
-        if not _plain(block, exact=layout.exact):
-            return None
-        part = _parse(block, layout)
-        if part is None:
-            return None
+        part = _parse(block, layout) if _plain(block, exact=layout.exact) else None
+        if part is None:  # tabs, CRLF, runs of spaces: tried once more with single spaces
+            spaced = _single_spaced(block)
+            if spaced is None or not _plain(spaced, exact=layout.exact):
+                return None
+            part = _parse(spaced, layout)
+            if part is None:
+                return None
         if "tag" in layout.fields:
             part, tag = _one_tag(part)
             tags.append(tag)

@@ -109,9 +109,24 @@ def test_tags_that_differ_are_kept_per_line(
 
 @pytest.mark.parametrize(
     "text",
-    ["q1\tQ0 d1 1 2.5 a\n", "q1 Q0 d1 1 2.5 a\r\n", "q1 Q0 d1 x 2.5 a\n", "q1 Q0 d1 1 2.5\n",
-     "q1 Q0  d1 1 2.5 a\n", " q1 Q0 d1 1 2.5 a\n", "q1 Q0 dé 1 2.5 a\n", ""],
-    ids=["tab", "crlf", "rank", "five-fields", "two-spaces", "leading-space", "non-ascii", "empty"],
+    ["q1\tQ0\td1\t1\t  2.5\ta\n", "q1 Q0 d1 1 2.5 a\r\n", "q1 Q0  d1 1 2.5 a \n",
+     " q1 Q0 d1 1 2.5 a\n  # comment\n \t \n"],
+    ids=["tabs", "crlf", "two-spaces", "leading-spaces"],
+)  # fmt: skip
+def test_other_blanks_are_read_fast_too(tmp_path: Path, text: str) -> None:
+    """trec_eval's own results.test is tab separated with padded scores."""
+    run = tmp_path / "run.txt"
+    run.write_text(text)
+    fast = plain.read_plain(run, plain.RUN)
+    assert fast is not None
+    assert fast.rows() == [("q1", "d1", 2.5, "a")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["q1 Q0 d1 1 2.5 a\rq2 Q0 d1 1 2.5 a\n", "q1 Q0 d1 x 2.5 a\n", "q1 Q0 d1 1 2.5\n",
+     "q1\x0bQ0 d1 1 2.5 a\n", "q1 Q0 d\xa01 1 2.5 a\n", "q1 Q0 dé 1 2.5 a\n", ""],
+    ids=["lone-cr", "rank", "five-fields", "vertical-tab", "nbsp", "non-ascii", "empty"],
 )  # fmt: skip
 def test_anything_else_goes_to_the_reference_reader(tmp_path: Path, text: str) -> None:
     run = tmp_path / "run.txt"
