@@ -6,6 +6,9 @@ and Expr.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from polars_rankeval import expr, namespace  # noqa: F401  (namespace registers `rankeval`)
 from polars_rankeval._errors import InputError, MeasureError, RankevalError, RankevalWarning
 from polars_rankeval._parse import PRESETS, parse_measure
@@ -13,8 +16,10 @@ from polars_rankeval._registry import REGISTRY
 from polars_rankeval.compare import compare
 from polars_rankeval.evaluate import evaluate
 from polars_rankeval.io import read_trec_qrels, read_trec_run
-from polars_rankeval.report import write_report
 from polars_rankeval.validate import validate
+
+if TYPE_CHECKING:
+    from polars_rankeval.report import write_report
 
 __version__ = "0.1.0"
 
@@ -34,3 +39,12 @@ __all__ = [
     "validate",
     "write_report",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # the report code (HTML, Markdown, LaTeX) is imported on first use: `rankeval` and
+    # `import polars_rankeval` start faster without it
+    if name in ("report", "write_report"):
+        report = importlib.import_module("polars_rankeval.report")
+        return report if name == "report" else report.write_report
+    raise AttributeError(f"module 'polars_rankeval' has no attribute {name!r}")

@@ -197,12 +197,11 @@ def evaluate_run(
     library = [measures.measure(n) for n in names]
     run_, qrels_, complete = _inputs(run, qrels, judged=args.judged_only, complete=args.complete)
     kwargs: dict[str, Any] = {"complete": complete, "rel": args.rel, "duplicates": args.duplicates}
+    # one evaluation: the summary is aggregated from the per-query values below
     plans = [
         evaluate(run_, qrels_, library or ["NumRet"], per_query=True, **kwargs),
         _runid_frame(run, name),
     ]
-    if library:
-        plans.append(evaluate(run_, qrels_, library, **kwargs))
     if "relstring" in measures.names:
         plans.append(relstring(run_, qrels_, measures.relstring_length))
     plans.append(_nans(run, run_, qrels, measures, names, args))
@@ -215,11 +214,7 @@ def evaluate_run(
         .with_columns(pl.col("measure").replace_strict(to_label, return_dtype=pl.String))
         .sort("query", maintain_order=True)
     )
-    summary = pl.DataFrame(schema={"measure": pl.String, "value": pl.Float64})
-    if library:
-        summary = frames[2].with_columns(
-            pl.col("measure").replace_strict(to_label, return_dtype=pl.String)
-        )
+    summary = summarize(per_query, measures, names)
     texts = None
     if "relstring" in measures.names:  # every evaluated query, '' for one without rows
         queries = frames[0].select(pl.col("query").unique(maintain_order=True))
@@ -271,6 +266,26 @@ def _nans(
     )  # fmt: skip
 
 
+def summarize(per_query: pl.DataFrame, measures: Measures, names: Sequence[str]) -> pl.DataFrame:
+    """``measure, value``: each measure's one aggregation (mean, sum or geometric mean)
+    over its per-query values, added in trec_eval's query order (query ids as text), as
+    ``evaluate``'s own summary adds them: the same bits, without a second evaluation."""
+    from polars_rankeval._parse import parse_measure
+    from polars_rankeval.engines.finish import aggregate
+
+    labels = [measures.label(name) for name in names]
+    values = per_query.sort(pl.col("query").cast(pl.String), maintain_order=True)
+    row = values.select(
+        aggregate(pl.col("value").filter(pl.col("measure") == label),
+                  parse_measure(measures.measure(name))).alias(label)
+        for name, label in zip(names, labels)
+    )  # fmt: skip
+    return pl.DataFrame(
+        {"measure": labels, "value": list(row.row(0)) if labels else []},
+        schema={"measure": pl.String, "value": pl.Float64},
+    )
+
+
 def _trec_eval_totals(
     result: RunResult,
     qrels: pl.DataFrame,
@@ -280,17 +295,8 @@ def _trec_eval_totals(
 ) -> RunResult:
     """-Z (z-scores, summaries recomputed in trec_eval's order) and the -c num_rel total."""
     if args.zscores is not None:
-        from polars_rankeval._parse import parse_measure
-        from polars_rankeval.engines.finish import aggregate
-
         result.per_query = zscores(args.zscores, result.per_query)
-        rows = []
-        for name in names:  # the one aggregation, over the queries in trec_eval's order
-            label, m = measures.label(name), parse_measure(measures.measure(name))
-            values = result.per_query.filter(pl.col("measure") == label)
-            values = values.sort(pl.col("query").cast(pl.String))
-            rows.append((label, values.select(aggregate(pl.col("value"), m)).item()))
-        result.summary = pl.DataFrame(rows, schema=["measure", "value"], orient="row")
+        result.summary = summarize(result.per_query, measures, names)
     if args.complete and "num_rel" in names:
         result.summary = result.summary.with_columns(
             pl.when(pl.col("measure") == "num_rel")

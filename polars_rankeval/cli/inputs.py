@@ -14,6 +14,7 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval.cli._common import UsageError
+from polars_rankeval.cli.plain import QRELS, RUN, read_plain
 
 __all__ = ["Reader"]
 
@@ -47,10 +48,15 @@ class Reader:
 
     def run(self, argument: str, keep: Sequence[str] = ()) -> pl.LazyFrame:
         """A run as a lazy frame with String ``query``/``item`` and ``score``/``rank``
-        (and the columns ``keep`` of a Parquet or CSV run, e.g. ``--by`` groups)."""
+        (and the columns ``keep`` of a Parquet or CSV run, e.g. ``--by`` groups).  A
+        plain TREC file is read fast (:mod:`.plain`: ``query, item, score, tag``), any
+        other TREC file by :func:`polars_rankeval.io.read_trec_run`."""
         path = self._path(argument)
         frame = _scan_table(path)
         if frame is None:
+            fast = read_plain(path, RUN)
+            if fast is not None:
+                return fast.lazy()
             from polars_rankeval.io import read_trec_run
 
             return read_trec_run(path)
@@ -68,6 +74,9 @@ class Reader:
         path = self._path(argument)
         frame = _scan_table(path)
         if frame is None:
+            fast = read_plain(path, QRELS)
+            if fast is not None:
+                return fast.lazy()
             from polars_rankeval.io import read_trec_qrels
 
             return read_trec_qrels(path)

@@ -1,0 +1,187 @@
+"""The fast path of the command's TREC reader: ASCII files through polars' CSV reader.
+
+:mod:`polars_rankeval.io` splits each line on any run of whitespace (a regular
+expression over every line, with line numbers for its errors).  Here an ASCII file is
+read in blocks of whole lines, each split on single spaces by polars' CSV reader and
+cut to the columns the command uses, so that a block's text columns never all live at
+once; a block with tabs, CRLF line ends or runs of spaces (trec_eval's own
+``results.test`` is tab separated with padded scores) is first rewritten with single
+spaces, which gives the same fields.  Any doubt (another whitespace byte, a non-ASCII
+byte, a missing field, a number that does not parse) returns None, and the caller
+reads the file with :mod:`polars_rankeval.io`, which gives the same frame or its
+line-numbered error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+__all__ = ["QRELS", "RUN", "Layout", "read_plain"]
+
+BLOCK = 1 << 22  # bytes read at a time (4 MiB: less memory than 16, as fast): whole lines
+# bytes after which splitting on single spaces could differ from splitting on any run
+# of whitespace, as polars_rankeval.io does: other whitespace, and its line separator
+_NOT_PLAIN = (b"\t", b"\r", b"\v", b"\f", b"\x1f")
+_TO_SPACE = bytes.maketrans(b"\t\r", b"  ")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A TREC text layout: the fields kept (by position) and the fields a line has."""
+
+    fields: dict[str, tuple[int, Any]]  # output column -> (field position, dtype)
+    checked: dict[int, Any]  # fields parsed only to check them (the run's rank)
+    width: int  # fields read: the run's first 6; the qrels' 4 and one more
+    exact: bool  # qrels: exactly 4 fields (the 5th must be absent)
+
+
+RUN = Layout(
+    {"query": (0, pl.String), "item": (2, pl.String), "score": (4, pl.Float64),
+     "tag": (5, pl.String)},
+    checked={3: pl.Int64}, width=6, exact=False,
+)  # fmt: skip
+QRELS = Layout(
+    {"query": (0, pl.String), "item": (2, pl.String), "relevance": (3, pl.Int64)},
+    checked={}, width=5, exact=True,
+)  # fmt: skip
+
+
+def _blocks(path: Path) -> Iterator[bytes]:
+    """The file in blocks of whole lines (the last one may lack its newline).  The
+    unfinished line at a block's end is read again with the next block (a seek back):
+    one copy of the block fewer than carrying it over."""
+    with open(path, "rb", buffering=0) as file:
+        while block := file.read(BLOCK):
+            cut = block.rfind(b"\n") + 1
+            while not cut and (more := file.read(BLOCK)):  # a line longer than a block
+                block += more
+                cut = block.rfind(b"\n") + 1
+            if 0 < cut < len(block):
+                file.seek(cut - len(block), os.SEEK_CUR)
+                block = block[:cut]
+            yield block
+
+
+def _plain(block: bytes, *, exact: bool) -> bool:
+    """ASCII without tabs, CRs...; for qrels (``exact``, small files: the two-byte
+    searches are slow) also no two spaces in a row and no line starting with a space."""
+    if not block.isascii() or any(pattern in block for pattern in _NOT_PLAIN):
+        return False
+    return not exact or not (block.startswith(b" ") or b"  " in block or b"\n " in block)
+
+
+def _single_spaced(block: bytes) -> bytes | None:
+    """The block with each run of spaces and tabs (and the CR of a CRLF) as one space,
+    and none at a line's start: the same fields for a reader that splits on any run of
+    whitespace.  None for a CR that does not end a line (the readers could differ)."""
+    if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
+        return None
+    block = block.translate(_TO_SPACE)
+    while b"  " in block:
+        block = block.replace(b"  ", b" ")
+    block = block.replace(b"\n ", b"\n")
+    return block[1:] if block.startswith(b" ") else block
+
+
+def _parse(block: bytes, layout: Layout) -> pl.DataFrame | None:
+    """One block as the layout's typed columns; None if a line is not plain."""
+    columns = [f"_{i}" for i in range(layout.width)]
+    try:
+        raw = pl.read_csv(
+            block, has_header=False, separator=" ", quote_char=None, comment_prefix="#",
+            truncate_ragged_lines=True, missing_columns="insert", extra_columns="ignore",
+            schema=dict.fromkeys(columns, pl.String),
+        )  # fmt: skip
+    except pl.exceptions.PolarsError:
+        return None
+    typed = {
+        name: pl.col(columns[i]).cast(dtype, strict=False)
+        for name, (i, dtype) in layout.fields.items()
+    }
+    # a missing field (fewer fields, or two spaces in a row), a number that does not
+    # parse, or (qrels) a fifth field: the line-numbered reader reports it
+    required = columns[: layout.width - 1] if layout.exact else columns
+    bad = pl.any_horizontal(
+        *(pl.col(name).is_null() for name in required),
+        *(value.is_null() for value in typed.values()),
+        *(pl.col(columns[i]).cast(t, strict=False).is_null() for i, t in layout.checked.items()),
+        *([pl.col(columns[-1]).is_not_null()] if layout.exact else []),
+    )
+    blank = pl.all_horizontal(pl.all().is_null())  # an empty line: skipped
+    frame = raw.select(**typed, _bad=bad & ~blank, _blank=blank)
+    if frame.height and frame.get_column("_bad").any():
+        return None
+    if frame.get_column("_blank").any():  # rare: filtered only then (a copy)
+        frame = frame.filter(~pl.col("_blank"))
+    return frame.drop("_bad", "_blank")
+
+
+def read_plain(path: Path, layout: Layout) -> pl.DataFrame | None:
+    """The file's rows as ``layout`` says, or None when it is not plain (see the module).
+
+    A run's ``tag`` column, when every line has the same tag (the usual case), is one
+    constant column (no memory per row); the ``rank`` field is checked, not kept (the
+    command ranks by score, as trec_eval does).
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("# a comment\\nq1 Q0 d1 1 2.5 bm25\\n\\nq1 Q0 d2 2 1.5 bm25\\n")
+    >>> read_plain(path, RUN).rows()
+    [('q1', 'd1', 2.5, 'bm25'), ('q1', 'd2', 1.5, 'bm25')]
+    >>> _ = path.write_text("q1\\tQ0\\td1\\t1\\t  2.5\\tbm25\\r\\n")  # tabs, spaces, CRLF
+    >>> read_plain(path, RUN).rows()
+    [('q1', 'd1', 2.5, 'bm25')]
+    >>> _ = path.write_text("q1 Q0 d1 1 2.5\\n")  # five fields: for the reference reader
+    >>> read_plain(path, RUN) is None
+    True
+    """
+    parts: list[pl.DataFrame] = []
+    tags: list[str | None] = []  # each run block's one tag (its column dropped), or None
+    for block in _blocks(path):
+        part = _parse(block, layout) if _plain(block, exact=layout.exact) else None
+        if part is None:  # tabs, CRLF, runs of spaces: tried once more with single spaces
+            spaced = _single_spaced(block)
+            if spaced is None or not _plain(spaced, exact=layout.exact):
+                return None
+            part = _parse(spaced, layout)
+            if part is None:
+                return None
+        if "tag" in layout.fields:
+            part, tag = _one_tag(part)
+            tags.append(tag)
+        parts.append(part)
+    if not parts:
+        return None
+    frame = _with_tags(parts, tags) if "tag" in layout.fields else pl.concat(parts)
+    # one chunk: the evaluation would otherwise put the ~10 chunks a block gives
+    # together in more than one of its branches (2M lines: peak RSS 494 -> 462 MiB)
+    return frame.rechunk()
+
+
+def _one_tag(part: pl.DataFrame) -> tuple[pl.DataFrame, str | None]:
+    """A block without its tag column when all its lines have one tag, and that tag."""
+    if not part.height:
+        return part.drop("tag"), None
+    last = part.item(-1, "tag")
+    if (part.get_column("tag") == last).all():
+        return part.drop("tag"), last
+    return part, None
+
+
+def _with_tags(parts: list[pl.DataFrame], tags: list[str | None]) -> pl.DataFrame:
+    """The blocks put together with their tag column back: one constant (no memory per
+    row) when every line has the same tag."""
+    found = {tag for part, tag in zip(parts, tags) if part.height}
+    if len(found) == 1 and None not in found:
+        rows = pl.concat([part.select("query", "item", "score") for part in parts])
+        return rows.with_columns(pl.lit(found.pop(), pl.String).alias("tag"))
+    return pl.concat(
+        part if "tag" in part.columns else part.with_columns(pl.lit(tag, pl.String).alias("tag"))
+        for part, tag in zip(parts, tags)
+    )
