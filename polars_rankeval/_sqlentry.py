@@ -33,7 +33,7 @@ FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
     "GMAP", "Bpref", "infAP", "Rprec", "Rprec_mult", "F1", "IPrec", "IPrec11pt", "ERR",
     "Judged", "Unjudged", "RBP", "RBP_resid", "SetAP", "RelP", "Utility", "binG", "GMBpref",
-    "NumNonRelJudgedRet",
+    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG",
 )  # fmt: skip
 
 
@@ -244,6 +244,31 @@ def _set_cases(d: Dialect) -> dict[str, str]:
         "Utility": f"CASE WHEN u._nret > 0 THEN {utility} ELSE 0 END",
         "binG": safe("COALESCE(a._bing, 0)", "st._R"),
         "NumNonRelJudgedRet": "COALESCE(a._nonrel_judged, 0)",
+        **_gain_cases(d),
+    }
+
+
+def _gain_cases(d: Dialect) -> dict[str, str]:
+    """The formulas of trec_eval's experimental gain families (G, ndcg_rel, Rndcg) from
+    the ideal ranking's per-query stats (st._num_pos...) and the judged rows' sums."""
+
+    def safe(num: str, den: str) -> str:
+        return _safe(d, num, den)
+
+    ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
+    npos = "COALESCE(st._num_pos, 0)"
+    dcg_n = safe("COALESCE(a._dcg, 0)", "COALESCE(st._idcg_lin, 0)")  # DCG(n) / IDCG
+    # nDCG_rel: nDCG at each found item, at the end of the run for the others
+    total = f"(COALESCE(a._ndr, 0) + ({npos} - COALESCE(a._found, 0)) * {dcg_n})"
+    # Rndcg's "implied R-level at num_retrieved": only when n >= Npos + 2
+    extra = f"CASE WHEN {npos} >= 1 AND {ct} >= {npos} + 2 THEN 1 ELSE 0 END"
+    return {
+        "G": safe("COALESCE(a._gsum, 0)", "COALESCE(st._ideal_gain, 0)"),
+        "nDCG_rel": f"CASE WHEN {total} > 0 THEN {total} / {npos} ELSE 0 END",
+        "RnDCG": "CASE WHEN st._R > 0 THEN "
+        + safe(f"COALESCE(a._rnd, 0) + ({extra}) * {dcg_n}",
+               f"COALESCE(st._gain_levels, 0) + ({extra})")
+        + " ELSE 0 END",
     }
 
 
@@ -301,8 +326,8 @@ def _raw_sums(d: Dialect) -> str:
             (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP') AND {isrel} AND {intop}"
             f" THEN CAST(jl._hits AS {D}) / jl._pos END) AS _prec_k"),
             f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
-            (f"SUM(CASE WHEN {fam} = 'nDCG' AND {intop} AND jl._rel > 0 THEN"
-            f" CAST({gain} AS {D}) / {log2} END) AS _dcg"),
+            (f"SUM(CASE WHEN {fam} IN ('nDCG', 'nDCG_rel', 'RnDCG') AND {intop} AND jl._rel > 0"
+            f" THEN CAST({gain} AS {D}) / {log2} END) AS _dcg"),
             (f"SUM(CASE WHEN {fam} = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND"
             f" jl._rel > 0 THEN CAST({gain} AS {D}) / {ipos_log2} END) AS _idcg_run"),
             (f"SUM(CASE WHEN {fam} IN ('Bpref', 'GMBpref') AND {isrel} THEN {bpref} END)"
@@ -319,7 +344,31 @@ def _raw_sums(d: Dialect) -> str:
             " jl._pos END) AS _err"),
         ]
         + _judged_sums(d)
+        + _gain_sums(d)
     )
+
+
+def _gain_sums(d: Dialect) -> list[str]:
+    """The aggregates of G, nDCG_rel and RnDCG (trec_eval m_G.c, m_ndcg_rel.c,
+    m_Rndcg.c) over the found rows (gain > 0 in the top k), as _raw_sums."""
+    D = d.double
+    found = "jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)"
+    log2 = f"(LN(CAST(jl._pos AS {D}) + 1) / LN(2.0))"
+    # the ideal ranking's cost at p; past it each position costs 1 more
+    cost = (
+        "CASE WHEN jl._pos <= jl._num_pos THEN jl._icost"
+        " ELSE jl._ideal_cost + jl._pos - jl._num_pos END"
+    )
+    ideal = "CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END"
+    fam = "s._family"
+    return [
+        (f"SUM(CASE WHEN {fam} = 'G' AND {found} THEN CAST(jl._rel AS {D}) /"
+        f" (LN(2 + {cost} - jl._cg) / LN(2.0)) END) AS _gsum"),
+        f"SUM(CASE WHEN {fam} = 'nDCG_rel' AND {found} THEN jl._rdcg / ({ideal}) END) AS _ndr",
+        f"SUM(CASE WHEN {fam} = 'nDCG_rel' AND {found} THEN 1 ELSE 0 END) AS _found",
+        (f"SUM(CASE WHEN {fam} = 'RnDCG' AND {found} AND jl._pos <= jl._num_pos THEN"
+        f" CAST(jl._rel AS {D}) / {log2} * jl._lends END) AS _rnd"),
+    ]
 
 
 def _judged_sums(d: Dialect) -> list[str]:
@@ -371,8 +420,7 @@ def _check_sql(d: Dialect) -> str:
 
 
 def _counts_sql(d: Dialect) -> str:
-    """CTEs: the ranked run, per-query counts and checks, the qrels' per-query stats."""
-    D = d.double
+    """CTEs: the ranked run, per-query counts and the data checks."""
     g = d.g
     return f"""
     _levels AS (SELECT DISTINCT _level FROM _specs),
@@ -402,19 +450,57 @@ def _counts_sql(d: Dialect) -> str:
             (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
-    _qstat AS (
-        SELECT q._q, l._level,
-            CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {D}) AS _R,
-            CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END) AS {D})
-                AS _N
-        FROM _qrels AS q CROSS JOIN _levels AS l
-        GROUP BY q._q, l._level
-    ),
+"""
+
+
+def _stats_sql(d: Dialect) -> str:
+    """CTEs: the qrels' per-query stats (per relevance level) and the ideal rankings."""
+    D = d.double
+    return f"""
     _ideal AS (
         SELECT q._q, q._rel,
             ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
         FROM _qrels AS q
         WHERE q._rel > 0
+    ),
+    _gideal AS (
+        SELECT e.*,
+            SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
+                PARTITION BY e._q ORDER BY e._ipos DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _lends
+        FROM (
+            SELECT i._q, i._rel, i._ipos,
+                MAX(i._ipos) OVER (PARTITION BY i._q, i._rel) AS _level_end,
+                SUM(CASE WHEN i._rel >= 1 THEN i._rel ELSE 1 END) OVER (
+                    PARTITION BY i._q ORDER BY i._ipos
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+                ) AS _icost,
+                SUM(CAST(i._rel AS {D}) / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0))) OVER (
+                    PARTITION BY i._q ORDER BY i._ipos
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+                ) AS _idcg_at
+            FROM _ideal AS i
+        ) AS e
+    ),
+    _gq AS (
+        SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, SUM(e._rel) AS _ideal_gain,
+            MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
+            CAST(COUNT(DISTINCT e._rel) AS {D}) AS _gain_levels
+        FROM _gideal AS e
+        GROUP BY e._q
+    ),
+    _qstat AS (
+        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels
+        FROM (
+            SELECT q._q, l._level,
+                CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {D}) AS _R,
+                CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END)
+                     AS {D}) AS _N
+            FROM _qrels AS q CROSS JOIN _levels AS l
+            GROUP BY q._q, l._level
+        ) AS c
+        LEFT JOIN _gq AS gq ON gq._q = c._q
     ),
     _idcg AS (
         SELECT s._idx, i._q,
@@ -430,6 +516,7 @@ def _counts_sql(d: Dialect) -> str:
 def _judged_sql(d: Dialect) -> str:
     """CTEs: the judged retrieved rows with their windows, and their sums per spec."""
     g = d.g
+    log2 = f"(LN(CAST(r._pos AS {d.double}) + 1) / LN(2.0))"
     stop = (
         "(POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END)"
         " - 1) / 16.0"
@@ -437,7 +524,16 @@ def _judged_sql(d: Dialect) -> str:
     return f"""
     _judged AS (
         SELECT {g('r')}r._q, r._pos, q._rel, x._maxrel,
+            gi._icost, gi._idcg_at, gi._lends,
             ROW_NUMBER() OVER (PARTITION BY {g('r')}r._q ORDER BY r._pos) AS _jrank,
+            SUM(CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END) OVER (
+                PARTITION BY {g('r')}r._q ORDER BY r._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _cg,
+            SUM(CASE WHEN q._rel > 0 THEN q._rel / {log2} ELSE 0 END) OVER (
+                PARTITION BY {g('r')}r._q ORDER BY r._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _rdcg,
             ROW_NUMBER() OVER (
                 PARTITION BY {g('r')}r._q
                 ORDER BY CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END DESC, r._pos
@@ -449,10 +545,11 @@ def _judged_sql(d: Dialect) -> str:
         FROM _ranked AS r
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
         JOIN _qq AS x ON x._q = r._q
+        LEFT JOIN _gideal AS gi ON gi._q = r._q AND gi._ipos = r._pos
         WHERE {d.top} IS NULL OR r._pos <= {d.top}
     ),
     _jl AS (
-        SELECT j.*, l._level, st._R, st._N,
+        SELECT j.*, l._level, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin,
             SUM(CASE WHEN j._rel >= l._level THEN 1 ELSE 0 END) OVER (
                 PARTITION BY l._level, {g('j')}j._q ORDER BY j._pos
                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
@@ -510,7 +607,7 @@ def compute_sql(d: Dialect) -> str:
     columns, _q, _item, _key: higher ranks first, _bad: 1 on a bad run row), ``_qrels``
     (_q, _item, _rel, _bad) and ``_specs`` (one row per requested measure).  Ends with
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
-    return _counts_sql(d) + _judged_sql(d) + _values_sql(d)
+    return _counts_sql(d) + _stats_sql(d) + _judged_sql(d) + _values_sql(d)
 
 
 # ---------------------------------------------------------------------------------------

@@ -106,19 +106,51 @@ _qrels AS (
             (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
-    _qstat AS (
-        SELECT q._q, l._level,
-            CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {{ rankeval.double() }}) AS _R,
-            CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END) AS {{ rankeval.double() }})
-                AS _N
-        FROM _qrels AS q CROSS JOIN _levels AS l
-        GROUP BY q._q, l._level
-    ),
+
     _ideal AS (
         SELECT q._q, q._rel,
             ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
         FROM _qrels AS q
         WHERE q._rel > 0
+    ),
+    _gideal AS (
+        SELECT e.*,
+            SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
+                PARTITION BY e._q ORDER BY e._ipos DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _lends
+        FROM (
+            SELECT i._q, i._rel, i._ipos,
+                MAX(i._ipos) OVER (PARTITION BY i._q, i._rel) AS _level_end,
+                SUM(CASE WHEN i._rel >= 1 THEN i._rel ELSE 1 END) OVER (
+                    PARTITION BY i._q ORDER BY i._ipos
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+                ) AS _icost,
+                SUM(CAST(i._rel AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0))) OVER (
+                    PARTITION BY i._q ORDER BY i._ipos
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+                ) AS _idcg_at
+            FROM _ideal AS i
+        ) AS e
+    ),
+    _gq AS (
+        SELECT e._q, CAST(COUNT(*) AS {{ rankeval.double() }}) AS _num_pos, SUM(e._rel) AS _ideal_gain,
+            MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
+            CAST(COUNT(DISTINCT e._rel) AS {{ rankeval.double() }}) AS _gain_levels
+        FROM _gideal AS e
+        GROUP BY e._q
+    ),
+    _qstat AS (
+        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels
+        FROM (
+            SELECT q._q, l._level,
+                CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {{ rankeval.double() }}) AS _R,
+                CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END)
+                     AS {{ rankeval.double() }}) AS _N
+            FROM _qrels AS q CROSS JOIN _levels AS l
+            GROUP BY q._q, l._level
+        ) AS c
+        LEFT JOIN _gq AS gq ON gq._q = c._q
     ),
     _idcg AS (
         SELECT s._idx, i._q,
@@ -131,7 +163,16 @@ _qrels AS (
 
     _judged AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._pos, q._rel, x._maxrel,
+            gi._icost, gi._idcg_at, gi._lends,
             ROW_NUMBER() OVER (PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos) AS _jrank,
+            SUM(CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END) OVER (
+                PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _cg,
+            SUM(CASE WHEN q._rel > 0 THEN q._rel / (LN(CAST(r._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ELSE 0 END) OVER (
+                PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _rdcg,
             ROW_NUMBER() OVER (
                 PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
                 ORDER BY CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END DESC, r._pos
@@ -143,10 +184,11 @@ _qrels AS (
         FROM _ranked AS r
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
         JOIN _qq AS x ON x._q = r._q
+        LEFT JOIN _gideal AS gi ON gi._q = r._q AND gi._ipos = r._pos
         WHERE {{ 'NULL' if top is none else top }} IS NULL OR r._pos <= {{ 'NULL' if top is none else top }}
     ),
     _jl AS (
-        SELECT j.*, l._level, st._R, st._N,
+        SELECT j.*, l._level, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin,
             SUM(CASE WHEN j._rel >= l._level THEN 1 ELSE 0 END) OVER (
                 PARTITION BY l._level, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q ORDER BY j._pos
                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
@@ -164,7 +206,7 @@ _qrels AS (
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
             SUM(CASE WHEN s._family IN ('AP', 'GMAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END) AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
-            SUM(CASE WHEN s._family = 'nDCG' AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _dcg,
+            SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _dcg,
             SUM(CASE WHEN s._family = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _idcg_run,
             SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
             SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {{ rankeval.double() }}) / jl._pos) * (CAST(jl._jrank - 1 AS {{ rankeval.double() }}) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END) AS _infap,
@@ -178,7 +220,11 @@ _qrels AS (
             SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END) AS _judged_pw,
             SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END) AS _rbp,
             SUM(CASE WHEN s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {{ rankeval.double() }})) / LN(2.0)) END) AS _bing,
-            SUM(CASE WHEN s._family = 'NumNonRelJudgedRet' AND jl._rel >= 0 AND jl._rel < s._level THEN 1 ELSE 0 END) AS _nonrel_judged
+            SUM(CASE WHEN s._family = 'NumNonRelJudgedRet' AND jl._rel >= 0 AND jl._rel < s._level THEN 1 ELSE 0 END) AS _nonrel_judged,
+            SUM(CASE WHEN s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) END) AS _gsum,
+            SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) END) AS _ndr,
+            SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _found,
+            SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends END) AS _rnd
         FROM _jl AS jl
         JOIN _specs AS s ON s._level = jl._level
         GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
@@ -225,6 +271,9 @@ _qrels AS (
                 WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - st._R) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS {{ rankeval.double() }})
+                WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS {{ rankeval.double() }}) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS {{ rankeval.double() }}) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS {{ rankeval.double() }})
                 ELSE {{ rankeval.fail_open() }}s._name || ' is not available in SQL yet; use rk.evaluate'{{ rankeval.fail_close() }}
             END END AS _value
         FROM (
