@@ -141,6 +141,7 @@ class Dialect:
     real: Callable[[str], str]
     top: str  # the SQL of the top argument (NULL: all rows)
     complete: str  # the SQL of the complete argument (a boolean)
+    first: str  # the SQL of duplicates = 'first' (a boolean)
     text: str = "VARCHAR"
     # an id as text that sorts in byte order (trec_eval's strcmp), whatever the collation
     bytes_order: Callable[[str], str] = lambda x: f"CAST({x} AS VARCHAR)"
@@ -158,6 +159,15 @@ DUCKDB = Dialect(
     real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE)",
     top="top",
     complete="complete",
+    first="(duplicates = 'first')",
+)
+
+
+# The retrieved rows within the cutoff (all without one): u._nall rows (after top) less
+# the duplicates dropped there (duplicates='first'; their positions stay taken).
+_CT = (
+    "(CASE WHEN s._k IS NULL THEN u._nret"
+    " ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)"
 )
 
 
@@ -173,7 +183,7 @@ def _ranked_cases(d: Dialect) -> dict[str, str]:
     def safe(num: str, den: str) -> str:
         return _safe(d, num, den)
 
-    ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
+    ct = _CT
     hk = "COALESCE(a._hits_k, 0)"
     rr = "COALESCE(a._min_pos, 0)"
     return {
@@ -220,7 +230,7 @@ def _set_cases(d: Dialect) -> dict[str, str]:
     def safe(num: str, den: str) -> str:
         return _safe(d, num, den)
 
-    ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
+    ct = _CT
     hk = "COALESCE(a._hits_k, 0)"
     # trec_eval m_utility.c; a query missing from the run scores 0 (measures/utility.py)
     utility = (
@@ -235,8 +245,10 @@ def _set_cases(d: Dialect) -> dict[str, str]:
         "Unjudged": f"CASE WHEN s._k IS NOT NULL THEN CAST({ct} - COALESCE(a._judged_k, 0)"
         f" AS {D}) / s._k ELSE " + safe(f"{ct} - COALESCE(a._judged_k, 0)", "u._nret") + " END",
         "RBP": "(1 - s._p_p) * COALESCE(a._rbp, 0)",
-        "RBP_resid": "CASE WHEN COALESCE(a._judged_all, 0) < u._nret"
-        " THEN 1 - (1 - s._p_p) * COALESCE(a._judged_pw, 0) ELSE 0 END",
+        # p^n' + (1 - p) * (the unjudged weights above n'), n' = the last kept position:
+        # 1 - (1 - p) * (the judged and dropped weights above n')
+        "RBP_resid": "CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p)"
+        " * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END",
         # set_map: h^2 / (n R)
         "SetAP": safe(f"{hk} * {hk}", f"{ct} * st._R"),
         # relative_P_k: min(k, R) even past the retrieved rows; set_relative_P: min(n, R)
@@ -255,7 +267,7 @@ def _gain_cases(d: Dialect) -> dict[str, str]:
     def safe(num: str, den: str) -> str:
         return _safe(d, num, den)
 
-    ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
+    ct = _CT
     npos = "COALESCE(st._num_pos, 0)"
     dcg_n = safe("COALESCE(a._dcg, 0)", "COALESCE(st._idcg_lin, 0)")  # DCG(n) / IDCG
     # nDCG_rel: nDCG at each found item, at the end of the run for the others
@@ -406,7 +418,7 @@ def _check_sql(d: Dialect) -> str:
         "CASE WHEN c._run_rows = 0 THEN " + d.fail(
             f"'the run has no rows (' || CAST(c._run_rows AS {T}) || '): there is nothing to"
             " evaluate'")
-        + " WHEN c._run_dup > 0 THEN " + d.fail(
+        + " WHEN c._run_dup > 0 AND NOT " + d.first + " THEN " + d.fail(
             f"'run: duplicate (query, item) rows: ' || CAST(c._run_dup AS {T}) ||"
             f" ' extra row(s); example query: ' || CAST(c._run_dup_q AS {T})")
         + " WHEN c._qrels_dup > 0 THEN " + d.fail(
@@ -435,6 +447,31 @@ def _counts_sql(d: Dialect) -> str:
         SELECT {g('r')}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
         GROUP BY {g('r')}r._q
+    ),
+    _dropped AS (
+        SELECT {g('x')}x._q, x._pos,
+            -- 1: below the last kept row (all rows under it dropped too)
+            CASE WHEN COUNT(*) OVER (
+                PARTITION BY {g('x')}x._q ORDER BY x._pos DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) = x._nall - x._pos + 1 THEN 1 ELSE 0 END AS _tail
+        FROM (
+            SELECT {g('r')}r._q, r._pos, r._nall,
+                ROW_NUMBER() OVER (PARTITION BY {g('r')}r._q, r._item ORDER BY r._pos) AS _nth
+            FROM (
+                SELECT {g('r0')}r0._q, r0._item,
+                    CASE WHEN {d.top} IS NULL THEN y._n ELSE LEAST(y._n, {d.top}) END AS _nall,
+                    ROW_NUMBER() OVER (
+                        PARTITION BY {g('r0')}r0._q
+                        ORDER BY r0._key DESC, {d.bytes_order('r0._item')} DESC
+                    ) AS _pos
+                FROM _run AS r0
+                JOIN _rq AS y ON {d.gj('y', 'r0')}y._q = r0._q
+                WHERE {d.first} AND y._dup > 0
+            ) AS r
+            WHERE {d.top} IS NULL OR r._pos <= {d.top}
+        ) AS x
+        WHERE x._nth > 1
     ),
     _qq AS (
         SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
@@ -546,7 +583,8 @@ def _judged_sql(d: Dialect) -> str:
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
         JOIN _qq AS x ON x._q = r._q
         LEFT JOIN _gideal AS gi ON gi._q = r._q AND gi._ipos = r._pos
-        WHERE {d.top} IS NULL OR r._pos <= {d.top}
+        LEFT JOIN _dropped AS dr ON {d.gj('dr', 'r')}dr._q = r._q AND dr._pos = r._pos
+        WHERE ({d.top} IS NULL OR r._pos <= {d.top}) AND dr._pos IS NULL
     ),
     _jl AS (
         SELECT j.*, l._level, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin,
@@ -585,20 +623,34 @@ def _values_sql(d: Dialect) -> str:
         LEFT JOIN _rq AS x ON {gj('x', 'gr')}x._q = y._q
         WHERE {d.complete}
     ),
+    _dropk AS (
+        SELECT s._idx, {g('x')}x._q, COUNT(*) AS _nk,
+            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
+                     THEN POWER(s._p_p, CAST(x._pos - 1 AS {d.double})) END) AS _dropw
+        FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
+        GROUP BY s._idx, {g('x')}x._q
+    ),
     _values AS (
         SELECT {g('u')}u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE {_formulas(d)} END AS _value
         FROM (
-            SELECT {g('u0')}u0._q,
-                CASE WHEN u0._n IS NULL THEN 0 WHEN {d.top} IS NULL THEN u0._n
-                     ELSE LEAST(u0._n, {d.top}) END AS _nret
-            FROM _universe AS u0
+            SELECT {g('u1')}u1._q, u1._nall, u1._nall - COALESCE(dq._n, 0) AS _nret
+            FROM (
+                SELECT {g('u0')}u0._q,
+                    CASE WHEN u0._n IS NULL THEN 0 WHEN {d.top} IS NULL THEN u0._n
+                         ELSE LEAST(u0._n, {d.top}) END AS _nall
+                FROM _universe AS u0
+            ) AS u1
+            LEFT JOIN (
+                SELECT {g('x')}x._q, COUNT(*) AS _n FROM _dropped AS x GROUP BY {g('x')}x._q
+            ) AS dq ON {gj('dq', 'u1')}dq._q = u1._q
         ) AS u
         CROSS JOIN _specs AS s
         CROSS JOIN (SELECT {_check_sql(d)} AS _ok FROM _check AS c) AS c
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
+        LEFT JOIN _dropk AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
     )"""
 
 

@@ -429,7 +429,8 @@ LEFT JOIN (
 CREATE OR REPLACE MACRO rankeval_rows(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 WITH
 _args AS (
@@ -442,6 +443,9 @@ _args AS (
                        || ' (trec_eval''s order) or polars_rankeval.evaluate(..., ties=''average'')')
         WHEN top IS NOT NULL AND (CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
             THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
+        WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'first')
+            THEN error('duplicates=''' || COALESCE(duplicates, 'NULL')
+                       || ''': choose ''error'' or ''first''')
         WHEN complete IS NULL THEN error('complete must be true or false')
         WHEN rel IS NULL OR NOT isfinite(CAST(rel AS DOUBLE))
             THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
@@ -569,6 +573,31 @@ _specs AS (
         FROM _run AS r
         GROUP BY r._g, r._q
     ),
+    _dropped AS (
+        SELECT x._g, x._q, x._pos,
+            -- 1: below the last kept row (all rows under it dropped too)
+            CASE WHEN COUNT(*) OVER (
+                PARTITION BY x._g, x._q ORDER BY x._pos DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) = x._nall - x._pos + 1 THEN 1 ELSE 0 END AS _tail
+        FROM (
+            SELECT r._g, r._q, r._pos, r._nall,
+                ROW_NUMBER() OVER (PARTITION BY r._g, r._q, r._item ORDER BY r._pos) AS _nth
+            FROM (
+                SELECT r0._g, r0._q, r0._item,
+                    CASE WHEN top IS NULL THEN y._n ELSE LEAST(y._n, top) END AS _nall,
+                    ROW_NUMBER() OVER (
+                        PARTITION BY r0._g, r0._q
+                        ORDER BY r0._key DESC, CAST(r0._item AS VARCHAR) DESC
+                    ) AS _pos
+                FROM _run AS r0
+                JOIN _rq AS y ON y._g IS NOT DISTINCT FROM r0._g AND y._q = r0._q
+                WHERE (duplicates = 'first') AND y._dup > 0
+            ) AS r
+            WHERE top IS NULL OR r._pos <= top
+        ) AS x
+        WHERE x._nth > 1
+    ),
     _qq AS (
         SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
             MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
@@ -662,7 +691,8 @@ _specs AS (
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
         JOIN _qq AS x ON x._q = r._q
         LEFT JOIN _gideal AS gi ON gi._q = r._q AND gi._ipos = r._pos
-        WHERE top IS NULL OR r._pos <= top
+        LEFT JOIN _dropped AS dr ON dr._g IS NOT DISTINCT FROM r._g AND dr._q = r._q AND dr._pos = r._pos
+        WHERE (top IS NULL OR r._pos <= top) AND dr._pos IS NULL
     ),
     _jl AS (
         SELECT j.*, l._level, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin,
@@ -716,16 +746,23 @@ _specs AS (
         LEFT JOIN _rq AS x ON x._g IS NOT DISTINCT FROM gr._g AND x._q = y._q
         WHERE complete
     ),
+    _dropk AS (
+        SELECT s._idx, x._g, x._q, COUNT(*) AS _nk,
+            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
+                     THEN POWER(s._p_p, CAST(x._pos - 1 AS DOUBLE)) END) AS _dropw
+        FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
+        GROUP BY s._idx, x._g, x._q
+    ),
     _values AS (
         SELECT u._g, u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
                 WHEN 'AP' THEN CAST(CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END AS DOUBLE)
                 WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
-                WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / s._k END AS DOUBLE)
+                WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / s._k END AS DOUBLE)
                 WHEN 'R' THEN CAST(CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END AS DOUBLE)
                 WHEN 'RR' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END AS DOUBLE)
                 WHEN 'Success' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END AS DOUBLE)
-                WHEN 'NumRet' THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END AS DOUBLE)
+                WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS DOUBLE)
                 WHEN 'NumRel' THEN CAST(st._R AS DOUBLE)
                 WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE)
                 WHEN 'NumQ' THEN CAST(1 AS DOUBLE)
@@ -739,31 +776,38 @@ _specs AS (
                 WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'GMBpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
-                WHEN 'Judged' THEN CAST(CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS DOUBLE) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) ELSE 0 END AS DOUBLE)
-                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._judged_k, 0) AS DOUBLE) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._judged_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END END AS DOUBLE)
+                WHEN 'Judged' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END AS DOUBLE)
+                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS DOUBLE) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END END AS DOUBLE)
                 WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS DOUBLE)
-                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * COALESCE(a._judged_pw, 0) ELSE 0 END AS DOUBLE)
-                WHEN 'SetAP' THEN CAST(CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END * st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END AS DOUBLE)
+                WHEN 'SetAP' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'RelP' THEN CAST(CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END AS DOUBLE)
-                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS DOUBLE)
                 WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS DOUBLE) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS DOUBLE)
                 WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS DOUBLE)
-                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS DOUBLE) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS DOUBLE)
+                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS DOUBLE) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS DOUBLE)
                 ELSE error(s._name || ' is not available in SQL yet; use rk.evaluate')
             END END AS _value
         FROM (
-            SELECT u0._g, u0._q,
-                CASE WHEN u0._n IS NULL THEN 0 WHEN top IS NULL THEN u0._n
-                     ELSE LEAST(u0._n, top) END AS _nret
-            FROM _universe AS u0
+            SELECT u1._g, u1._q, u1._nall, u1._nall - COALESCE(dq._n, 0) AS _nret
+            FROM (
+                SELECT u0._g, u0._q,
+                    CASE WHEN u0._n IS NULL THEN 0 WHEN top IS NULL THEN u0._n
+                         ELSE LEAST(u0._n, top) END AS _nall
+                FROM _universe AS u0
+            ) AS u1
+            LEFT JOIN (
+                SELECT x._g, x._q, COUNT(*) AS _n FROM _dropped AS x GROUP BY x._g, x._q
+            ) AS dq ON dq._g IS NOT DISTINCT FROM u1._g AND dq._q = u1._q
         ) AS u
         CROSS JOIN _specs AS s
-        CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN error('the run has no rows (' || CAST(c._run_rows AS VARCHAR) || '): there is nothing to evaluate') WHEN c._run_dup > 0 THEN error('run: duplicate (query, item) rows: ' || CAST(c._run_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS VARCHAR)) WHEN c._qrels_dup > 0 THEN error('qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS VARCHAR)) WHEN c._shared = 0 AND NOT complete THEN error('run and qrels share no query (' || CAST(c._shared AS VARCHAR) || ' in common): check the query column and its type') ELSE 0 END AS _ok FROM _check AS c) AS c
+        CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN error('the run has no rows (' || CAST(c._run_rows AS VARCHAR) || '): there is nothing to evaluate') WHEN c._run_dup > 0 AND NOT (duplicates = 'first') THEN error('run: duplicate (query, item) rows: ' || CAST(c._run_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS VARCHAR)) WHEN c._qrels_dup > 0 THEN error('qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS VARCHAR)) WHEN c._shared = 0 AND NOT complete THEN error('run and qrels share no query (' || CAST(c._shared AS VARCHAR) || ' in common): check the query column and its type') ELSE 0 END AS _ok FROM _check AS c) AS c
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND a._g IS NOT DISTINCT FROM u._g AND a._q = u._q
+        LEFT JOIN _dropk AS dk ON dk._idx = s._idx AND dk._g IS NOT DISTINCT FROM u._g AND dk._q = u._q
     )
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
 FROM _values AS v
@@ -773,7 +817,8 @@ JOIN _qnames AS n ON n._q = v._q;
 CREATE OR REPLACE MACRO rankeval_per_query(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
 FROM (
@@ -781,7 +826,8 @@ FROM (
         x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
     FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
-        complete := complete, conventions := conventions, ties := ties, top := top) AS x
+        complete := complete, conventions := conventions, ties := ties, top := top,
+            duplicates := duplicates) AS x
 )
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
@@ -791,7 +837,8 @@ ORDER BY __rk_og, __rk_oq, __rk_oi;
 CREATE OR REPLACE MACRO rankeval_summary(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
 FROM (
@@ -804,7 +851,8 @@ FROM (
                 ELSE AVG(x.value) END AS value
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
-            complete := complete, conventions := conventions, ties := ties, top := top) AS x
+            complete := complete, conventions := conventions, ties := ties, top := top,
+            duplicates := duplicates) AS x
         GROUP BY x._g, x._idx, x.measure
     ) AS s
 )

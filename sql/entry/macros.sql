@@ -4,7 +4,8 @@
 CREATE OR REPLACE MACRO rankeval_rows(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 WITH
 _args AS (
@@ -17,6 +18,9 @@ _args AS (
                        || ' (trec_eval''s order) or polars_rankeval.evaluate(..., ties=''average'')')
         WHEN top IS NOT NULL AND (CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
             THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
+        WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'first')
+            THEN error('duplicates=''' || COALESCE(duplicates, 'NULL')
+                       || ''': choose ''error'' or ''first''')
         WHEN complete IS NULL THEN error('complete must be true or false')
         WHEN rel IS NULL OR NOT isfinite(CAST(rel AS DOUBLE))
             THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
@@ -140,7 +144,8 @@ JOIN _qnames AS n ON n._q = v._q;
 CREATE OR REPLACE MACRO rankeval_per_query(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
 FROM (
@@ -148,7 +153,8 @@ FROM (
         x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
     FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
-        complete := complete, conventions := conventions, ties := ties, top := top) AS x
+        complete := complete, conventions := conventions, ties := ties, top := top,
+            duplicates := duplicates) AS x
 )
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
@@ -158,7 +164,8 @@ ORDER BY __rk_og, __rk_oq, __rk_oi;
 CREATE OR REPLACE MACRO rankeval_summary(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
 FROM (
@@ -171,7 +178,8 @@ FROM (
                 ELSE AVG(x.value) END AS value
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
-            complete := complete, conventions := conventions, ties := ties, top := top) AS x
+            complete := complete, conventions := conventions, ties := ties, top := top,
+            duplicates := duplicates) AS x
         GROUP BY x._g, x._idx, x.measure
     ) AS s
 )

@@ -191,3 +191,41 @@ def test_rank_column_and_no_by(con):
         expected = rk.evaluate(single, qrels, MEASURES, per_query=True, query="qid",
                                item="doc_id", rank="pos", score=None, relevance="grade")
     assert assert_same(sql, expected, ["qid"]) > 0
+
+
+def with_duplicates(runs: pl.DataFrame, seed: int) -> pl.DataFrame:
+    """``runs`` with some (system, day, qid, doc_id) rows repeated at other scores (the
+    repeat ranks above, below or ties with the original)."""
+    rng = random.Random(seed)
+    extra = [
+        (system, day, q, item, rng.choice(SCORES))
+        for system, day, q, item, _ in runs.iter_rows()
+        if rng.random() < 0.2
+    ]
+    return pl.concat([runs, pl.DataFrame(extra, schema=runs.schema, orient="row")])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"top": 3}, {"complete": True, "rel": 2}, {"top": 5, "conventions": "kaggle"}],
+    ids=lambda o: ",".join(map(str, o.items())) or "-",
+)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_duplicates_first(con, seed, options):
+    runs, qrels = make_data(seed)
+    runs = with_duplicates(runs, seed)
+    con.register("runs", runs)
+    con.register("judgments", qrels)
+    by = ["system", "day"]
+    count = 0
+    for per_query, name in ((True, "rankeval_per_query"), (False, "rankeval_summary")):
+        sql = con.sql(sql_call(name, MEASURES, by, duplicates="first", **options)).pl()
+        expected = polars_result(
+            runs, qrels, MEASURES, by, per_query, duplicates="first", **options
+        )
+        keys = [*by, "qid"] if per_query else by
+        count += assert_same(sql, expected, keys)
+    assert count > len(MEASURES) * 4
+    # the default still refuses them
+    with pytest.raises(duckdb.Error, match="duplicate"):
+        con.sql(sql_call("rankeval_summary", ["MAP"], by, **options)).fetchall()
