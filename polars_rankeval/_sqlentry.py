@@ -208,7 +208,7 @@ def _ranked_cases(d: Dialect) -> dict[str, str]:
         "NumQ": "1",
         "nDCG": safe(
             "COALESCE(a._dcg, 0)",
-            "CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0)"
+            "CASE WHEN s._p_ideal = 'run' THEN COALESCE(ir._idcg_run, 0)"
             " ELSE COALESCE(ic._idcg, 0) END",
         ),
         "Rprec": safe("COALESCE(a._rprec, 0)", "st._R"),
@@ -316,7 +316,6 @@ def _raw_sums(d: Dialect) -> str:
     intop = "(s._k IS NULL OR jl._pos <= s._k)"
     log2 = f"(LN(CAST(jl._pos AS {D}) + 1) / LN(2.0))"
     gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END"
-    ipos_log2 = f"(LN(CAST(jl._ipos AS {D}) + 1) / LN(2.0))"
     nonrel_above = "jl._nonrel"
     infap = (
         f"CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {D}) /"
@@ -340,8 +339,6 @@ def _raw_sums(d: Dialect) -> str:
             f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
             (f"SUM(CASE WHEN {fam} IN ('nDCG', 'nDCG_rel', 'RnDCG') AND {intop} AND jl._rel > 0"
             f" THEN CAST({gain} AS {D}) / {log2} END) AS _dcg"),
-            (f"SUM(CASE WHEN {fam} = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND"
-            f" jl._rel > 0 THEN CAST({gain} AS {D}) / {ipos_log2} END) AS _idcg_run"),
             (f"SUM(CASE WHEN {fam} IN ('Bpref', 'GMBpref') AND {isrel} THEN {bpref} END)"
             " AS _bpref"),
             f"SUM(CASE WHEN {fam} = 'infAP' AND {isrel} THEN {infap} END) AS _infap",
@@ -440,13 +437,38 @@ def _counts_sql(d: Dialect) -> str:
         SELECT {g('r')}r._q, r._item,
             ROW_NUMBER() OVER (
                 PARTITION BY {g('r')}r._q ORDER BY r._key DESC, {d.bytes_order('r._item')} DESC
-            ) AS _pos
+            ) AS _pos,
+            COUNT(*) OVER (
+                PARTITION BY {g('r')}r._q ORDER BY r._key DESC, {d.bytes_order('r._item')} DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+            ) AS _n
         FROM _run AS r
     ),
+    -- the judged retrieved rows and the first row of every query: all that is read of
+    -- the ranked run (one pass; the counts ride on the rank's window)
+    _rows AS (
+        SELECT {g('r')}r._q, r._item, r._pos, r._n, q._rel
+        FROM _ranked AS r
+        LEFT JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+        WHERE q._item IS NOT NULL OR r._pos = 1
+    ),
+    -- the repeated (query, item) rows: one hash aggregate over the run
+    _rdup AS (
+        SELECT {g('x')}x._q, SUM(x._c - 1) AS _dup
+        FROM (
+            SELECT {g('r')}r._q, COUNT(*) AS _c
+            FROM _run AS r
+            GROUP BY {g('r')}r._q, r._item
+            HAVING COUNT(*) > 1
+        ) AS x
+        GROUP BY {g('x')}x._q
+    ),
     _rq AS (
-        SELECT {g('r')}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
-        FROM _run AS r
-        GROUP BY {g('r')}r._q
+        SELECT {g('x')}x._q, MIN(x._n) AS _n, COALESCE(MIN(y._dup), 0) AS _dup
+        FROM _rows AS x
+        LEFT JOIN _rdup AS y ON {d.gj('y', 'x')}y._q = x._q
+        WHERE x._pos = 1
+        GROUP BY {g('x')}x._q
     ),
     _dropped AS (
         SELECT {g('x')}x._q, x._pos,
@@ -518,6 +540,8 @@ def _stats_sql(d: Dialect) -> str:
                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
                 ) AS _idcg_at
             FROM _ideal AS i
+            -- only for the families that read it
+            WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
         ) AS e
     ),
     _gq AS (
@@ -528,7 +552,8 @@ def _stats_sql(d: Dialect) -> str:
         GROUP BY e._q
     ),
     _qstat AS (
-        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels
+        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels,
+            x._maxrel
         FROM (
             SELECT q._q, l._level,
                 CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {D}) AS _R,
@@ -537,6 +562,7 @@ def _stats_sql(d: Dialect) -> str:
             FROM _qrels AS q CROSS JOIN _levels AS l
             GROUP BY q._q, l._level
         ) AS c
+        JOIN _qq AS x ON x._q = c._q
         LEFT JOIN _gq AS gq ON gq._q = c._q
     ),
     _idcg AS (
@@ -552,59 +578,69 @@ def _stats_sql(d: Dialect) -> str:
 
 def _judged_sql(d: Dialect) -> str:
     """CTEs: the judged retrieved rows with their windows, and their sums per spec."""
-    g = d.g
-    log2 = f"(LN(CAST(r._pos AS {d.double}) + 1) / LN(2.0))"
+    g, D = d.g, d.double
+    log2 = f"(LN(CAST(r._pos AS {D}) + 1) / LN(2.0))"
+    gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END"
     stop = (
-        "(POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END)"
+        "(POWER(2.0, CASE WHEN r._rel > 4 THEN 4 WHEN r._rel > 0 THEN r._rel ELSE 0 END)"
         " - 1) / 16.0"
     )
+    w = f"PARTITION BY l._level, {g('r')}r._q ORDER BY r._pos"
+    upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     return f"""
+    -- the judged retrieved rows, once per relevance level, with every running sum in one
+    -- window (one sort); the per-query stats are joined after it
     _judged AS (
-        SELECT {g('r')}r._q, r._pos, q._rel, x._maxrel,
-            gi._icost, gi._idcg_at, gi._lends,
-            ROW_NUMBER() OVER (PARTITION BY {g('r')}r._q ORDER BY r._pos) AS _jrank,
-            SUM(CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END) OVER (
-                PARTITION BY {g('r')}r._q ORDER BY r._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _cg,
-            SUM(CASE WHEN q._rel > 0 THEN q._rel / {log2} ELSE 0 END) OVER (
-                PARTITION BY {g('r')}r._q ORDER BY r._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _rdcg,
-            ROW_NUMBER() OVER (
-                PARTITION BY {g('r')}r._q
-                ORDER BY CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END DESC, r._pos
-            ) AS _ipos,
+        SELECT {g('r')}r._q, r._pos, r._rel, l._level,
+            ROW_NUMBER() OVER ({w}) AS _jrank,
+            SUM(CASE WHEN r._rel >= l._level THEN 1 ELSE 0 END) OVER ({w} {upto}) AS _hits,
+            SUM(CASE WHEN r._rel >= 0 AND r._rel < l._level THEN 1 ELSE 0 END) OVER (
+                {w} {upto}) AS _nonrel,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel ELSE 0 END) OVER ({w} {upto}) AS _cg,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel / {log2} ELSE 0 END) OVER ({w} {upto}) AS _rdcg,
             EXP(COALESCE(SUM(LN(1 - {stop})) OVER (
-                PARTITION BY {g('r')}r._q ORDER BY r._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+                {w} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
             ), 0)) AS _decay
-        FROM _ranked AS r
-        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-        JOIN _qq AS x ON x._q = r._q
-        LEFT JOIN _gideal AS gi ON gi._q = r._q AND gi._ipos = r._pos
-        LEFT JOIN _dropped AS dr ON {d.gj('dr', 'r')}dr._q = r._q AND dr._pos = r._pos
-        WHERE ({d.top} IS NULL OR r._pos <= {d.top}) AND dr._pos IS NULL
+        FROM (
+            SELECT {g('r0')}r0._q, r0._pos, r0._rel
+            FROM _rows AS r0
+            LEFT JOIN _dropped AS dr ON {d.gj('dr', 'r0')}dr._q = r0._q AND dr._pos = r0._pos
+            WHERE r0._rel IS NOT NULL AND ({d.top} IS NULL OR r0._pos <= {d.top})
+                AND dr._pos IS NULL
+        ) AS r
+        CROSS JOIN _levels AS l
+    ),
+    -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
+    _irun AS (
+        SELECT s._idx, {g('i')}i._q,
+            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})
+                     / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END) AS _idcg_run
+        FROM (
+            SELECT {g('j')}j._q, j._rel, j._level,
+                ROW_NUMBER() OVER (
+                    PARTITION BY j._level, {g('j')}j._q ORDER BY j._rel DESC, j._pos
+                ) AS _ipos
+            FROM _judged AS j
+            WHERE j._rel > 0 AND EXISTS (
+                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')
+        ) AS i
+        JOIN _specs AS s
+            ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
+        GROUP BY s._idx, {g('i')}i._q
     ),
     _jl AS (
-        SELECT j.*, l._level, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin,
-            SUM(CASE WHEN j._rel >= l._level THEN 1 ELSE 0 END) OVER (
-                PARTITION BY l._level, {g('j')}j._q ORDER BY j._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _hits,
-            SUM(CASE WHEN j._rel >= 0 AND j._rel < l._level THEN 1 ELSE 0 END) OVER (
-                PARTITION BY l._level, {g('j')}j._q ORDER BY j._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _nonrel
+        SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
+            gi._icost, gi._idcg_at, gi._lends
         FROM _judged AS j
-        CROSS JOIN _levels AS l
-        JOIN _qstat AS st ON st._q = j._q AND st._level = l._level
+        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
+        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
     ),
     _agg AS (
         SELECT s._idx, {g('jl')}jl._q,
             {_raw_sums(d)}
         FROM _jl AS jl
-        JOIN _specs AS s ON s._level = jl._level
+        -- a family with a cutoff reads only the rows within it (the others have no _k)
+        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
         GROUP BY s._idx, {g('jl')}jl._q
     ),
 """
@@ -650,6 +686,7 @@ def _values_sql(d: Dialect) -> str:
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
+        LEFT JOIN _irun AS ir ON ir._idx = s._idx AND {gj('ir', 'u')}ir._q = u._q
         LEFT JOIN _dropk AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
     )"""
 

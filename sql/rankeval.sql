@@ -474,7 +474,7 @@ _runcheck AS (
         ELSE 0 END AS _ok
     FROM _runcols AS c CROSS JOIN _args AS a
 ),
-_run AS (
+_run AS NOT MATERIALIZED (
     SELECT o._g, o._q, o._item,
         CASE WHEN rank IS NULL THEN
                  CASE WHEN isfinite(CAST(o._o AS DOUBLE)) THEN CAST(CAST(o._o AS REAL) AS DOUBLE)
@@ -565,13 +565,38 @@ _specs AS (
         SELECT r._g, r._q, r._item,
             ROW_NUMBER() OVER (
                 PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
-            ) AS _pos
+            ) AS _pos,
+            COUNT(*) OVER (
+                PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+            ) AS _n
         FROM _run AS r
     ),
+    -- the judged retrieved rows and the first row of every query: all that is read of
+    -- the ranked run (one pass; the counts ride on the rank's window)
+    _rows AS (
+        SELECT r._g, r._q, r._item, r._pos, r._n, q._rel
+        FROM _ranked AS r
+        LEFT JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+        WHERE q._item IS NOT NULL OR r._pos = 1
+    ),
+    -- the repeated (query, item) rows: one hash aggregate over the run
+    _rdup AS (
+        SELECT x._g, x._q, SUM(x._c - 1) AS _dup
+        FROM (
+            SELECT r._g, r._q, COUNT(*) AS _c
+            FROM _run AS r
+            GROUP BY r._g, r._q, r._item
+            HAVING COUNT(*) > 1
+        ) AS x
+        GROUP BY x._g, x._q
+    ),
     _rq AS (
-        SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
-        FROM _run AS r
-        GROUP BY r._g, r._q
+        SELECT x._g, x._q, MIN(x._n) AS _n, COALESCE(MIN(y._dup), 0) AS _dup
+        FROM _rows AS x
+        LEFT JOIN _rdup AS y ON y._g IS NOT DISTINCT FROM x._g AND y._q = x._q
+        WHERE x._pos = 1
+        GROUP BY x._g, x._q
     ),
     _dropped AS (
         SELECT x._g, x._q, x._pos,
@@ -637,6 +662,8 @@ _specs AS (
                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
                 ) AS _idcg_at
             FROM _ideal AS i
+            -- only for the families that read it
+            WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
         ) AS e
     ),
     _gq AS (
@@ -647,7 +674,8 @@ _specs AS (
         GROUP BY e._q
     ),
     _qstat AS (
-        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels
+        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels,
+            x._maxrel
         FROM (
             SELECT q._q, l._level,
                 CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS DOUBLE) AS _R,
@@ -656,6 +684,7 @@ _specs AS (
             FROM _qrels AS q CROSS JOIN _levels AS l
             GROUP BY q._q, l._level
         ) AS c
+        JOIN _qq AS x ON x._q = c._q
         LEFT JOIN _gq AS gq ON gq._q = c._q
     ),
     _idcg AS (
@@ -667,46 +696,52 @@ _specs AS (
         GROUP BY s._idx, i._q
     ),
 
+    -- the judged retrieved rows, once per relevance level, with every running sum in one
+    -- window (one sort); the per-query stats are joined after it
     _judged AS (
-        SELECT r._g, r._q, r._pos, q._rel, x._maxrel,
-            gi._icost, gi._idcg_at, gi._lends,
-            ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._pos) AS _jrank,
-            SUM(CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END) OVER (
-                PARTITION BY r._g, r._q ORDER BY r._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _cg,
-            SUM(CASE WHEN q._rel > 0 THEN q._rel / (LN(CAST(r._pos AS DOUBLE) + 1) / LN(2.0)) ELSE 0 END) OVER (
-                PARTITION BY r._g, r._q ORDER BY r._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _rdcg,
-            ROW_NUMBER() OVER (
-                PARTITION BY r._g, r._q
-                ORDER BY CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END DESC, r._pos
-            ) AS _ipos,
-            EXP(COALESCE(SUM(LN(1 - (POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END) - 1) / 16.0)) OVER (
-                PARTITION BY r._g, r._q ORDER BY r._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        SELECT r._g, r._q, r._pos, r._rel, l._level,
+            ROW_NUMBER() OVER (PARTITION BY l._level, r._g, r._q ORDER BY r._pos) AS _jrank,
+            SUM(CASE WHEN r._rel >= l._level THEN 1 ELSE 0 END) OVER (PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _hits,
+            SUM(CASE WHEN r._rel >= 0 AND r._rel < l._level THEN 1 ELSE 0 END) OVER (
+                PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _nonrel,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel ELSE 0 END) OVER (PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cg,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel / (LN(CAST(r._pos AS DOUBLE) + 1) / LN(2.0)) ELSE 0 END) OVER (PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _rdcg,
+            EXP(COALESCE(SUM(LN(1 - (POWER(2.0, CASE WHEN r._rel > 4 THEN 4 WHEN r._rel > 0 THEN r._rel ELSE 0 END) - 1) / 16.0)) OVER (
+                PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
             ), 0)) AS _decay
-        FROM _ranked AS r
-        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-        JOIN _qq AS x ON x._q = r._q
-        LEFT JOIN _gideal AS gi ON gi._q = r._q AND gi._ipos = r._pos
-        LEFT JOIN _dropped AS dr ON dr._g IS NOT DISTINCT FROM r._g AND dr._q = r._q AND dr._pos = r._pos
-        WHERE (top IS NULL OR r._pos <= top) AND dr._pos IS NULL
+        FROM (
+            SELECT r0._g, r0._q, r0._pos, r0._rel
+            FROM _rows AS r0
+            LEFT JOIN _dropped AS dr ON dr._g IS NOT DISTINCT FROM r0._g AND dr._q = r0._q AND dr._pos = r0._pos
+            WHERE r0._rel IS NOT NULL AND (top IS NULL OR r0._pos <= top)
+                AND dr._pos IS NULL
+        ) AS r
+        CROSS JOIN _levels AS l
+    ),
+    -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
+    _irun AS (
+        SELECT s._idx, i._g, i._q,
+            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE)
+                     / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) END) AS _idcg_run
+        FROM (
+            SELECT j._g, j._q, j._rel, j._level,
+                ROW_NUMBER() OVER (
+                    PARTITION BY j._level, j._g, j._q ORDER BY j._rel DESC, j._pos
+                ) AS _ipos
+            FROM _judged AS j
+            WHERE j._rel > 0 AND EXISTS (
+                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')
+        ) AS i
+        JOIN _specs AS s
+            ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
+        GROUP BY s._idx, i._g, i._q
     ),
     _jl AS (
-        SELECT j.*, l._level, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin,
-            SUM(CASE WHEN j._rel >= l._level THEN 1 ELSE 0 END) OVER (
-                PARTITION BY l._level, j._g, j._q ORDER BY j._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _hits,
-            SUM(CASE WHEN j._rel >= 0 AND j._rel < l._level THEN 1 ELSE 0 END) OVER (
-                PARTITION BY l._level, j._g, j._q ORDER BY j._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _nonrel
+        SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
+            gi._icost, gi._idcg_at, gi._lends
         FROM _judged AS j
-        CROSS JOIN _levels AS l
-        JOIN _qstat AS st ON st._q = j._q AND st._level = l._level
+        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
+        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
     ),
     _agg AS (
         SELECT s._idx, jl._g, jl._q,
@@ -714,7 +749,6 @@ _specs AS (
             SUM(CASE WHEN s._family IN ('AP', 'GMAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS DOUBLE) / jl._pos END) AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
             SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) END) AS _dcg,
-            SUM(CASE WHEN s._family = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._ipos AS DOUBLE) + 1) / LN(2.0)) END) AS _idcg_run,
             SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS DOUBLE) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
             SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS DOUBLE) / jl._pos) * (CAST(jl._jrank - 1 AS DOUBLE) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END) AS _infap,
             SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
@@ -733,7 +767,8 @@ _specs AS (
             SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _found,
             SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) * jl._lends END) AS _rnd
         FROM _jl AS jl
-        JOIN _specs AS s ON s._level = jl._level
+        -- a family with a cutoff reads only the rows within it (the others have no _k)
+        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
         GROUP BY s._idx, jl._g, jl._q
     ),
 
@@ -766,7 +801,7 @@ _specs AS (
                 WHEN 'NumRel' THEN CAST(st._R AS DOUBLE)
                 WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE)
                 WHEN 'NumQ' THEN CAST(1 AS DOUBLE)
-                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS DOUBLE)
+                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(ir._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(ir._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS DOUBLE)
                 WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS DOUBLE) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS DOUBLE)
                 WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS DOUBLE) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS DOUBLE)
@@ -807,6 +842,7 @@ _specs AS (
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND a._g IS NOT DISTINCT FROM u._g AND a._q = u._q
+        LEFT JOIN _irun AS ir ON ir._idx = s._idx AND ir._g IS NOT DISTINCT FROM u._g AND ir._q = u._q
         LEFT JOIN _dropk AS dk ON dk._idx = s._idx AND dk._g IS NOT DISTINCT FROM u._g AND dk._q = u._q
     )
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
