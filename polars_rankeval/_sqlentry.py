@@ -208,7 +208,7 @@ def _ranked_cases(d: Dialect) -> dict[str, str]:
         "NumQ": "1",
         "nDCG": safe(
             "COALESCE(a._dcg, 0)",
-            "CASE WHEN s._p_ideal = 'run' THEN COALESCE(ir._idcg_run, 0)"
+            "CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0)"
             " ELSE COALESCE(ic._idcg, 0) END",
         ),
         "Rprec": safe("COALESCE(a._rprec, 0)", "st._R"),
@@ -648,7 +648,7 @@ def _judged_sql(d: Dialect) -> str:
 
 def _values_sql(d: Dialect) -> str:
     """CTEs: the evaluated (group, query) pairs and one value per requested measure."""
-    g, gj = d.g, d.gj
+    g, gj, D = d.g, d.gj, d.double
     return f"""
     _groups AS (SELECT DISTINCT {g('x')}1 AS _one FROM _rq AS x),
     _universe AS (
@@ -665,6 +665,21 @@ def _values_sql(d: Dialect) -> str:
                      THEN POWER(s._p_p, CAST(x._pos - 1 AS {d.double})) END) AS _dropw
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, {g('x')}x._q
+    ),
+    -- the rarely present extras in one table (one join below): nDCG(ideal=run)'s ideal
+    -- DCG, the dropped duplicates
+    _extra AS (
+        SELECT e._idx, {g('e')}e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
+            MAX(e._dropw) AS _dropw
+        FROM (
+            SELECT x._idx, {g('x')}x._q, x._idcg_run, CAST(NULL AS {D}) AS _nk,
+                CAST(NULL AS {D}) AS _dropw
+            FROM _irun AS x
+            UNION ALL
+            SELECT x._idx, {g('x')}x._q, CAST(NULL AS {D}), CAST(x._nk AS {D}), x._dropw
+            FROM _dropk AS x
+        ) AS e
+        GROUP BY e._idx, {g('e')}e._q
     ),
     _values AS (
         SELECT {g('u')}u._q, s._idx, s._name, s._agg,
@@ -686,8 +701,7 @@ def _values_sql(d: Dialect) -> str:
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
-        LEFT JOIN _irun AS ir ON ir._idx = s._idx AND {gj('ir', 'u')}ir._q = u._q
-        LEFT JOIN _dropk AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
+        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
     )"""
 
 

@@ -507,9 +507,9 @@ _run AS NOT MATERIALIZED (
                                 || CAST(k._cols AS VARCHAR) || ')' END)) AS _o
         FROM (
             SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
-                greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS _q0,
-                greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS _item0,
-                greatest(*COLUMNS(lambda c: c = COALESCE(rank, score) OR c = '__rk_none')) AS _o0
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS _q0,
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS _item0,
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(rank, score))) AS _o0
             FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
         ) AS i
         CROSS JOIN _runcheck AS k
@@ -538,9 +538,9 @@ _qrels_src AS (
                             || ' relevance := ''my_relevance_column''' END)) AS __rk_rv
     FROM (
         SELECT *,
-            greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS __rk_qv0,
-            greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS __rk_iv0,
-            greatest(*COLUMNS(lambda c: c = relevance OR c = '__rk_none')) AS __rk_rv0
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS __rk_qv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS __rk_iv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = relevance)) AS __rk_rv0
         FROM (SELECT NULL AS __rk_q, NULL AS __rk_none, * FROM query_table(qrels_table)) AS q0
     ) AS q
     CROSS JOIN _qrelscols AS k
@@ -788,6 +788,21 @@ _specs AS (
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, x._g, x._q
     ),
+    -- the rarely present extras in one table (one join below): nDCG(ideal=run)'s ideal
+    -- DCG, the dropped duplicates
+    _extra AS (
+        SELECT e._idx, e._g, e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
+            MAX(e._dropw) AS _dropw
+        FROM (
+            SELECT x._idx, x._g, x._q, x._idcg_run, CAST(NULL AS DOUBLE) AS _nk,
+                CAST(NULL AS DOUBLE) AS _dropw
+            FROM _irun AS x
+            UNION ALL
+            SELECT x._idx, x._g, x._q, CAST(NULL AS DOUBLE), CAST(x._nk AS DOUBLE), x._dropw
+            FROM _dropk AS x
+        ) AS e
+        GROUP BY e._idx, e._g, e._q
+    ),
     _values AS (
         SELECT u._g, u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
@@ -801,7 +816,7 @@ _specs AS (
                 WHEN 'NumRel' THEN CAST(st._R AS DOUBLE)
                 WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE)
                 WHEN 'NumQ' THEN CAST(1 AS DOUBLE)
-                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(ir._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(ir._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS DOUBLE)
+                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS DOUBLE)
                 WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS DOUBLE) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS DOUBLE)
                 WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS DOUBLE) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS DOUBLE)
@@ -842,8 +857,7 @@ _specs AS (
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND a._g IS NOT DISTINCT FROM u._g AND a._q = u._q
-        LEFT JOIN _irun AS ir ON ir._idx = s._idx AND ir._g IS NOT DISTINCT FROM u._g AND ir._q = u._q
-        LEFT JOIN _dropk AS dk ON dk._idx = s._idx AND dk._g IS NOT DISTINCT FROM u._g AND dk._q = u._q
+        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND dk._g IS NOT DISTINCT FROM u._g AND dk._q = u._q
     )
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
 FROM _values AS v

@@ -82,9 +82,9 @@ _run AS NOT MATERIALIZED (
                                 || CAST(k._cols AS VARCHAR) || ')' END)) AS _o
         FROM (
             SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
-                greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS _q0,
-                greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS _item0,
-                greatest(*COLUMNS(lambda c: c = COALESCE(rank, score) OR c = '__rk_none')) AS _o0
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS _q0,
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS _item0,
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(rank, score))) AS _o0
             FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
         ) AS i
         CROSS JOIN _runcheck AS k
@@ -113,9 +113,9 @@ _qrels_src AS (
                             || ' relevance := ''my_relevance_column''' END)) AS __rk_rv
     FROM (
         SELECT *,
-            greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS __rk_qv0,
-            greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS __rk_iv0,
-            greatest(*COLUMNS(lambda c: c = relevance OR c = '__rk_none')) AS __rk_rv0
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS __rk_qv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS __rk_iv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = relevance)) AS __rk_rv0
         FROM (SELECT NULL AS __rk_q, NULL AS __rk_none, * FROM query_table(qrels_table)) AS q0
     ) AS q
     CROSS JOIN _qrelscols AS k

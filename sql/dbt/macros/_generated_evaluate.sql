@@ -310,6 +310,21 @@ _qrels AS (
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
     ),
+    -- the rarely present extras in one table (one join below): nDCG(ideal=run)'s ideal
+    -- DCG, the dropped duplicates
+    _extra AS (
+        SELECT e._idx, {% for b in by %}e._g{{ loop.index0 }}, {% endfor %}e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
+            MAX(e._dropw) AS _dropw
+        FROM (
+            SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._idcg_run, CAST(NULL AS {{ rankeval.double() }}) AS _nk,
+                CAST(NULL AS {{ rankeval.double() }}) AS _dropw
+            FROM _irun AS x
+            UNION ALL
+            SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, CAST(NULL AS {{ rankeval.double() }}), CAST(x._nk AS {{ rankeval.double() }}), x._dropw
+            FROM _dropk AS x
+        ) AS e
+        GROUP BY e._idx, {% for b in by %}e._g{{ loop.index0 }}, {% endfor %}e._q
+    ),
     _values AS (
         SELECT {% for b in by %}u._g{{ loop.index0 }}, {% endfor %}u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
@@ -323,7 +338,7 @@ _qrels AS (
                 WHEN 'NumRel' THEN CAST(st._R AS {{ rankeval.double() }})
                 WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }})
                 WHEN 'NumQ' THEN CAST(1 AS {{ rankeval.double() }})
-                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(ir._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(ir._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS {{ rankeval.double() }}) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS {{ rankeval.double() }})
@@ -364,8 +379,7 @@ _qrels AS (
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {% for b in by %}a._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}a._q = u._q
-        LEFT JOIN _irun AS ir ON ir._idx = s._idx AND {% for b in by %}ir._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}ir._q = u._q
-        LEFT JOIN _dropk AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q
+        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q
     )
 {%- if per_query %}
 SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endfor %}v._q AS {{ q }},
