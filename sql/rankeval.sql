@@ -474,7 +474,7 @@ _runcheck AS (
         ELSE 0 END AS _ok
     FROM _runcols AS c CROSS JOIN _args AS a
 ),
-_run AS NOT MATERIALIZED (
+_run AS (
     SELECT o._g, o._q, o._item,
         CASE WHEN rank IS NULL THEN
                  CASE WHEN isfinite(CAST(o._o AS DOUBLE)) THEN CAST(CAST(o._o AS REAL) AS DOUBLE)
