@@ -87,38 +87,20 @@ _qrels AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item,
             ROW_NUMBER() OVER (
                 PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC
-            ) AS _pos,
-            COUNT(*) OVER (
-                PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC
-                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
-            ) AS _n
+            ) AS _pos
         FROM _run AS r
     ),
-    -- the judged retrieved rows and the first row of every query: all that is read of
-    -- the ranked run (one pass; the counts ride on the rank's window)
+    -- the judged retrieved rows: all that is read of the ranked run
     _rows AS (
-        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item, r._pos, r._n, q._rel
+        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item, r._pos, q._rel
         FROM _ranked AS r
-        LEFT JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-        WHERE q._item IS NOT NULL OR r._pos = 1
+        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
-    -- the repeated (query, item) rows: one hash aggregate over the run
-    _rdup AS (
-        SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, SUM(x._c - 1) AS _dup
-        FROM (
-            SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, COUNT(*) AS _c
-            FROM _run AS r
-            GROUP BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item
-            HAVING COUNT(*) > 1
-        ) AS x
-        GROUP BY {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
-    ),
+    -- per query: the rows and the repeated (query, item) rows, one aggregate over the run
     _rq AS (
-        SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, MIN(x._n) AS _n, COALESCE(MIN(y._dup), 0) AS _dup
-        FROM _rows AS x
-        LEFT JOIN _rdup AS y ON {% for b in by %}y._g{{ loop.index0 }} IS NOT DISTINCT FROM x._g{{ loop.index0 }} AND {% endfor %}y._q = x._q
-        WHERE x._pos = 1
-        GROUP BY {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
+        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
+        FROM _run AS r
+        GROUP BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
     ),
     _dropped AS (
         SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._pos,
