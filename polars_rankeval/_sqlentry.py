@@ -452,6 +452,28 @@ def _counts_sql(d: Dialect) -> str:
         FROM _run AS r
         GROUP BY {g('r')}r._q
     ),
+    _qq AS (
+        SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
+            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q
+        GROUP BY q._q
+    ),
+    _check AS (
+        SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
+            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
+            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
+            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
+            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
+    ),
+"""
+
+
+def _dropped_sql(d: Dialect) -> str:
+    """CTE: the run rows duplicates='first' drops (a repeated item below its best-ranked
+    row), with their positions; empty unless asked (only queries with repeats rank)."""
+    g = d.g
+    return f"""
     _dropped AS (
         SELECT {g('x')}x._q, x._pos,
             -- 1: below the last kept row (all rows under it dropped too)
@@ -476,20 +498,6 @@ def _counts_sql(d: Dialect) -> str:
             WHERE {d.top} IS NULL OR r._pos <= {d.top}
         ) AS x
         WHERE x._nth > 1
-    ),
-    _qq AS (
-        SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
-            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
-        FROM _qrels AS q
-        GROUP BY q._q
-    ),
-    _check AS (
-        SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
-            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
-            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
-            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
-            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
-            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
 """
 
@@ -562,7 +570,6 @@ def _judged_sql(d: Dialect) -> str:
     """CTEs: the judged retrieved rows with their windows, and their sums per spec."""
     g, D = d.g, d.double
     log2 = f"(LN(CAST(r._pos AS {D}) + 1) / LN(2.0))"
-    gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END"
     stop = (
         "(POWER(2.0, CASE WHEN r._rel > 4 THEN 4 WHEN r._rel > 0 THEN r._rel ELSE 0 END)"
         " - 1) / 16.0"
@@ -592,6 +599,29 @@ def _judged_sql(d: Dialect) -> str:
         ) AS r
         CROSS JOIN _levels AS l
     ),
+    _jl AS (
+        SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
+            gi._icost, gi._idcg_at, gi._lends
+        FROM _judged AS j
+        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
+        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
+    ),
+    _agg AS (
+        SELECT s._idx, {g('jl')}jl._q,
+            {_raw_sums(d)}
+        FROM _jl AS jl
+        -- a family with a cutoff reads only the rows within it (the others have no _k)
+        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
+        GROUP BY s._idx, {g('jl')}jl._q
+    ),
+"""
+
+
+def _irun_sql(d: Dialect) -> str:
+    """CTE: nDCG(ideal=run)'s ideal DCG per (measure, group, query)."""
+    g, D = d.g, d.double
+    gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END"
+    return f"""
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, {g('i')}i._q,
@@ -609,21 +639,6 @@ def _judged_sql(d: Dialect) -> str:
         JOIN _specs AS s
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
         GROUP BY s._idx, {g('i')}i._q
-    ),
-    _jl AS (
-        SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
-            gi._icost, gi._idcg_at, gi._lends
-        FROM _judged AS j
-        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
-        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
-    ),
-    _agg AS (
-        SELECT s._idx, {g('jl')}jl._q,
-            {_raw_sums(d)}
-        FROM _jl AS jl
-        -- a family with a cutoff reads only the rows within it (the others have no _k)
-        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
-        GROUP BY s._idx, {g('jl')}jl._q
     ),
 """
 
@@ -692,7 +707,10 @@ def compute_sql(d: Dialect) -> str:
     columns, _q, _item, _key: higher ranks first, _bad: 1 on a bad run row), ``_qrels``
     (_q, _item, _rel, _bad) and ``_specs`` (one row per requested measure).  Ends with
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
-    return _counts_sql(d) + _stats_sql(d) + _judged_sql(d) + _values_sql(d)
+    return (
+        _counts_sql(d) + _dropped_sql(d) + _stats_sql(d) + _judged_sql(d)
+        + _irun_sql(d) + _values_sql(d)
+    )
 
 
 # ---------------------------------------------------------------------------------------

@@ -102,6 +102,21 @@ _qrels AS (
         FROM _run AS r
         GROUP BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
     ),
+    _qq AS (
+        SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
+            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q
+        GROUP BY q._q
+    ),
+    _check AS (
+        SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
+            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
+            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
+            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
+            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
+    ),
+
     _dropped AS (
         SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._pos,
             -- 1: below the last kept row (all rows under it dropped too)
@@ -126,20 +141,6 @@ _qrels AS (
             WHERE {{ 'NULL' if top is none else top }} IS NULL OR r._pos <= {{ 'NULL' if top is none else top }}
         ) AS x
         WHERE x._nth > 1
-    ),
-    _qq AS (
-        SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
-            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
-        FROM _qrels AS q
-        GROUP BY q._q
-    ),
-    _check AS (
-        SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
-            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
-            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
-            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
-            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
-            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
 
     _ideal AS (
@@ -222,24 +223,6 @@ _qrels AS (
         ) AS r
         CROSS JOIN _levels AS l
     ),
-    -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
-    _irun AS (
-        SELECT s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q,
-            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }})
-                     / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _idcg_run
-        FROM (
-            SELECT {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._rel, j._level,
-                ROW_NUMBER() OVER (
-                    PARTITION BY j._level, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q ORDER BY j._rel DESC, j._pos
-                ) AS _ipos
-            FROM _judged AS j
-            WHERE j._rel > 0 AND EXISTS (
-                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')
-        ) AS i
-        JOIN _specs AS s
-            ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
-        GROUP BY s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q
-    ),
     _jl AS (
         SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
             gi._icost, gi._idcg_at, gi._lends
@@ -274,6 +257,25 @@ _qrels AS (
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
         GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
+    ),
+
+    -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
+    _irun AS (
+        SELECT s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q,
+            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }})
+                     / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _idcg_run
+        FROM (
+            SELECT {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._rel, j._level,
+                ROW_NUMBER() OVER (
+                    PARTITION BY j._level, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q ORDER BY j._rel DESC, j._pos
+                ) AS _ipos
+            FROM _judged AS j
+            WHERE j._rel > 0 AND EXISTS (
+                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')
+        ) AS i
+        JOIN _specs AS s
+            ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
+        GROUP BY s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q
     ),
 
     _groups AS (SELECT DISTINCT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}1 AS _one FROM _rq AS x),
