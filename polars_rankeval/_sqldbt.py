@@ -78,6 +78,7 @@ def _dialect():
         real=lambda x: f"{{{{ rankeval.real('{x}') }}}}",
         top="{{ 'NULL' if top is none else top }}",
         complete="{{ 'true' if complete else 'false' }}",
+        first="{{ 'true' if duplicates == 'first' else 'false' }}",
         text="{{ rankeval.text() }}",
         bytes_order=lambda x: f"{{{{ rankeval.bytes_order('{x}') }}}}",
     )
@@ -116,22 +117,25 @@ def _spec_rows() -> str:
 EVALUATE = """
 {%- macro evaluate(run_relation, qrels_relation, measures, by=[], query='query', item='item',
     score='score', rank=none, relevance='relevance', rel=1, complete=false,
-    conventions='trec_eval', ties='first', top=none, per_query=false) -%}
+    conventions='trec_eval', ties='first', top=none, per_query=false, duplicates='error') -%}
 {{ return(adapter.dispatch('evaluate', 'rankeval')(run_relation, qrels_relation, measures,
     by, query, item, score, rank, relevance, rel, complete, conventions, ties, top,
-    per_query)) }}
+    per_query, duplicates)) }}
 {%- endmacro %}
 
 {#- One statement: <by...>, <query>, measure, value rows (per_query=true) or
     <by...>, measure, value (the mean per group; sums for counts, geometric mean for
     GMAP and GMBpref).  Arguments as rankeval_per_query in sql/rankeval.sql. -#}
 {%- macro default__evaluate(run_relation, qrels_relation, measures, by, query, item, score,
-    rank, relevance, rel, complete, conventions, ties, top, per_query) -%}
+    rank, relevance, rel, complete, conventions, ties, top, per_query, duplicates) -%}
 {%- if measures is string -%}{%- set measures = [measures] -%}{%- endif -%}
 {%- if by is string -%}{%- set by = [by] -%}{%- endif -%}
 {%- if measures | length == 0 -%}{{ rankeval._fail("no measure given") }}{%- endif -%}
 {%- if ties not in ('first', 'trec_eval') -%}
     {{ rankeval._fail("ties='" ~ ties ~ "': only 'first' (= 'trec_eval') is available in SQL") }}
+{%- endif -%}
+{%- if duplicates not in ('error', 'first') -%}
+    {{ rankeval._fail("duplicates='" ~ duplicates ~ "': choose 'error' or 'first'") }}
 {%- endif -%}
 {%- if top is not none and (top is not number or top <= 0 or top != (top | int)) -%}
     {{ rankeval._fail("top=" ~ top ~ ": give a positive number of rows per query") }}

@@ -33,7 +33,7 @@ FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
     "GMAP", "Bpref", "infAP", "Rprec", "Rprec_mult", "F1", "IPrec", "IPrec11pt", "ERR",
     "Judged", "Unjudged", "RBP", "RBP_resid", "SetAP", "RelP", "Utility", "binG", "GMBpref",
-    "NumNonRelJudgedRet",
+    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG",
 )  # fmt: skip
 
 
@@ -141,6 +141,7 @@ class Dialect:
     real: Callable[[str], str]
     top: str  # the SQL of the top argument (NULL: all rows)
     complete: str  # the SQL of the complete argument (a boolean)
+    first: str  # the SQL of duplicates = 'first' (a boolean)
     text: str = "VARCHAR"
     # an id as text that sorts in byte order (trec_eval's strcmp), whatever the collation
     bytes_order: Callable[[str], str] = lambda x: f"CAST({x} AS VARCHAR)"
@@ -158,6 +159,15 @@ DUCKDB = Dialect(
     real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE)",
     top="top",
     complete="complete",
+    first="(duplicates = 'first')",
+)
+
+
+# The retrieved rows within the cutoff (all without one): u._nall rows (after top) less
+# the duplicates dropped there (duplicates='first'; their positions stay taken).
+_CT = (
+    "(CASE WHEN s._k IS NULL THEN u._nret"
+    " ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)"
 )
 
 
@@ -173,7 +183,7 @@ def _ranked_cases(d: Dialect) -> dict[str, str]:
     def safe(num: str, den: str) -> str:
         return _safe(d, num, den)
 
-    ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
+    ct = _CT
     hk = "COALESCE(a._hits_k, 0)"
     rr = "COALESCE(a._min_pos, 0)"
     return {
@@ -198,7 +208,7 @@ def _ranked_cases(d: Dialect) -> dict[str, str]:
         "NumQ": "1",
         "nDCG": safe(
             "COALESCE(a._dcg, 0)",
-            "CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0)"
+            "CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0)"
             " ELSE COALESCE(ic._idcg, 0) END",
         ),
         "Rprec": safe("COALESCE(a._rprec, 0)", "st._R"),
@@ -220,7 +230,7 @@ def _set_cases(d: Dialect) -> dict[str, str]:
     def safe(num: str, den: str) -> str:
         return _safe(d, num, den)
 
-    ct = "CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END"
+    ct = _CT
     hk = "COALESCE(a._hits_k, 0)"
     # trec_eval m_utility.c; a query missing from the run scores 0 (measures/utility.py)
     utility = (
@@ -235,8 +245,10 @@ def _set_cases(d: Dialect) -> dict[str, str]:
         "Unjudged": f"CASE WHEN s._k IS NOT NULL THEN CAST({ct} - COALESCE(a._judged_k, 0)"
         f" AS {D}) / s._k ELSE " + safe(f"{ct} - COALESCE(a._judged_k, 0)", "u._nret") + " END",
         "RBP": "(1 - s._p_p) * COALESCE(a._rbp, 0)",
-        "RBP_resid": "CASE WHEN COALESCE(a._judged_all, 0) < u._nret"
-        " THEN 1 - (1 - s._p_p) * COALESCE(a._judged_pw, 0) ELSE 0 END",
+        # p^n' + (1 - p) * (the unjudged weights above n'), n' = the last kept position:
+        # 1 - (1 - p) * (the judged and dropped weights above n')
+        "RBP_resid": "CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p)"
+        " * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END",
         # set_map: h^2 / (n R)
         "SetAP": safe(f"{hk} * {hk}", f"{ct} * st._R"),
         # relative_P_k: min(k, R) even past the retrieved rows; set_relative_P: min(n, R)
@@ -244,6 +256,31 @@ def _set_cases(d: Dialect) -> dict[str, str]:
         "Utility": f"CASE WHEN u._nret > 0 THEN {utility} ELSE 0 END",
         "binG": safe("COALESCE(a._bing, 0)", "st._R"),
         "NumNonRelJudgedRet": "COALESCE(a._nonrel_judged, 0)",
+        **_gain_cases(d),
+    }
+
+
+def _gain_cases(d: Dialect) -> dict[str, str]:
+    """The formulas of trec_eval's experimental gain families (G, ndcg_rel, Rndcg) from
+    the ideal ranking's per-query stats (st._num_pos...) and the judged rows' sums."""
+
+    def safe(num: str, den: str) -> str:
+        return _safe(d, num, den)
+
+    ct = _CT
+    npos = "COALESCE(st._num_pos, 0)"
+    dcg_n = safe("COALESCE(a._dcg, 0)", "COALESCE(st._idcg_lin, 0)")  # DCG(n) / IDCG
+    # nDCG_rel: nDCG at each found item, at the end of the run for the others
+    total = f"(COALESCE(a._ndr, 0) + ({npos} - COALESCE(a._found, 0)) * {dcg_n})"
+    # Rndcg's "implied R-level at num_retrieved": only when n >= Npos + 2
+    extra = f"CASE WHEN {npos} >= 1 AND {ct} >= {npos} + 2 THEN 1 ELSE 0 END"
+    return {
+        "G": safe("COALESCE(a._gsum, 0)", "COALESCE(st._ideal_gain, 0)"),
+        "nDCG_rel": f"CASE WHEN {total} > 0 THEN {total} / {npos} ELSE 0 END",
+        "RnDCG": "CASE WHEN st._R > 0 THEN "
+        + safe(f"COALESCE(a._rnd, 0) + ({extra}) * {dcg_n}",
+               f"COALESCE(st._gain_levels, 0) + ({extra})")
+        + " ELSE 0 END",
     }
 
 
@@ -279,7 +316,6 @@ def _raw_sums(d: Dialect) -> str:
     intop = "(s._k IS NULL OR jl._pos <= s._k)"
     log2 = f"(LN(CAST(jl._pos AS {D}) + 1) / LN(2.0))"
     gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END"
-    ipos_log2 = f"(LN(CAST(jl._ipos AS {D}) + 1) / LN(2.0))"
     nonrel_above = "jl._nonrel"
     infap = (
         f"CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {D}) /"
@@ -301,10 +337,8 @@ def _raw_sums(d: Dialect) -> str:
             (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP') AND {isrel} AND {intop}"
             f" THEN CAST(jl._hits AS {D}) / jl._pos END) AS _prec_k"),
             f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
-            (f"SUM(CASE WHEN {fam} = 'nDCG' AND {intop} AND jl._rel > 0 THEN"
-            f" CAST({gain} AS {D}) / {log2} END) AS _dcg"),
-            (f"SUM(CASE WHEN {fam} = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND"
-            f" jl._rel > 0 THEN CAST({gain} AS {D}) / {ipos_log2} END) AS _idcg_run"),
+            (f"SUM(CASE WHEN {fam} IN ('nDCG', 'nDCG_rel', 'RnDCG') AND {intop} AND jl._rel > 0"
+            f" THEN CAST({gain} AS {D}) / {log2} END) AS _dcg"),
             (f"SUM(CASE WHEN {fam} IN ('Bpref', 'GMBpref') AND {isrel} THEN {bpref} END)"
             " AS _bpref"),
             f"SUM(CASE WHEN {fam} = 'infAP' AND {isrel} THEN {infap} END) AS _infap",
@@ -319,7 +353,31 @@ def _raw_sums(d: Dialect) -> str:
             " jl._pos END) AS _err"),
         ]
         + _judged_sums(d)
+        + _gain_sums(d)
     )
+
+
+def _gain_sums(d: Dialect) -> list[str]:
+    """The aggregates of G, nDCG_rel and RnDCG (trec_eval m_G.c, m_ndcg_rel.c,
+    m_Rndcg.c) over the found rows (gain > 0 in the top k), as _raw_sums."""
+    D = d.double
+    found = "jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)"
+    log2 = f"(LN(CAST(jl._pos AS {D}) + 1) / LN(2.0))"
+    # the ideal ranking's cost at p; past it each position costs 1 more
+    cost = (
+        "CASE WHEN jl._pos <= jl._num_pos THEN jl._icost"
+        " ELSE jl._ideal_cost + jl._pos - jl._num_pos END"
+    )
+    ideal = "CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END"
+    fam = "s._family"
+    return [
+        (f"SUM(CASE WHEN {fam} = 'G' AND {found} THEN CAST(jl._rel AS {D}) /"
+        f" (LN(2 + {cost} - jl._cg) / LN(2.0)) END) AS _gsum"),
+        f"SUM(CASE WHEN {fam} = 'nDCG_rel' AND {found} THEN jl._rdcg / ({ideal}) END) AS _ndr",
+        f"SUM(CASE WHEN {fam} = 'nDCG_rel' AND {found} THEN 1 ELSE 0 END) AS _found",
+        (f"SUM(CASE WHEN {fam} = 'RnDCG' AND {found} AND jl._pos <= jl._num_pos THEN"
+        f" CAST(jl._rel AS {D}) / {log2} * jl._lends END) AS _rnd"),
+    ]
 
 
 def _judged_sums(d: Dialect) -> list[str]:
@@ -357,7 +415,7 @@ def _check_sql(d: Dialect) -> str:
         "CASE WHEN c._run_rows = 0 THEN " + d.fail(
             f"'the run has no rows (' || CAST(c._run_rows AS {T}) || '): there is nothing to"
             " evaluate'")
-        + " WHEN c._run_dup > 0 THEN " + d.fail(
+        + " WHEN c._run_dup > 0 AND NOT " + d.first + " THEN " + d.fail(
             f"'run: duplicate (query, item) rows: ' || CAST(c._run_dup AS {T}) ||"
             f" ' extra row(s); example query: ' || CAST(c._run_dup_q AS {T})")
         + " WHEN c._qrels_dup > 0 THEN " + d.fail(
@@ -371,8 +429,7 @@ def _check_sql(d: Dialect) -> str:
 
 
 def _counts_sql(d: Dialect) -> str:
-    """CTEs: the ranked run, per-query counts and checks, the qrels' per-query stats."""
-    D = d.double
+    """CTEs: the ranked run, per-query counts and the data checks."""
     g = d.g
     return f"""
     _levels AS (SELECT DISTINCT _level FROM _specs),
@@ -383,6 +440,13 @@ def _counts_sql(d: Dialect) -> str:
             ) AS _pos
         FROM _run AS r
     ),
+    -- the judged retrieved rows: all that is read of the ranked run
+    _rows AS (
+        SELECT {g('r')}r._q, r._item, r._pos, q._rel
+        FROM _ranked AS r
+        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+    ),
+    -- per query: the rows and the repeated (query, item) rows, one aggregate over the run
     _rq AS (
         SELECT {g('r')}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
@@ -402,19 +466,94 @@ def _counts_sql(d: Dialect) -> str:
             (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
-    _qstat AS (
-        SELECT q._q, l._level,
-            CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {D}) AS _R,
-            CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END) AS {D})
-                AS _N
-        FROM _qrels AS q CROSS JOIN _levels AS l
-        GROUP BY q._q, l._level
+"""
+
+
+def _dropped_sql(d: Dialect) -> str:
+    """CTE: the run rows duplicates='first' drops (a repeated item below its best-ranked
+    row), with their positions; empty unless asked (only queries with repeats rank)."""
+    g = d.g
+    return f"""
+    _dropped AS (
+        SELECT {g('x')}x._q, x._pos,
+            -- 1: below the last kept row (all rows under it dropped too)
+            CASE WHEN COUNT(*) OVER (
+                PARTITION BY {g('x')}x._q ORDER BY x._pos DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) = x._nall - x._pos + 1 THEN 1 ELSE 0 END AS _tail
+        FROM (
+            SELECT {g('r')}r._q, r._pos, r._nall,
+                ROW_NUMBER() OVER (PARTITION BY {g('r')}r._q, r._item ORDER BY r._pos) AS _nth
+            FROM (
+                SELECT {g('r0')}r0._q, r0._item,
+                    CASE WHEN {d.top} IS NULL THEN y._n ELSE LEAST(y._n, {d.top}) END AS _nall,
+                    ROW_NUMBER() OVER (
+                        PARTITION BY {g('r0')}r0._q
+                        ORDER BY r0._key DESC, {d.bytes_order('r0._item')} DESC
+                    ) AS _pos
+                FROM _run AS r0
+                JOIN _rq AS y ON {d.gj('y', 'r0')}y._q = r0._q
+                WHERE {d.first} AND y._dup > 0
+            ) AS r
+            WHERE {d.top} IS NULL OR r._pos <= {d.top}
+        ) AS x
+        WHERE x._nth > 1
     ),
+"""
+
+
+def _stats_sql(d: Dialect) -> str:
+    """CTEs: the qrels' per-query stats (per relevance level) and the ideal rankings."""
+    D = d.double
+    return f"""
     _ideal AS (
         SELECT q._q, q._rel,
             ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
         FROM _qrels AS q
         WHERE q._rel > 0
+    ),
+    _gideal AS (
+        SELECT e.*,
+            SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
+                PARTITION BY e._q ORDER BY e._ipos DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _lends
+        FROM (
+            SELECT i._q, i._rel, i._ipos,
+                MAX(i._ipos) OVER (PARTITION BY i._q, i._rel) AS _level_end,
+                SUM(CASE WHEN i._rel >= 1 THEN i._rel ELSE 1 END) OVER (
+                    PARTITION BY i._q ORDER BY i._ipos
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+                ) AS _icost,
+                SUM(CAST(i._rel AS {D}) / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0))) OVER (
+                    PARTITION BY i._q ORDER BY i._ipos
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+                ) AS _idcg_at
+            FROM _ideal AS i
+            -- only for the families that read it
+            WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
+        ) AS e
+    ),
+    _gq AS (
+        SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, SUM(e._rel) AS _ideal_gain,
+            MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
+            CAST(COUNT(DISTINCT e._rel) AS {D}) AS _gain_levels
+        FROM _gideal AS e
+        GROUP BY e._q
+    ),
+    _qstat AS (
+        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels,
+            x._maxrel
+        FROM (
+            SELECT q._q, l._level,
+                CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {D}) AS _R,
+                CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END)
+                     AS {D}) AS _N
+            FROM _qrels AS q CROSS JOIN _levels AS l
+            GROUP BY q._q, l._level
+        ) AS c
+        JOIN _qq AS x ON x._q = c._q
+        LEFT JOIN _gq AS gq ON gq._q = c._q
     ),
     _idcg AS (
         SELECT s._idx, i._q,
@@ -429,55 +568,84 @@ def _counts_sql(d: Dialect) -> str:
 
 def _judged_sql(d: Dialect) -> str:
     """CTEs: the judged retrieved rows with their windows, and their sums per spec."""
-    g = d.g
+    g, D = d.g, d.double
+    log2 = f"(LN(CAST(r._pos AS {D}) + 1) / LN(2.0))"
     stop = (
-        "(POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END)"
+        "(POWER(2.0, CASE WHEN r._rel > 4 THEN 4 WHEN r._rel > 0 THEN r._rel ELSE 0 END)"
         " - 1) / 16.0"
     )
+    w = f"PARTITION BY l._level, {g('r')}r._q ORDER BY r._pos"
+    upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     return f"""
+    -- the judged retrieved rows, once per relevance level, with every running sum in one
+    -- window (one sort); the per-query stats are joined after it
     _judged AS (
-        SELECT {g('r')}r._q, r._pos, q._rel, x._maxrel,
-            ROW_NUMBER() OVER (PARTITION BY {g('r')}r._q ORDER BY r._pos) AS _jrank,
-            ROW_NUMBER() OVER (
-                PARTITION BY {g('r')}r._q
-                ORDER BY CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END DESC, r._pos
-            ) AS _ipos,
+        SELECT {g('r')}r._q, r._pos, r._rel, l._level,
+            ROW_NUMBER() OVER ({w}) AS _jrank,
+            SUM(CASE WHEN r._rel >= l._level THEN 1 ELSE 0 END) OVER ({w} {upto}) AS _hits,
+            SUM(CASE WHEN r._rel >= 0 AND r._rel < l._level THEN 1 ELSE 0 END) OVER (
+                {w} {upto}) AS _nonrel,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel ELSE 0 END) OVER ({w} {upto}) AS _cg,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel / {log2} ELSE 0 END) OVER ({w} {upto}) AS _rdcg,
             EXP(COALESCE(SUM(LN(1 - {stop})) OVER (
-                PARTITION BY {g('r')}r._q ORDER BY r._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+                {w} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
             ), 0)) AS _decay
-        FROM _ranked AS r
-        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-        JOIN _qq AS x ON x._q = r._q
-        WHERE {d.top} IS NULL OR r._pos <= {d.top}
+        FROM (
+            SELECT {g('r0')}r0._q, r0._pos, r0._rel
+            FROM _rows AS r0
+            LEFT JOIN _dropped AS dr ON {d.gj('dr', 'r0')}dr._q = r0._q AND dr._pos = r0._pos
+            WHERE r0._rel IS NOT NULL AND ({d.top} IS NULL OR r0._pos <= {d.top})
+                AND dr._pos IS NULL
+        ) AS r
+        CROSS JOIN _levels AS l
     ),
     _jl AS (
-        SELECT j.*, l._level, st._R, st._N,
-            SUM(CASE WHEN j._rel >= l._level THEN 1 ELSE 0 END) OVER (
-                PARTITION BY l._level, {g('j')}j._q ORDER BY j._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _hits,
-            SUM(CASE WHEN j._rel >= 0 AND j._rel < l._level THEN 1 ELSE 0 END) OVER (
-                PARTITION BY l._level, {g('j')}j._q ORDER BY j._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _nonrel
+        SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
+            gi._icost, gi._idcg_at, gi._lends
         FROM _judged AS j
-        CROSS JOIN _levels AS l
-        JOIN _qstat AS st ON st._q = j._q AND st._level = l._level
+        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
+        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
     ),
     _agg AS (
         SELECT s._idx, {g('jl')}jl._q,
             {_raw_sums(d)}
         FROM _jl AS jl
-        JOIN _specs AS s ON s._level = jl._level
+        -- a family with a cutoff reads only the rows within it (the others have no _k)
+        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
         GROUP BY s._idx, {g('jl')}jl._q
+    ),
+"""
+
+
+def _irun_sql(d: Dialect) -> str:
+    """CTE: nDCG(ideal=run)'s ideal DCG per (measure, group, query)."""
+    g, D = d.g, d.double
+    gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END"
+    return f"""
+    -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
+    _irun AS (
+        SELECT s._idx, {g('i')}i._q,
+            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})
+                     / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END) AS _idcg_run
+        FROM (
+            SELECT {g('j')}j._q, j._rel, j._level,
+                ROW_NUMBER() OVER (
+                    PARTITION BY j._level, {g('j')}j._q ORDER BY j._rel DESC, j._pos
+                ) AS _ipos
+            FROM _judged AS j
+            WHERE j._rel > 0 AND EXISTS (
+                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')
+        ) AS i
+        JOIN _specs AS s
+            ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
+        GROUP BY s._idx, {g('i')}i._q
     ),
 """
 
 
 def _values_sql(d: Dialect) -> str:
     """CTEs: the evaluated (group, query) pairs and one value per requested measure."""
-    g, gj = d.g, d.gj
+    g, gj, D = d.g, d.gj, d.double
     return f"""
     _groups AS (SELECT DISTINCT {g('x')}1 AS _one FROM _rq AS x),
     _universe AS (
@@ -488,20 +656,49 @@ def _values_sql(d: Dialect) -> str:
         LEFT JOIN _rq AS x ON {gj('x', 'gr')}x._q = y._q
         WHERE {d.complete}
     ),
+    _dropk AS (
+        SELECT s._idx, {g('x')}x._q, COUNT(*) AS _nk,
+            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
+                     THEN POWER(s._p_p, CAST(x._pos - 1 AS {d.double})) END) AS _dropw
+        FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
+        GROUP BY s._idx, {g('x')}x._q
+    ),
+    -- the rarely present extras in one table (one join below): nDCG(ideal=run)'s ideal
+    -- DCG, the dropped duplicates
+    _extra AS (
+        SELECT e._idx, {g('e')}e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
+            MAX(e._dropw) AS _dropw
+        FROM (
+            SELECT x._idx, {g('x')}x._q, x._idcg_run, CAST(NULL AS {D}) AS _nk,
+                CAST(NULL AS {D}) AS _dropw
+            FROM _irun AS x
+            UNION ALL
+            SELECT x._idx, {g('x')}x._q, CAST(NULL AS {D}), CAST(x._nk AS {D}), x._dropw
+            FROM _dropk AS x
+        ) AS e
+        GROUP BY e._idx, {g('e')}e._q
+    ),
     _values AS (
         SELECT {g('u')}u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE {_formulas(d)} END AS _value
         FROM (
-            SELECT {g('u0')}u0._q,
-                CASE WHEN u0._n IS NULL THEN 0 WHEN {d.top} IS NULL THEN u0._n
-                     ELSE LEAST(u0._n, {d.top}) END AS _nret
-            FROM _universe AS u0
+            SELECT {g('u1')}u1._q, u1._nall, u1._nall - COALESCE(dq._n, 0) AS _nret
+            FROM (
+                SELECT {g('u0')}u0._q,
+                    CASE WHEN u0._n IS NULL THEN 0 WHEN {d.top} IS NULL THEN u0._n
+                         ELSE LEAST(u0._n, {d.top}) END AS _nall
+                FROM _universe AS u0
+            ) AS u1
+            LEFT JOIN (
+                SELECT {g('x')}x._q, COUNT(*) AS _n FROM _dropped AS x GROUP BY {g('x')}x._q
+            ) AS dq ON {gj('dq', 'u1')}dq._q = u1._q
         ) AS u
         CROSS JOIN _specs AS s
         CROSS JOIN (SELECT {_check_sql(d)} AS _ok FROM _check AS c) AS c
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
+        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
     )"""
 
 
@@ -510,7 +707,10 @@ def compute_sql(d: Dialect) -> str:
     columns, _q, _item, _key: higher ranks first, _bad: 1 on a bad run row), ``_qrels``
     (_q, _item, _rel, _bad) and ``_specs`` (one row per requested measure).  Ends with
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
-    return _counts_sql(d) + _judged_sql(d) + _values_sql(d)
+    return (
+        _counts_sql(d) + _dropped_sql(d) + _stats_sql(d) + _judged_sql(d)
+        + _irun_sql(d) + _values_sql(d)
+    )
 
 
 # ---------------------------------------------------------------------------------------

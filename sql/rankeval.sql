@@ -12,7 +12,8 @@
 --
 -- rankeval_per_query(run_table, qrels_table, measures VARCHAR[], by := [], query := 'query',
 --     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
---     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL)
+--     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+--     duplicates := 'error')
 --   -> <by columns>, <query column>, measure, value      (one row per query and measure)
 -- rankeval_summary(... the same arguments ...)
 --   -> <by columns>, measure, value   (the mean over queries; the sum for NumRet, NumRel,
@@ -29,8 +30,11 @@
 -- rel: relevance level of measures without their own rel= (trec_eval -l).
 -- complete: also average over the qrels queries a group misses, scored 0 (trec_eval -c).
 -- conventions: 'trec_eval', 'kaggle', 'spark' or 'torchmetrics' parameter defaults.
--- ties: 'first' (= 'trec_eval': tied scores ordered by item descending).
+-- ties: 'first' (= 'trec_eval': tied scores ordered by item descending); 'average' (the
+--   expected value over the orderings of tied rows) raises: use polars_rankeval.evaluate.
 -- top: keep the top `top` rows of each query (trec_eval -M).
+-- duplicates: 'error' (a repeated (by..., query, item) run row raises) or 'first' (keep the
+--   best-ranked one; the rows dropped keep their positions).
 --
 -- trec_eval's conventions: score descending compared in single precision (REAL), ties by
 -- item descending in byte order; a run query without judgments is not evaluated.  Bad
@@ -429,7 +433,8 @@ LEFT JOIN (
 CREATE OR REPLACE MACRO rankeval_rows(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 WITH
 _args AS (
@@ -442,6 +447,9 @@ _args AS (
                        || ' (trec_eval''s order) or polars_rankeval.evaluate(..., ties=''average'')')
         WHEN top IS NOT NULL AND (CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
             THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
+        WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'first')
+            THEN error('duplicates=''' || COALESCE(duplicates, 'NULL')
+                       || ''': choose ''error'' or ''first''')
         WHEN complete IS NULL THEN error('complete must be true or false')
         WHEN rel IS NULL OR NOT isfinite(CAST(rel AS DOUBLE))
             THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
@@ -503,9 +511,9 @@ _run AS (
                                 || CAST(k._cols AS VARCHAR) || ')' END)) AS _o
         FROM (
             SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
-                greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS _q0,
-                greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS _item0,
-                greatest(*COLUMNS(lambda c: c = COALESCE(rank, score) OR c = '__rk_none')) AS _o0
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS _q0,
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS _item0,
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(rank, score))) AS _o0
             FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
         ) AS i
         CROSS JOIN _runcheck AS k
@@ -534,9 +542,9 @@ _qrels_src AS (
                             || ' relevance := ''my_relevance_column''' END)) AS __rk_rv
     FROM (
         SELECT *,
-            greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS __rk_qv0,
-            greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS __rk_iv0,
-            greatest(*COLUMNS(lambda c: c = relevance OR c = '__rk_none')) AS __rk_rv0
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS __rk_qv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS __rk_iv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = relevance)) AS __rk_rv0
         FROM (SELECT NULL AS __rk_q, NULL AS __rk_none, * FROM query_table(qrels_table)) AS q0
     ) AS q
     CROSS JOIN _qrelscols AS k
@@ -564,6 +572,13 @@ _specs AS (
             ) AS _pos
         FROM _run AS r
     ),
+    -- the judged retrieved rows: all that is read of the ranked run
+    _rows AS (
+        SELECT r._g, r._q, r._item, r._pos, q._rel
+        FROM _ranked AS r
+        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+    ),
+    -- per query: the rows and the repeated (query, item) rows, one aggregate over the run
     _rq AS (
         SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
@@ -583,19 +598,81 @@ _specs AS (
             (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
-    _qstat AS (
-        SELECT q._q, l._level,
-            CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS DOUBLE) AS _R,
-            CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END) AS DOUBLE)
-                AS _N
-        FROM _qrels AS q CROSS JOIN _levels AS l
-        GROUP BY q._q, l._level
+
+    _dropped AS (
+        SELECT x._g, x._q, x._pos,
+            -- 1: below the last kept row (all rows under it dropped too)
+            CASE WHEN COUNT(*) OVER (
+                PARTITION BY x._g, x._q ORDER BY x._pos DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) = x._nall - x._pos + 1 THEN 1 ELSE 0 END AS _tail
+        FROM (
+            SELECT r._g, r._q, r._pos, r._nall,
+                ROW_NUMBER() OVER (PARTITION BY r._g, r._q, r._item ORDER BY r._pos) AS _nth
+            FROM (
+                SELECT r0._g, r0._q, r0._item,
+                    CASE WHEN top IS NULL THEN y._n ELSE LEAST(y._n, top) END AS _nall,
+                    ROW_NUMBER() OVER (
+                        PARTITION BY r0._g, r0._q
+                        ORDER BY r0._key DESC, CAST(r0._item AS VARCHAR) DESC
+                    ) AS _pos
+                FROM _run AS r0
+                JOIN _rq AS y ON y._g IS NOT DISTINCT FROM r0._g AND y._q = r0._q
+                WHERE (duplicates = 'first') AND y._dup > 0
+            ) AS r
+            WHERE top IS NULL OR r._pos <= top
+        ) AS x
+        WHERE x._nth > 1
     ),
+
     _ideal AS (
         SELECT q._q, q._rel,
             ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
         FROM _qrels AS q
         WHERE q._rel > 0
+    ),
+    _gideal AS (
+        SELECT e.*,
+            SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
+                PARTITION BY e._q ORDER BY e._ipos DESC
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) AS _lends
+        FROM (
+            SELECT i._q, i._rel, i._ipos,
+                MAX(i._ipos) OVER (PARTITION BY i._q, i._rel) AS _level_end,
+                SUM(CASE WHEN i._rel >= 1 THEN i._rel ELSE 1 END) OVER (
+                    PARTITION BY i._q ORDER BY i._ipos
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+                ) AS _icost,
+                SUM(CAST(i._rel AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0))) OVER (
+                    PARTITION BY i._q ORDER BY i._ipos
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+                ) AS _idcg_at
+            FROM _ideal AS i
+            -- only for the families that read it
+            WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
+        ) AS e
+    ),
+    _gq AS (
+        SELECT e._q, CAST(COUNT(*) AS DOUBLE) AS _num_pos, SUM(e._rel) AS _ideal_gain,
+            MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
+            CAST(COUNT(DISTINCT e._rel) AS DOUBLE) AS _gain_levels
+        FROM _gideal AS e
+        GROUP BY e._q
+    ),
+    _qstat AS (
+        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels,
+            x._maxrel
+        FROM (
+            SELECT q._q, l._level,
+                CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS DOUBLE) AS _R,
+                CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END)
+                     AS DOUBLE) AS _N
+            FROM _qrels AS q CROSS JOIN _levels AS l
+            GROUP BY q._q, l._level
+        ) AS c
+        JOIN _qq AS x ON x._q = c._q
+        LEFT JOIN _gq AS gq ON gq._q = c._q
     ),
     _idcg AS (
         SELECT s._idx, i._q,
@@ -606,43 +683,41 @@ _specs AS (
         GROUP BY s._idx, i._q
     ),
 
+    -- the judged retrieved rows, once per relevance level, with every running sum in one
+    -- window (one sort); the per-query stats are joined after it
     _judged AS (
-        SELECT r._g, r._q, r._pos, q._rel, x._maxrel,
-            ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._pos) AS _jrank,
-            ROW_NUMBER() OVER (
-                PARTITION BY r._g, r._q
-                ORDER BY CASE WHEN q._rel > 0 THEN q._rel ELSE 0 END DESC, r._pos
-            ) AS _ipos,
-            EXP(COALESCE(SUM(LN(1 - (POWER(2.0, CASE WHEN q._rel > 4 THEN 4 WHEN q._rel > 0 THEN q._rel ELSE 0 END) - 1) / 16.0)) OVER (
-                PARTITION BY r._g, r._q ORDER BY r._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        SELECT r._g, r._q, r._pos, r._rel, l._level,
+            ROW_NUMBER() OVER (PARTITION BY l._level, r._g, r._q ORDER BY r._pos) AS _jrank,
+            SUM(CASE WHEN r._rel >= l._level THEN 1 ELSE 0 END) OVER (PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _hits,
+            SUM(CASE WHEN r._rel >= 0 AND r._rel < l._level THEN 1 ELSE 0 END) OVER (
+                PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _nonrel,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel ELSE 0 END) OVER (PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cg,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel / (LN(CAST(r._pos AS DOUBLE) + 1) / LN(2.0)) ELSE 0 END) OVER (PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _rdcg,
+            EXP(COALESCE(SUM(LN(1 - (POWER(2.0, CASE WHEN r._rel > 4 THEN 4 WHEN r._rel > 0 THEN r._rel ELSE 0 END) - 1) / 16.0)) OVER (
+                PARTITION BY l._level, r._g, r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
             ), 0)) AS _decay
-        FROM _ranked AS r
-        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-        JOIN _qq AS x ON x._q = r._q
-        WHERE top IS NULL OR r._pos <= top
+        FROM (
+            SELECT r0._g, r0._q, r0._pos, r0._rel
+            FROM _rows AS r0
+            LEFT JOIN _dropped AS dr ON dr._g IS NOT DISTINCT FROM r0._g AND dr._q = r0._q AND dr._pos = r0._pos
+            WHERE r0._rel IS NOT NULL AND (top IS NULL OR r0._pos <= top)
+                AND dr._pos IS NULL
+        ) AS r
+        CROSS JOIN _levels AS l
     ),
     _jl AS (
-        SELECT j.*, l._level, st._R, st._N,
-            SUM(CASE WHEN j._rel >= l._level THEN 1 ELSE 0 END) OVER (
-                PARTITION BY l._level, j._g, j._q ORDER BY j._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _hits,
-            SUM(CASE WHEN j._rel >= 0 AND j._rel < l._level THEN 1 ELSE 0 END) OVER (
-                PARTITION BY l._level, j._g, j._q ORDER BY j._pos
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _nonrel
+        SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
+            gi._icost, gi._idcg_at, gi._lends
         FROM _judged AS j
-        CROSS JOIN _levels AS l
-        JOIN _qstat AS st ON st._q = j._q AND st._level = l._level
+        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
+        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
     ),
     _agg AS (
         SELECT s._idx, jl._g, jl._q,
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
             SUM(CASE WHEN s._family IN ('AP', 'GMAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS DOUBLE) / jl._pos END) AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
-            SUM(CASE WHEN s._family = 'nDCG' AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) END) AS _dcg,
-            SUM(CASE WHEN s._family = 'nDCG' AND (s._k IS NULL OR jl._ipos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._ipos AS DOUBLE) + 1) / LN(2.0)) END) AS _idcg_run,
+            SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) END) AS _dcg,
             SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS DOUBLE) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
             SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS DOUBLE) / jl._pos) * (CAST(jl._jrank - 1 AS DOUBLE) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END) AS _infap,
             SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
@@ -655,10 +730,34 @@ _specs AS (
             SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN POWER(s._p_p, CAST(jl._pos - 1 AS DOUBLE)) END) AS _judged_pw,
             SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS DOUBLE)) END) AS _rbp,
             SUM(CASE WHEN s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1.0 / (LN(CAST(2 + jl._pos - jl._hits AS DOUBLE)) / LN(2.0)) END) AS _bing,
-            SUM(CASE WHEN s._family = 'NumNonRelJudgedRet' AND jl._rel >= 0 AND jl._rel < s._level THEN 1 ELSE 0 END) AS _nonrel_judged
+            SUM(CASE WHEN s._family = 'NumNonRelJudgedRet' AND jl._rel >= 0 AND jl._rel < s._level THEN 1 ELSE 0 END) AS _nonrel_judged,
+            SUM(CASE WHEN s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._rel AS DOUBLE) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) END) AS _gsum,
+            SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) END) AS _ndr,
+            SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _found,
+            SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) * jl._lends END) AS _rnd
         FROM _jl AS jl
-        JOIN _specs AS s ON s._level = jl._level
+        -- a family with a cutoff reads only the rows within it (the others have no _k)
+        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
         GROUP BY s._idx, jl._g, jl._q
+    ),
+
+    -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
+    _irun AS (
+        SELECT s._idx, i._g, i._q,
+            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE)
+                     / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) END) AS _idcg_run
+        FROM (
+            SELECT j._g, j._q, j._rel, j._level,
+                ROW_NUMBER() OVER (
+                    PARTITION BY j._level, j._g, j._q ORDER BY j._rel DESC, j._pos
+                ) AS _ipos
+            FROM _judged AS j
+            WHERE j._rel > 0 AND EXISTS (
+                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')
+        ) AS i
+        JOIN _specs AS s
+            ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
+        GROUP BY s._idx, i._g, i._q
     ),
 
     _groups AS (SELECT DISTINCT x._g, 1 AS _one FROM _rq AS x),
@@ -670,20 +769,42 @@ _specs AS (
         LEFT JOIN _rq AS x ON x._g IS NOT DISTINCT FROM gr._g AND x._q = y._q
         WHERE complete
     ),
+    _dropk AS (
+        SELECT s._idx, x._g, x._q, COUNT(*) AS _nk,
+            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
+                     THEN POWER(s._p_p, CAST(x._pos - 1 AS DOUBLE)) END) AS _dropw
+        FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
+        GROUP BY s._idx, x._g, x._q
+    ),
+    -- the rarely present extras in one table (one join below): nDCG(ideal=run)'s ideal
+    -- DCG, the dropped duplicates
+    _extra AS (
+        SELECT e._idx, e._g, e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
+            MAX(e._dropw) AS _dropw
+        FROM (
+            SELECT x._idx, x._g, x._q, x._idcg_run, CAST(NULL AS DOUBLE) AS _nk,
+                CAST(NULL AS DOUBLE) AS _dropw
+            FROM _irun AS x
+            UNION ALL
+            SELECT x._idx, x._g, x._q, CAST(NULL AS DOUBLE), CAST(x._nk AS DOUBLE), x._dropw
+            FROM _dropk AS x
+        ) AS e
+        GROUP BY e._idx, e._g, e._q
+    ),
     _values AS (
         SELECT u._g, u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
                 WHEN 'AP' THEN CAST(CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END AS DOUBLE)
                 WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
-                WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / s._k END AS DOUBLE)
+                WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / s._k END AS DOUBLE)
                 WHEN 'R' THEN CAST(CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END AS DOUBLE)
                 WHEN 'RR' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END AS DOUBLE)
                 WHEN 'Success' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END AS DOUBLE)
-                WHEN 'NumRet' THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END AS DOUBLE)
+                WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS DOUBLE)
                 WHEN 'NumRel' THEN CAST(st._R AS DOUBLE)
                 WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE)
                 WHEN 'NumQ' THEN CAST(1 AS DOUBLE)
-                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(a._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS DOUBLE)
+                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS DOUBLE)
                 WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS DOUBLE) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS DOUBLE)
                 WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS DOUBLE) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS DOUBLE)
@@ -693,28 +814,38 @@ _specs AS (
                 WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'GMBpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
-                WHEN 'Judged' THEN CAST(CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS DOUBLE) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END) ELSE 0 END AS DOUBLE)
-                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._judged_k, 0) AS DOUBLE) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST(CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._judged_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END END AS DOUBLE)
+                WHEN 'Judged' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END AS DOUBLE)
+                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS DOUBLE) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END END AS DOUBLE)
                 WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS DOUBLE)
-                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * COALESCE(a._judged_pw, 0) ELSE 0 END AS DOUBLE)
-                WHEN 'SetAP' THEN CAST(CASE WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END * st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END AS DOUBLE)
+                WHEN 'SetAP' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'RelP' THEN CAST(CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END AS DOUBLE)
-                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nret, s._k) END - st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS DOUBLE)
+                WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS DOUBLE) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS DOUBLE)
+                WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS DOUBLE)
+                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS DOUBLE) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS DOUBLE)
                 ELSE error(s._name || ' is not available in SQL yet; use rk.evaluate')
             END END AS _value
         FROM (
-            SELECT u0._g, u0._q,
-                CASE WHEN u0._n IS NULL THEN 0 WHEN top IS NULL THEN u0._n
-                     ELSE LEAST(u0._n, top) END AS _nret
-            FROM _universe AS u0
+            SELECT u1._g, u1._q, u1._nall, u1._nall - COALESCE(dq._n, 0) AS _nret
+            FROM (
+                SELECT u0._g, u0._q,
+                    CASE WHEN u0._n IS NULL THEN 0 WHEN top IS NULL THEN u0._n
+                         ELSE LEAST(u0._n, top) END AS _nall
+                FROM _universe AS u0
+            ) AS u1
+            LEFT JOIN (
+                SELECT x._g, x._q, COUNT(*) AS _n FROM _dropped AS x GROUP BY x._g, x._q
+            ) AS dq ON dq._g IS NOT DISTINCT FROM u1._g AND dq._q = u1._q
         ) AS u
         CROSS JOIN _specs AS s
-        CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN error('the run has no rows (' || CAST(c._run_rows AS VARCHAR) || '): there is nothing to evaluate') WHEN c._run_dup > 0 THEN error('run: duplicate (query, item) rows: ' || CAST(c._run_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS VARCHAR)) WHEN c._qrels_dup > 0 THEN error('qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS VARCHAR)) WHEN c._shared = 0 AND NOT complete THEN error('run and qrels share no query (' || CAST(c._shared AS VARCHAR) || ' in common): check the query column and its type') ELSE 0 END AS _ok FROM _check AS c) AS c
+        CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN error('the run has no rows (' || CAST(c._run_rows AS VARCHAR) || '): there is nothing to evaluate') WHEN c._run_dup > 0 AND NOT (duplicates = 'first') THEN error('run: duplicate (query, item) rows: ' || CAST(c._run_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS VARCHAR)) WHEN c._qrels_dup > 0 THEN error('qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS VARCHAR)) WHEN c._shared = 0 AND NOT complete THEN error('run and qrels share no query (' || CAST(c._shared AS VARCHAR) || ' in common): check the query column and its type') ELSE 0 END AS _ok FROM _check AS c) AS c
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND a._g IS NOT DISTINCT FROM u._g AND a._q = u._q
+        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND dk._g IS NOT DISTINCT FROM u._g AND dk._q = u._q
     )
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
 FROM _values AS v
@@ -724,7 +855,8 @@ JOIN _qnames AS n ON n._q = v._q;
 CREATE OR REPLACE MACRO rankeval_per_query(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
 FROM (
@@ -732,7 +864,8 @@ FROM (
         x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
     FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
-        complete := complete, conventions := conventions, ties := ties, top := top) AS x
+        complete := complete, conventions := conventions, ties := ties, top := top,
+            duplicates := duplicates) AS x
 )
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
@@ -742,7 +875,8 @@ ORDER BY __rk_og, __rk_oq, __rk_oi;
 CREATE OR REPLACE MACRO rankeval_summary(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
 FROM (
@@ -755,7 +889,8 @@ FROM (
                 ELSE AVG(x.value) END AS value
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
-            complete := complete, conventions := conventions, ties := ties, top := top) AS x
+            complete := complete, conventions := conventions, ties := ties, top := top,
+            duplicates := duplicates) AS x
         GROUP BY x._g, x._idx, x.measure
     ) AS s
 )

@@ -12,7 +12,8 @@
 --
 -- rankeval_per_query(run_table, qrels_table, measures VARCHAR[], by := [], query := 'query',
 --     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
---     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL)
+--     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+--     duplicates := 'error')
 --   -> <by columns>, <query column>, measure, value      (one row per query and measure)
 -- rankeval_summary(... the same arguments ...)
 --   -> <by columns>, measure, value   (the mean over queries; the sum for NumRet, NumRel,
@@ -29,8 +30,11 @@
 -- rel: relevance level of measures without their own rel= (trec_eval -l).
 -- complete: also average over the qrels queries a group misses, scored 0 (trec_eval -c).
 -- conventions: 'trec_eval', 'kaggle', 'spark' or 'torchmetrics' parameter defaults.
--- ties: 'first' (= 'trec_eval': tied scores ordered by item descending).
+-- ties: 'first' (= 'trec_eval': tied scores ordered by item descending); 'average' (the
+--   expected value over the orderings of tied rows) raises: use polars_rankeval.evaluate.
 -- top: keep the top `top` rows of each query (trec_eval -M).
+-- duplicates: 'error' (a repeated (by..., query, item) run row raises) or 'first' (keep the
+--   best-ranked one; the rows dropped keep their positions).
 --
 -- trec_eval's conventions: score descending compared in single precision (REAL), ties by
 -- item descending in byte order; a run query without judgments is not evaluated.  Bad

@@ -4,7 +4,8 @@
 CREATE OR REPLACE MACRO rankeval_rows(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 WITH
 _args AS (
@@ -17,6 +18,9 @@ _args AS (
                        || ' (trec_eval''s order) or polars_rankeval.evaluate(..., ties=''average'')')
         WHEN top IS NOT NULL AND (CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
             THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
+        WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'first')
+            THEN error('duplicates=''' || COALESCE(duplicates, 'NULL')
+                       || ''': choose ''error'' or ''first''')
         WHEN complete IS NULL THEN error('complete must be true or false')
         WHEN rel IS NULL OR NOT isfinite(CAST(rel AS DOUBLE))
             THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
@@ -78,9 +82,9 @@ _run AS (
                                 || CAST(k._cols AS VARCHAR) || ')' END)) AS _o
         FROM (
             SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
-                greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS _q0,
-                greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS _item0,
-                greatest(*COLUMNS(lambda c: c = COALESCE(rank, score) OR c = '__rk_none')) AS _o0
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS _q0,
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS _item0,
+                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(rank, score))) AS _o0
             FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
         ) AS i
         CROSS JOIN _runcheck AS k
@@ -109,9 +113,9 @@ _qrels_src AS (
                             || ' relevance := ''my_relevance_column''' END)) AS __rk_rv
     FROM (
         SELECT *,
-            greatest(*COLUMNS(lambda c: c = query OR c = '__rk_none')) AS __rk_qv0,
-            greatest(*COLUMNS(lambda c: c = item OR c = '__rk_none')) AS __rk_iv0,
-            greatest(*COLUMNS(lambda c: c = relevance OR c = '__rk_none')) AS __rk_rv0
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS __rk_qv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS __rk_iv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = relevance)) AS __rk_rv0
         FROM (SELECT NULL AS __rk_q, NULL AS __rk_none, * FROM query_table(qrels_table)) AS q0
     ) AS q
     CROSS JOIN _qrelscols AS k
@@ -140,7 +144,8 @@ JOIN _qnames AS n ON n._q = v._q;
 CREATE OR REPLACE MACRO rankeval_per_query(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
 FROM (
@@ -148,7 +153,8 @@ FROM (
         x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
     FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
-        complete := complete, conventions := conventions, ties := ties, top := top) AS x
+        complete := complete, conventions := conventions, ties := ties, top := top,
+            duplicates := duplicates) AS x
 )
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
@@ -158,7 +164,8 @@ ORDER BY __rk_og, __rk_oq, __rk_oi;
 CREATE OR REPLACE MACRO rankeval_summary(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
-    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error'
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
 FROM (
@@ -171,7 +178,8 @@ FROM (
                 ELSE AVG(x.value) END AS value
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
-            complete := complete, conventions := conventions, ties := ties, top := top) AS x
+            complete := complete, conventions := conventions, ties := ties, top := top,
+            duplicates := duplicates) AS x
         GROUP BY x._g, x._idx, x.measure
     ) AS s
 )

@@ -3,6 +3,7 @@ equal to the polars engine (rk.evaluate) for every registered family and option.
 
 from __future__ import annotations
 
+import math
 import random
 import warnings
 from pathlib import Path
@@ -39,6 +40,8 @@ MEASURES = [
     "Utility(a=2,b=-0.5)", "Utility(a=1, b=-1, c=-0.5, d=0.25, docs=40)@5", "Utility(rel=2)",
     "utility", "binG", "binG@3", "BinG(rel=2)", "GMBpref", "GMBpref(rel=2)", "gm_bpref",
     "NumNonRelJudgedRet", "NumNonRelJudgedRet(rel=2)", "num_nonrel_judged_ret",
+    "G", "G@3", "G(rel=2)@5", "nDCG_rel", "NDCG_rel@3", "nDCG_rel(rel=2)", "RnDCG",
+    "Rndcg@2", "RnDCG(rel=3)", "RnDCG@7",
 ]  # fmt: skip
 COLUMNS = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade"}
 OPTIONS = [
@@ -112,31 +115,37 @@ def assert_same(sql: pl.DataFrame, expected: pl.DataFrame, keys: list[str]) -> i
     return joined.height
 
 
-# Families the one-pass SQL does not compute yet (they need the ideal ranking per row):
-# the SQL raises "<name> is not available in SQL yet" for them (tested below).
-NOT_IN_SQL_YET = {"G", "nDCG_rel", "RnDCG"}
-
-
 def test_every_family_is_computed():
-    assert set(REGISTRY) - NOT_IN_SQL_YET <= set(FAMILIES_SQL)
-    assert NOT_IN_SQL_YET.isdisjoint(FAMILIES_SQL)
-    assert set(REGISTRY) - NOT_IN_SQL_YET <= {
+    assert set(REGISTRY) <= set(FAMILIES_SQL)
+    assert set(REGISTRY) <= {
         rk._parse.parse_measure(m).family.name for m in MEASURES  # type: ignore[attr-defined]
     }
 
 
-@pytest.mark.parametrize("name", ["G", "ndcg_rel", "Rndcg"])
-def test_families_not_in_sql_yet_raise_a_clear_error(con, name: str) -> None:
+def test_gain_families_by_hand(con) -> None:
+    # the docstring examples of measures/g.py, ndcg_rel.py, rndcg.py: run a, b, c; qrels
+    # b=2, c=1, z=1 (ideal gains 2, 1, 1; ideal cost 2, 3, 4; run gains 0, 2, 1)
+    # G: (2 / log2(2 + 3 - 2) + 1 / log2(2 + 4 - 3)) / (2 + 1 + 1) = 3 / log2(3) / 4
+    # nDCG_rel: DCG at 2, 3 = 2/log2(3), + 1/2; IDCG at 2, 3 = 2 + 1/log2(3), + 1/2;
+    #   (DCG2/IDCG2 + 2 * DCG3/IDCG3) / 3 (z, not retrieved, counts nDCG at the end)
+    # RnDCG: levels end at 1 and 3: (0 / 2 + DCG3 / IDCG3) / 2
     con.execute(
-        "CREATE OR REPLACE TABLE gains_run AS SELECT * FROM (VALUES ('q1', 'a', 1.0)) "
-        "AS t(query, item, score)"
+        "CREATE OR REPLACE TABLE gains_run AS SELECT * FROM (VALUES ('q1', 'a', 3.0),"
+        " ('q1', 'b', 2.0), ('q1', 'c', 1.0)) AS t(query, item, score)"
     )
     con.execute(
-        "CREATE OR REPLACE TABLE gains_qrels AS SELECT * FROM (VALUES ('q1', 'a', 1)) "
-        "AS t(query, item, relevance)"
+        "CREATE OR REPLACE TABLE gains_qrels AS SELECT * FROM (VALUES ('q1', 'b', 2),"
+        " ('q1', 'c', 1), ('q1', 'z', 1)) AS t(query, item, relevance)"
     )
-    with pytest.raises(duckdb.Error, match=f"{name} is not available in SQL yet"):
-        con.execute(f"SELECT * FROM rankeval_summary('gains_run', 'gains_qrels', ['{name}'])")
+    rows = dict(con.execute(
+        "SELECT * FROM rankeval_summary('gains_run', 'gains_qrels', ['G', 'ndcg_rel', 'Rndcg'])"
+    ).fetchall())
+    log2_3 = math.log2(3)
+    dcg2, dcg3 = 2 / log2_3, 2 / log2_3 + 0.5
+    idcg2, idcg3 = 2 + 1 / log2_3, 2 + 1 / log2_3 + 0.5
+    assert rows["G"] == pytest.approx(3 / log2_3 / 4, abs=1e-12)
+    assert rows["ndcg_rel"] == pytest.approx((dcg2 / idcg2 + 2 * dcg3 / idcg3) / 3, abs=1e-12)
+    assert rows["Rndcg"] == pytest.approx(dcg3 / idcg3 / 2, abs=1e-12)
 
 
 def test_generated_files_are_fresh():
@@ -182,3 +191,41 @@ def test_rank_column_and_no_by(con):
         expected = rk.evaluate(single, qrels, MEASURES, per_query=True, query="qid",
                                item="doc_id", rank="pos", score=None, relevance="grade")
     assert assert_same(sql, expected, ["qid"]) > 0
+
+
+def with_duplicates(runs: pl.DataFrame, seed: int) -> pl.DataFrame:
+    """``runs`` with some (system, day, qid, doc_id) rows repeated at other scores (the
+    repeat ranks above, below or ties with the original)."""
+    rng = random.Random(seed)
+    extra = [
+        (system, day, q, item, rng.choice(SCORES))
+        for system, day, q, item, _ in runs.iter_rows()
+        if rng.random() < 0.2
+    ]
+    return pl.concat([runs, pl.DataFrame(extra, schema=runs.schema, orient="row")])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"top": 3}, {"complete": True, "rel": 2}, {"top": 5, "conventions": "kaggle"}],
+    ids=lambda o: ",".join(map(str, o.items())) or "-",
+)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_duplicates_first(con, seed, options):
+    runs, qrels = make_data(seed)
+    runs = with_duplicates(runs, seed)
+    con.register("runs", runs)
+    con.register("judgments", qrels)
+    by = ["system", "day"]
+    count = 0
+    for per_query, name in ((True, "rankeval_per_query"), (False, "rankeval_summary")):
+        sql = con.sql(sql_call(name, MEASURES, by, duplicates="first", **options)).pl()
+        expected = polars_result(
+            runs, qrels, MEASURES, by, per_query, duplicates="first", **options
+        )
+        keys = [*by, "qid"] if per_query else by
+        count += assert_same(sql, expected, keys)
+    assert count > len(MEASURES) * 4
+    # the default still refuses them
+    with pytest.raises(duckdb.Error, match="duplicate"):
+        con.sql(sql_call("rankeval_summary", ["MAP"], by, **options)).fetchall()

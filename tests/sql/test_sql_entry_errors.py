@@ -100,6 +100,8 @@ def test_bad_measure(con, measures, message):
         ("", "runs", "judgments", ", top := 0", "top=0: give a positive number"),
         ("", "runs", "judgments", ", ties := 'random'", "ties='random'"),
         ("", "runs", "judgments", ", ties := 'average'", "not available in SQL yet"),
+        ("", "runs", "judgments", ", duplicates := 'last'",
+         "duplicates='last': choose 'error' or 'first'"),
         ("", "runs", "judgments", ", conventions := 'sklearn'",
          "unknown conventions 'sklearn'"),
     ],

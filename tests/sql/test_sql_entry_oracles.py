@@ -25,6 +25,7 @@ TREC = {
     "set_P": "set_P", "set_recall": "set_recall", "infAP": "infAP", "set_map": "set_map",
     "relative_P_5": "relative_P.5", "set_relative_P": "set_relative_P", "utility": "utility",
     "binG": "binG", "num_nonrel_judged_ret": "num_nonrel_judged_ret", "gm_bpref": "gm_bpref",
+    "G": "G", "ndcg_rel": "ndcg_rel", "Rndcg": "Rndcg",
 }  # fmt: skip
 # trec_eval stores gm_bpref per query as ln(max(bpref, 1e-5)) (m_gm_bpref.c); ours is bpref
 PER_QUERY = {"gm_bpref": lambda value: math.log(max(value, 0.00001))}
