@@ -39,6 +39,7 @@ class TrecName:
     target: str | None
     params: tuple[float, ...] | None = None
     kind: type = int
+    all_trec: bool = True  # in trec_eval's `all_trec` nickname (measures.c trec_names)
 
     @property
     def pattern(self) -> str:
@@ -92,6 +93,7 @@ TREC_NAMES: tuple[TrecName, ...] = (
     TrecName("rbp", "RBP"),
     TrecName("rbp_resid", "RBP_resid"),
     TrecName("unj", "Unjudged@{}", (5, 10, 20)),
+    TrecName("yaap", "YAAP", all_trec=False),  # after the prefs measures in measures.c
 )
 
 # trec_eval names -> our grammar ({} is the parameter), derived from TREC_NAMES.

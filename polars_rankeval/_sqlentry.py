@@ -33,7 +33,7 @@ FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
     "GMAP", "Bpref", "infAP", "Rprec", "Rprec_mult", "F1", "IPrec", "IPrec11pt", "ERR",
     "Judged", "Unjudged", "RBP", "RBP_resid", "SetAP", "RelP", "Utility", "binG", "GMBpref",
-    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG",
+    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG", "YAAP",
 )  # fmt: skip
 
 
@@ -193,6 +193,8 @@ def _ranked_cases(d: Dialect) -> dict[str, str]:
             " THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END",
         ),
         "GMAP": safe("COALESCE(a._prec_k, 0)", "st._R"),
+        # trec_eval yaap: log((1 + S) / (1 + R - S)), S the precision sum (AP's numerator)
+        "YAAP": "LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0)))",
         "P": "CASE WHEN s._k IS NULL THEN " + safe(hk, "u._nret")
         + " WHEN s._p_norm = 'ret' THEN " + safe(hk, ct)
         + f" ELSE CAST({hk} AS {D}) / s._k END",
@@ -334,7 +336,7 @@ def _raw_sums(d: Dialect) -> str:
     return ",\n            ".join(
         [
             f"SUM(CASE WHEN {isrel} AND {intop} THEN 1 ELSE 0 END) AS _hits_k",
-            (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP') AND {isrel} AND {intop}"
+            (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP', 'YAAP') AND {isrel} AND {intop}"
             f" THEN CAST(jl._hits AS {D}) / jl._pos END) AS _prec_k"),
             f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
             (f"SUM(CASE WHEN {fam} IN ('nDCG', 'nDCG_rel', 'RnDCG') AND {intop} AND jl._rel > 0"

@@ -75,7 +75,7 @@ def _expand_one(option: str) -> list[str]:
     if option == "trec":
         return _supported(_names(_DEFAULT))
     if option == "all_trec":
-        return _supported(_names(name for name, _, _ in _TABLE))
+        return _supported(_names(t.name for t in TREC_NAMES if t.all_trec))
     if option in _PARAMS:
         return _names([option])
     base, dot, rest = option.partition(".")

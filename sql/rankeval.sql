@@ -46,6 +46,7 @@ CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
     SELECT * FROM (VALUES
         ('AP', 'mean', true, NULL),
         ('SetAP', 'mean', true, NULL),
+        ('YAAP', 'mean', true, NULL),
         ('P', 'mean', true, NULL),
         ('RelP', 'mean', true, NULL),
         ('R', 'mean', true, NULL),
@@ -82,6 +83,7 @@ CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
         ('AP', 'AP'),
         ('MAP', 'AP'),
         ('SetAP', 'SetAP'),
+        ('YAAP', 'YAAP'),
         ('P', 'P'),
         ('Precision', 'P'),
         ('RelP', 'RelP'),
@@ -131,6 +133,7 @@ CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
         ('AP', 'norm', 'R', ['R', 'min', 'hits']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('AP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('SetAP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('YAAP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('P', 'norm', 'k', ['k', 'ret']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('P', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('RelP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
@@ -215,7 +218,8 @@ CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
         (32, 'num_nonrel_judged_ret', 'NumNonRelJudgedRet'),
         (33, 'rbp', 'RBP'),
         (34, 'rbp_resid', 'RBP_resid'),
-        (35, 'unj_(\d+)', 'Unjudged@{}')
+        (35, 'unj_(\d+)', 'Unjudged@{}'),
+        (36, 'yaap', 'YAAP')
     ) AS t(ord, pattern, target);
 CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
     SELECT * FROM (VALUES
@@ -228,7 +232,7 @@ CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
         ('spark', 'nDCG', 'gain', 'exp'),
         ('torchmetrics', 'AP', 'norm', 'hits')
     ) AS t(conventions, family, param, value);
-CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k';
+CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, YAAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap';
 
 -- The measure parser: measure names as given -> one resolved spec per distinct name
 -- (twin of polars_rankeval/_parse.py: trec_eval aliases, Name(param=value,...)@k,
@@ -715,7 +719,7 @@ _specs AS (
     _agg AS (
         SELECT s._idx, jl._g, jl._q,
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
-            SUM(CASE WHEN s._family IN ('AP', 'GMAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS DOUBLE) / jl._pos END) AS _prec_k,
+            SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS DOUBLE) / jl._pos END) AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
             SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) END) AS _dcg,
             SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS DOUBLE) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
@@ -796,6 +800,7 @@ _specs AS (
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
                 WHEN 'AP' THEN CAST(CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END AS DOUBLE)
                 WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS DOUBLE)
                 WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / s._k END AS DOUBLE)
                 WHEN 'R' THEN CAST(CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END AS DOUBLE)
                 WHEN 'RR' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END AS DOUBLE)
@@ -2031,6 +2036,31 @@ CREATE OR REPLACE MACRO rankeval_Utility(
         AND rankeval_check_number('Utility', 'd', d, TRUE, '')
         AND rankeval_check_number('Utility', 'docs', docs, docs >= 0, ' >= 0')
         AND rankeval_check_number('Utility', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- YAAP.sql
+-- YAAP: yet another average precision, twin of polars_rankeval/measures/yaap.py
+-- (trec_eval yaap, m_yaap.c): log((1 + S) / (1 + R - S)), S = sum over relevant items at
+-- position i <= k of (relevant in top i / i); log(1 / (1 + R)) when none is retrieved.
+-- rankeval_YAAP_value is an aggregate over the rows of one query of rankeval_joined.
+CREATE OR REPLACE MACRO rankeval_YAAP_value(pos, rel_value, hits, num_rel, k, rel) AS
+    LN(CAST(1 + COALESCE(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                              THEN CAST(hits AS DOUBLE) / NULLIF(pos, 0) ELSE 0 END), 0)
+            AS DOUBLE)
+       -- S <= relevant retrieved <= R: the denominator is at least 1
+       / NULLIF(1 + MAX(num_rel)
+            - COALESCE(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                                THEN CAST(hits AS DOUBLE) / NULLIF(pos, 0) ELSE 0 END), 0),
+                0));
+
+CREATE OR REPLACE MACRO rankeval_YAAP(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('YAAP', rankeval_param('rel', rankeval_number(rel), '1'), k) AS measure,
+        rankeval_YAAP_value(j._pos, j._rel, j._hits, j._num_rel, k, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('YAAP', k)
+        AND rankeval_check_number('YAAP', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 

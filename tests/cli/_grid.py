@@ -37,6 +37,7 @@ GRID: dict[str, list[str]] = {
                "-m", "rbp.p=0.8"],
     "Z": ["-q", "-Z", "{Z}"],
     "N": ["-N", "1000", "-m", "official"],
+    "yaap": ["-q", "-c", "-m", "yaap", "-m", "map"],  # not in all_trec; printed after map
 }  # fmt: skip
 # trec_eval 10.0's rbp leaves `min` and `max` uninitialised (m_rbp.c) before it scales
 # graded gains into [0, 1]: with grades other than 0/1 its rbp.p=... values depend on

@@ -233,7 +233,7 @@ _qrels AS (
     _agg AS (
         SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
-            SUM(CASE WHEN s._family IN ('AP', 'GMAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END) AS _prec_k,
+            SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END) AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
             SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _dcg,
             SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
@@ -314,6 +314,7 @@ _qrels AS (
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
                 WHEN 'AP' THEN CAST(CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS {{ rankeval.double() }})
                 WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / s._k END AS {{ rankeval.double() }})
                 WHEN 'R' THEN CAST(CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'RR' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END AS {{ rankeval.double() }})

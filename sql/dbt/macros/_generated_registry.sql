@@ -44,6 +44,21 @@
     }
    ]
   },
+  "YAAP": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
   "P": {
    "aggregate": "mean",
    "cutoff": true,
@@ -666,6 +681,10 @@
    "SetAP"
   ],
   [
+   "YAAP",
+   "YAAP"
+  ],
+  [
    "P",
    "P"
   ],
@@ -978,6 +997,10 @@
   [
    "unj_(\\d+)",
    "Unjudged@{}"
+  ],
+  [
+   "yaap",
+   "YAAP"
   ]
  ],
  "presets": {
@@ -1001,6 +1024,6 @@
    }
   }
  },
- "known": "known measures: AP (MAP), SetAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k"
+ "known": "known measures: AP (MAP), SetAP, YAAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap"
 }) }}
 {% endmacro %}
