@@ -39,93 +39,129 @@ COSMIC = [sys.executable, "-c", "import sys; from cosmic_ray.cli import main; sy
 
 
 @dataclass(frozen=True)
-class Target:
+class Code:
     path: str  # a file or folder of the package
-    tests: tuple[str, ...]  # pytest node ids or files: the fast tier for this code
     functions: tuple[str, ...] = ()  # only mutate these definitions (empty: all)
+
+    def describe(self) -> str:
+        names = f" (functions: {', '.join(self.functions)})" if self.functions else ""
+        return f"`{self.path}`{names}"
+
+
+@dataclass(frozen=True)
+class Target:
+    code: tuple[Code, ...]  # what is mutated
+    tests: tuple[str, ...]  # pytest node ids or files: the fast tier for this code
     timeout: float = 300.0
 
 
+# Test paths are checked by tests/mutation/test_targets.py (files, node ids, functions).
+_CONFORMANCE = "tests/oracles/test_trec_eval_conformance.py"
+_COMPARE = "tests/compare/test_compare.py"
 TARGETS = {
     "significance": Target(
-        "polars_rankeval/_significance.py",
         (
-            "tests/test_corrections_capped.py",
-            "tests/test_t_test_precision.py",
-            "tests/test_significance_edges.py",
-            "tests/test_compare.py::test_t_distribution_matches_scipy",
-            "tests/test_compare.py::test_randomization_is_exact_for_few_queries_and_equals_scipy",
-            "tests/test_compare.py::test_degenerate_differences",
-            "tests/test_compare.py::test_effect_size_is_paired_cohens_d",
-            "tests/test_compare.py::test_corrections_hand_computed",
-            "tests/test_compare.py::test_bh_equals_scipy",
-            "tests/test_compare.py::test_t_test_equals_ttest_rel",
-            "tests/test_compare.py::test_compare_t_test_equals_scipy_on_per_query_values",
-            "tests/test_compare.py::test_randomization_agrees_with_scipy_within_resampling_error",
-            "tests/test_compare.py::test_bootstrap_agrees_with_scipy_within_resampling_error",
-            "tests/test_compare.py::test_resampling_is_seeded_and_blocked_without_changing_results",
-            "tests/test_compare.py::test_compare_randomization_and_bootstrap_against_scipy",
-            "tests/test_compare.py::test_a_comparison_gets_the_same_result_alone_or_in_a_batch",
+            Code(
+                "polars_rankeval/_significance.py",
+                (
+                    "adjust",
+                    "paired_t",
+                    "t_two_sided_p",
+                    "t_ppf",
+                    "_count_extreme",
+                    "randomization",
+                    "_randomization_batch",
+                    "_inverted_bounds",
+                    "_exact",
+                    "bootstrap",
+                    "bootstrap_means",
+                    "_bootstrap_batch",
+                    "effect_size",
+                    "_check",
+                    "run_tests",
+                    "_betacf",
+                    "_betainc",
+                ),
+            ),
         ),
         (
-            "adjust",
-            "paired_t",
-            "t_two_sided_p",
-            "t_ppf",
-            "_count_extreme",
-            "randomization",
-            "bootstrap_means",
-            "_bootstrap_batch",
-            "effect_size",
-            "_check",
-            "run_tests",
-            "_betacf",
-            "_betainc",
+            "tests/compare/test_corrections_capped.py",
+            "tests/compare/test_t_test_precision.py",
+            "tests/compare/test_significance_edges.py",
+            f"{_COMPARE}::test_t_distribution_matches_scipy",
+            f"{_COMPARE}::test_randomization_is_exact_for_few_queries_and_equals_scipy",
+            f"{_COMPARE}::test_degenerate_differences",
+            f"{_COMPARE}::test_effect_size_is_paired_cohens_d",
+            f"{_COMPARE}::test_corrections_hand_computed",
+            f"{_COMPARE}::test_bh_equals_scipy",
+            f"{_COMPARE}::test_t_test_equals_ttest_rel",
+            f"{_COMPARE}::test_compare_t_test_equals_scipy_on_per_query_values",
+            f"{_COMPARE}::test_randomization_agrees_with_scipy_within_resampling_error",
+            f"{_COMPARE}::test_bootstrap_agrees_with_scipy_within_resampling_error",
+            f"{_COMPARE}::test_resampling_is_seeded_and_blocked_without_changing_results",
+            f"{_COMPARE}::test_compare_randomization_and_bootstrap_against_scipy",
+            f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch",
         ),
     ),
     "measures": Target(
-        "polars_rankeval/measures",
+        (Code("polars_rankeval/measures"),),
         (
             # the fast, most discriminating first (-x stops at the first failure)
-            "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
-            "tests/test_known_answers.py",
-            "tests/test_literature.py",
-            "tests/test_err_grade_clip.py",
-            "tests/test_ties_average.py::test_all_tied_known_answers",
-            "tests/test_ties_average.py::test_tie_group_below_a_relevant_row",
-            "tests/test_ties_average_norms.py",
-            "tests/test_measure_edges.py",
-            "tests/test_conventions_independent.py::test_conventions_equal_the_other_tools_formulas[polars]",
-            "tests/test_trec_eval_conformance.py::test_relevance_level_l2[polars]",
-            "tests/test_trec_eval_conformance.py::test_measure_parameters[polars]",
-            "tests/test_trec_eval_conformance.py::test_complete_c_flag[polars]",
-            "tests/test_fixtures.py",
+            f"{_CONFORMANCE}::test_all_trec_per_query[polars]",
+            "tests/oracles/test_known_answers.py",
+            "tests/oracles/test_literature.py",
+            "tests/oracles/test_err_grade_clip.py",
+            "tests/engines/test_ties_average.py::test_all_tied_known_answers",
+            "tests/engines/test_ties_average.py::test_tie_group_below_a_relevant_row",
+            "tests/engines/test_ties_average_norms.py",
+            "tests/oracles/test_measure_edges.py",
+            "tests/oracles/test_measure_num_nonrel_judged_ret.py",
+            (
+                "tests/oracles/test_conventions_independent.py"
+                "::test_conventions_equal_the_other_tools_formulas[polars]"
+            ),
+            f"{_CONFORMANCE}::test_relevance_level_l2[polars]",
+            f"{_CONFORMANCE}::test_measure_parameters[polars]",
+            f"{_CONFORMANCE}::test_complete_c_flag[polars]",
+            "tests/oracles/test_fixtures.py",
             # slow hypothesis oracles last: they run only for the mutants still alive
-            "tests/test_oracle_ranx.py",
-            "tests/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
+            "tests/oracles/test_oracle_ranx.py",
+            "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
         ),
     ),
     "ranking": Target(
-        "polars_rankeval/_judge.py",
         (
-            "tests/test_tie_break_known_answers.py",
-            "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
+            Code(
+                "polars_rankeval/prepare/ranking.py",
+                ("order_column", "order_key", "position", "keep_top"),
+            ),
         ),
-        ("position", "order_key"),
+        (
+            "tests/oracles/test_tie_break_known_answers.py",
+            f"{_CONFORMANCE}::test_all_trec_per_query[polars]",
+        ),
     ),
     "aggregation": Target(
-        "polars_rankeval/evaluate.py",
+        (Code("polars_rankeval/engines/finish.py", ("aggregate", "summarize")),),
         (
-            "tests/test_known_answers.py",
-            "tests/test_trec_eval_conformance.py::test_default_set[polars]",
-            "tests/test_trec_eval_conformance.py::test_all_trec_per_query[polars]",
+            "tests/oracles/test_known_answers.py",
+            f"{_CONFORMANCE}::test_default_set[polars]",
+            f"{_CONFORMANCE}::test_all_trec_per_query[polars]",
         ),
-        ("_aggregate",),
     ),
     "cli_trec": Target(
-        "polars_rankeval/cli.py",
-        ("tests/test_cli.py", "tests/test_output_failure.py"),
-        ("_format_value", "_trec_text", "_long", "_runid_frame"),
+        (
+            Code(
+                "polars_rankeval/cli/output.py",
+                ("trec_text", "_per_query_lines", "_line", "_format_value"),
+            ),
+            Code("polars_rankeval/cli/trec.py"),
+        ),
+        (
+            "tests/cli/test_cli.py",
+            "tests/cli/test_output_failure.py",
+            "tests/cli/test_cli_inputs_outputs.py",
+        ),
     ),
 }
 
@@ -331,12 +367,21 @@ def _config(repo: Path, target: Target, path: Path) -> None:
     command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -o addopts= {tests}"
     path.write_text(
         "[cosmic-ray]\n"
-        f'module-path = "{repo / target.path}"\n'
+        f"module-path = {json.dumps([str(repo / c.path) for c in target.code])}\n"
         f"timeout = {target.timeout}\n"
         "excluded-modules = []\n"
         f"test-command = {json.dumps(command)}\n"
         '[cosmic-ray.distributor]\nname = "local"\n'
     )
+
+
+def _wanted(target: Target, module: str, definition: str | None) -> bool:
+    """Whether a mutant of ``definition`` in ``module`` (a path in the copy) is in ``target``."""
+    relative = module.split("/repo/", 1)[-1]
+    for code in target.code:
+        if relative == code.path or relative.startswith(code.path.rstrip("/") + "/"):
+            return not code.functions or (definition or "") in code.functions
+    return False
 
 
 def _select(session: Path, target: Target, limit: int | None) -> int:
@@ -345,18 +390,18 @@ def _select(session: Path, target: Target, limit: int | None) -> int:
     keep = re.compile("|".join(f"core/{k}$" for k in KEEP))
     with sqlite3.connect(session) as db:
         rows = db.execute(
-            "SELECT job_id, operator_name, definition_name FROM mutation_specs "
+            "SELECT job_id, operator_name, module_path, definition_name FROM mutation_specs "
             "ORDER BY module_path, start_pos_row, start_pos_col, operator_name, occurrence"
         ).fetchall()
         chosen = [
             job
-            for job, op, name in rows
-            if keep.match(op) and (not target.functions or (name or "") in target.functions)
+            for job, op, module, name in rows
+            if keep.match(op) and _wanted(target, module, name)
         ]
         if limit is not None and len(chosen) > limit:
             step = len(chosen) / limit
             chosen = [chosen[int(i * step)] for i in range(limit)]
-        skipped = {job for job, _, _ in rows} - set(chosen)
+        skipped = {row[0] for row in rows} - set(chosen)
         db.executemany(
             "INSERT INTO work_results (worker_outcome, output, test_outcome, diff, job_id) "
             "VALUES ('SKIPPED', 'not selected', NULL, NULL, ?)",
@@ -424,7 +469,8 @@ def run_target(
         _config(repo, target, config)
         subprocess.run([*COSMIC, "init", str(config), str(session)], cwd=repo, check=True)
         count = _select(session, target, limit)
-        print(f"{name}: {count} mutants of {target.path}", flush=True)
+        paths = ", ".join(c.path for c in target.code)
+        print(f"{name}: {count} mutants of {paths}", flush=True)
         start = time.monotonic()
         baseline = subprocess.run(
             [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", *target.tests],
@@ -453,8 +499,7 @@ def _section(name: str, out: Outcome) -> str:
     lines = [
         f"## {name}",
         "",
-        f"`{target.path}`"
-        + (f" (functions: {', '.join(target.functions)})" if target.functions else ""),
+        "; ".join(c.describe() for c in target.code),
         f"against {', '.join(f'`{t}`' for t in target.tests)}",
         "",
         (
@@ -538,7 +583,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.list or not args.targets:
         for name, target in TARGETS.items():
-            print(f"{name}: {target.path} {list(target.functions) or ''}")
+            print(f"{name}: {'; '.join(c.describe() for c in target.code)}")
         return 0
     unknown = [t for t in args.targets if t not in TARGETS]
     if unknown:
