@@ -19,6 +19,7 @@ to ``tests/mutation/RESULTS.md``; the results of targets not run are kept.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -139,6 +140,7 @@ TARGETS = {
         (
             "tests/oracles/test_tie_break_known_answers.py",
             f"{_CONFORMANCE}::test_all_trec_per_query[polars]",
+            "tests/oracles/test_mutation_survivors.py",
         ),
     ),
     "aggregation": Target(
@@ -269,6 +271,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
 # counts them as killed; this keeps the record of the run before the test existed.
 _TIES = "test_ties_average_norms.py::test_average_over_the_two_orders_divides_by_r"
 _EDGES = "test_significance_edges.py"
+_RANKING = "test_mutation_survivors.py"  # tests/oracles/
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     (
         "significance",
@@ -326,7 +329,76 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "return pl.when(unjudged.any()).then(residual).otherwise(pl.lit(0.0))",
         "return pl.when(unjudged.any()).then(residual).otherwise(pl.lit( 1.0))",
     ): "test_measure_edges.py::test_rbp_resid_is_0_when_every_retrieved_item_is_judged",
+    # ranking (run of session 10): tests/oracles/test_mutation_survivors.py
+    (
+        "ranking",
+        "run: pl.LazyFrame, n: int, *, columns: Columns | None = None, by: Sequence[str] = ()",
+        "run: pl.LazyFrame, n: int, /, columns: Columns | None = None, by: Sequence[str] = ()",
+    ): f"{_RANKING}::test_keep_top_options_are_keyword_only",
+    (
+        "ranking",
+        "return run.filter(position(columns, column, [*by, columns.query]) <= n)",
+        "return run.filter(position(columns, column, [*by, columns.query]) < n)",
+    ): f"{_RANKING}::test_keep_top_keeps_exactly_n_rows_per_query",
+    ("ranking", "if column is None:", "if column is not None:"): (
+        f"{_RANKING}::test_keep_top_keeps_exactly_n_rows_per_query"
+    ),
+    ("ranking", "if column is None:", "if not column is None:"): (
+        f"{_RANKING}::test_keep_top_keeps_exactly_n_rows_per_query"
+    ),
+    (
+        "ranking",
+        "if c.rank is not None and c.rank in schema:",
+        "if c.rank is not None or c.rank in schema:",
+    ): f"{_RANKING}::test_order_column_prefers_score_then_rank_then_none",
+    ("ranking", "columns = columns or Columns()", "columns = columns and Columns()"): (
+        f"{_RANKING}::test_keep_top_uses_the_columns_given"
+    ),
 }
+
+
+class _NoAnnotations(ast.NodeTransformer):
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.returns = None
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        node.annotation = None
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        node.annotation = ast.Constant(None)
+        return self.generic_visit(node)
+
+
+_ANNOTATION = (
+    "only a type annotation changed: the module has `from __future__ import annotations`, "
+    "so annotations are never evaluated (the code without annotations is identical)"
+)
+
+
+def _annotation_only(relative: str, row: int, diff: str) -> bool:
+    """Whether the mutant at ``row`` of ``relative`` (a path in the repository) changes
+    nothing but annotations of a module that never evaluates them."""
+    path = ROOT / relative
+    removed, added = _changed_lines(diff)
+    plus = [x[1:] for x in diff.splitlines() if x.startswith("+") and not x.startswith("+++")]
+    if not path.is_file() or not plus:
+        return False
+    lines = path.read_text().splitlines(keepends=True)
+    if not 0 < row <= len(lines) or lines[row - 1].strip() != removed:
+        return False  # the file changed since the run
+    source = "".join(lines)
+    if "from __future__ import annotations" not in source:
+        return False
+    mutated = "".join([*lines[: row - 1], plus[0] + "\n", *lines[row:]])
+    try:
+        trees = [_NoAnnotations().visit(ast.parse(text)) for text in (source, mutated)]
+    except SyntaxError:
+        return False
+    return added != removed and ast.dump(trees[0]) == ast.dump(trees[1])
 
 
 def _changed_lines(diff: str) -> tuple[str, str]:
@@ -436,7 +508,8 @@ def _outcome(session: Path, name: str) -> Outcome:
                     "operator": operator,
                     "source": line,
                     "diff": diff or "",
-                    "equivalent": EQUIVALENT.get((name, line, mutated)),
+                    "equivalent": EQUIVALENT.get((name, line, mutated))
+                    or (_ANNOTATION if _annotation_only(relative, row, diff or "") else None),
                     "killed_after": KILLED_AFTER.get((name, line, mutated)),
                 }
             )
