@@ -149,6 +149,7 @@ TARGETS = {
             "tests/oracles/test_known_answers.py",
             f"{_CONFORMANCE}::test_default_set[polars]",
             f"{_CONFORMANCE}::test_all_trec_per_query[polars]",
+            "tests/oracles/test_mutation_survivors.py",
         ),
     ),
     "cli_trec": Target(
@@ -263,6 +264,20 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "grade = j.rel.fill_null(0.0).clip(0.0, MAX_GRADE)  # unjudged, negative: 0",
         "grade = j.rel.fill_null( -1.0).clip(0.0, MAX_GRADE)  # unjudged, negative: 0",
     ): "an unjudged row's grade, filled with -1 instead of 0, is clipped to 0 on the same line",
+    (
+        "aggregation",
+        "wide.group_by(by_keys, maintain_order=True).agg(*aggregates)",
+        "wide.group_by(by_keys, maintain_order=False).agg(*aggregates)",
+    ): "the groups' order only: long_frame sorts the summary by the by keys next, and polars "
+    "keeps the rows' order within each group whatever maintain_order says (group_by's "
+    "documented note), so every group still adds its queries in trec_eval's order",
+    (
+        "aggregation",
+        "wide = wide.sort([*by_keys, order], nulls_last=True)",
+        "wide = wide.sort([*by_keys, order], nulls_last=False)",
+    ): "where null keys go: a null query id is refused before (InputError 'query id is "
+    "null'), a null by group only moves before the others, and long_frame sorts the "
+    "groups again; the queries' order within a group is unchanged",
 }
 
 
@@ -271,7 +286,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
 # counts them as killed; this keeps the record of the run before the test existed.
 _TIES = "test_ties_average_norms.py::test_average_over_the_two_orders_divides_by_r"
 _EDGES = "test_significance_edges.py"
-_RANKING = "test_mutation_survivors.py"  # tests/oracles/
+_RANKING = "test_mutation_survivors.py"  # tests/oracles/: ranking and aggregation
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     (
         "significance",
@@ -354,6 +369,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ("ranking", "columns = columns or Columns()", "columns = columns and Columns()"): (
         f"{_RANKING}::test_keep_top_uses_the_columns_given"
     ),
+    (
+        "aggregation",
+        "by_keys, query = keys[:-1], keys[-1]",
+        "by_keys, query = keys[:-1], keys[- 0]",
+    ): f"{_RANKING}::test_the_mean_adds_queries_in_trec_eval_order_in_every_by_group",
 }
 
 

@@ -76,3 +76,33 @@ def test_keep_top_options_are_keyword_only():
     # positional Columns is refused rather than read as something else
     with pytest.raises(TypeError):
         keep_top(_run(), 1, Columns())  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- aggregation
+
+
+def _p10_run(system: str) -> pl.DataFrame:
+    # P@10 per query: q1 has 1 relevant item in its top 10 -> 1/10, q2 2 -> 2/10,
+    # q3 3 -> 3/10; the rows come in the order q3, q2, q1 (not trec_eval's)
+    rows = [
+        (system, query, f"d{i}", float(10 - i), i < relevant)
+        for query, relevant in (("q3", 3), ("q2", 2), ("q1", 1))
+        for i in range(10)
+    ]
+    return pl.DataFrame(rows, schema=["system", "query", "item", "score", "relevant"], orient="row")
+
+
+def test_the_mean_adds_queries_in_trec_eval_order_in_every_by_group():
+    from polars_rankeval import evaluate
+
+    # trec_eval adds the queries in its order (q1, q2, q3): (0.1 + 0.2) + 0.3 is
+    # 0.6000000000000001 in doubles, / 3 -> 0.20000000000000004; the input order
+    # (0.3 + 0.2) + 0.1 = 0.6 would give 0.19999999999999998
+    expected = ((0.1 + 0.2) + 0.3) / 3
+    assert expected != ((0.3 + 0.2) + 0.1) / 3  # the test tells the two orders apart
+    alone = evaluate(_p10_run("s"), measures=["P@10"])
+    assert alone["value"].to_list() == [expected]
+    # with by=: each group in trec_eval's order too; groups come out sorted
+    both = pl.concat([_p10_run("s2"), _p10_run("s1")])
+    grouped = evaluate(both, measures=["P@10"], by="system")
+    assert grouped.rows() == [("s1", "P@10", expected), ("s2", "P@10", expected)]
