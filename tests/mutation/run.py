@@ -164,6 +164,7 @@ TARGETS = {
             "tests/cli/test_cli.py",
             "tests/cli/test_output_failure.py",
             "tests/cli/test_cli_inputs_outputs.py",
+            "tests/cli/test_mutation_survivors.py",
         ),
     ),
 }
@@ -183,6 +184,11 @@ KEEP = [
     r"ReplaceOrWithAnd",
     r"ZeroIterationForLoop",
 ]
+
+_KEYWORD_ONLY = (
+    "a private helper's keyword-only marker made a positional-only one: every caller "
+    "passes the options after it by keyword, which both allow"
+)
 
 # Survivors that cannot be killed because the mutant behaves like the original:
 # (target, the source line, the mutated line), both stripped -> why.
@@ -278,6 +284,26 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "where null keys go: a null query id is refused before (InputError 'query id is "
     "null'), a null by group only moves before the others, and long_frame sorts the "
     "groups again; the queries' order within a group is unchanged",
+    (
+        "cli_trec",
+        "def _format_value(value: float, *, count: bool) -> str:",
+        "def _format_value(value: float, /, count: bool) -> str:",
+    ): _KEYWORD_ONLY,
+    (
+        "cli_trec",
+        "def _line(measure: str, query: str, value: float, *, count: bool, z: bool) -> str:",
+        "def _line(measure: str, query: str, value: float, /, count: bool, z: bool) -> str:",
+    ): _KEYWORD_ONLY,
+    ("cli_trec", "*,", "/,"): _KEYWORD_ONLY + " (trec_text, _per_query_lines)",
+    ("cli_trec", "summary: bool = True,", "summary: bool = False,"): (
+        "trec_text's default: its one caller (cli/eval.py) always passes summary="
+    ),
+    (
+        "cli_trec",
+        'return both.sort("query", "measure", maintain_order=True)["line"].to_list()',
+        'return both.sort("query", "measure", maintain_order=False)["line"].to_list()',
+    ): "a stable sort only orders equal keys, and (query, measure) is unique among the "
+    "lines: one value per query and measure, relstring's text only under its own measure",
 }
 
 
@@ -286,7 +312,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
 # counts them as killed; this keeps the record of the run before the test existed.
 _TIES = "test_ties_average_norms.py::test_average_over_the_two_orders_divides_by_r"
 _EDGES = "test_significance_edges.py"
-_RANKING = "test_mutation_survivors.py"  # tests/oracles/: ranking and aggregation
+_RANKING = "oracles/test_mutation_survivors.py"  # ranking and aggregation
+_CLI = "cli/test_mutation_survivors.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     (
         "significance",
@@ -374,6 +401,25 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "by_keys, query = keys[:-1], keys[-1]",
         "by_keys, query = keys[:-1], keys[- 0]",
     ): f"{_RANKING}::test_the_mean_adds_queries_in_trec_eval_order_in_every_by_group",
+    # cli_trec (run of session 10): tests/cli/test_mutation_survivors.py
+    ("cli_trec", ".when(grade > 9)", ".when(grade >= 9)"): (
+        f"{_CLI}::test_relstring_digits_above_9_negative_and_unpooled"
+    ),
+    (
+        "cli_trec",
+        "MISSING_ZSCORE = -1000000.0  # trec_eval.h MISSING_ZSCORE_VALUE",
+        "MISSING_ZSCORE = - 999999.0  # trec_eval.h MISSING_ZSCORE_VALUE",
+    ): f"{_CLI}::test_zscores_of_a_non_number_mean_and_a_zero_stddev",
+    (
+        "cli_trec",
+        "for number, line in enumerate(text.splitlines(), 1):",
+        "for number, line in enumerate(text.splitlines(), 2):",
+    ): f"{_CLI}::test_a_bad_zscores_line_is_named_by_its_number",
+    (
+        "cli_trec",
+        "return 0.0  # C's atof reads what it can; a non-number is 0",
+        "return -1.0  # C's atof reads what it can; a non-number is 0",
+    ): f"{_CLI}::test_zscores_of_a_non_number_mean_and_a_zero_stddev",
 }
 
 
