@@ -95,3 +95,54 @@ def test_relstring_digits_above_9_negative_and_unpooled(capsys, tmp_path):
     code, out, err = cli(capsys, "-q", "-m", "relstring", tmp_path / "qrels", tmp_path / "run")
     assert code == 0, err
     assert out == "relstring             \tq1\t'9>.0.-3'\nrelstring             \tq2\t'1-'\n"
+
+
+def test_an_unreadable_zscores_file_says_why(capsys, tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    missing = tmp_path / "nope.txt"
+    code, out, err = cli(capsys, "-Z", missing, "-m", "P.2", tmp_path / "qrels", tmp_path / "run")
+    assert code != 0 and out == ""
+    # the OS's reason alone (strerror), not the OSError's repr with its errno and path
+    assert err == f"rankeval: error: -Z {missing}: cannot read: No such file or directory\n"
+
+
+@pytest.mark.skipif(not (TREC / "results.test").exists(), reason="no trec_eval test data")
+def test_the_set_nickname_prints_trec_evals_lines(capsys):
+    # trec_eval 10.0: trec_eval -m set qrels.test results.test (measures.c's set_names,
+    # every one of them computed; this is its output, byte for byte)
+    code, out, err = cli(capsys, "-m", "set", TREC / "qrels.test", TREC / "results.test")
+    assert code == 0, err
+    assert out == (
+        "runid                 \tall\tSTANDARD\n"
+        "num_q                 \tall\t3\n"
+        "num_ret               \tall\t1500\n"
+        "num_rel               \tall\t561\n"
+        "num_rel_ret           \tall\t131\n"
+        "utility               \tall\t-412.6667\n"
+        "set_P                 \tall\t0.0873\n"
+        "set_relative_P        \tall\t0.5997\n"
+        "set_recall            \tall\t0.5997\n"
+        "set_map               \tall\t0.0354\n"
+        "set_F                 \tall\t0.1194\n"
+    )
+
+
+def test_judged_only_drops_negative_judgments(capsys, tmp_path):
+    # -J (form_res_rels.c): a negative judgment is "in the pool but unjudged", so it is
+    # dropped like an item not in the qrels.  Run a(1) b(-1) c(0) d(-2) x(none): -J keeps
+    # a, c -> num_ret 2, P_2 = 1/2, relstring '10' (trec_eval 10.0 prints these lines)
+    (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b -1\nq1 0 c 0\nq1 0 d -2\n")
+    (tmp_path / "run").write_text(
+        "q1 Q0 a 1 4 s\nq1 Q0 b 2 3 s\nq1 Q0 c 3 2 s\nq1 Q0 d 4 1 s\nq1 Q0 x 5 0 s\n"
+    )
+    code, out, err = cli(capsys, "-J", "-q", "-m", "num_ret", "-m", "P.2", "-m", "relstring",
+                         tmp_path / "qrels", tmp_path / "run")  # fmt: skip
+    assert code == 0, err
+    assert out == (
+        "num_ret               \tq1\t2\n"
+        "P_2                   \tq1\t0.5000\n"
+        "relstring             \tq1\t'10'\n"
+        "num_ret               \tall\t2\n"
+        "P_2                   \tall\t0.5000\n"
+    )
