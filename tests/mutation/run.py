@@ -102,6 +102,7 @@ TARGETS = {
             f"{_COMPARE}::test_resampling_is_seeded_and_blocked_without_changing_results",
             f"{_COMPARE}::test_compare_randomization_and_bootstrap_against_scipy",
             f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch",
+            "tests/compare/test_mutation_survivors.py",
         ),
     ),
     "measures": Target(
@@ -307,6 +308,45 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("cli_trec", "zscores: bool = False,", "zscores: bool = True,"): (
         "trec_text's default: its one caller (cli/eval.py) always passes zscores="
     ),
+    (
+        "significance",
+        "batch: np.ndarray, *, alpha: float, n_resamples: int, rng: np.random.Generator",
+        "batch: np.ndarray, /, alpha: float, n_resamples: int, rng: np.random.Generator",
+    ): _KEYWORD_ONLY,
+    (
+        "significance",
+        "d: np.ndarray, *, n_resamples: int, rng: np.random.Generator",
+        "d: np.ndarray, /, n_resamples: int, rng: np.random.Generator",
+    ): _KEYWORD_ONLY + " (_significance is private; compare.py and the tests call it)",
+    (
+        "significance",
+        "d: np.ndarray, *, alpha: float, n_resamples: int, rng: np.random.Generator",
+        "d: np.ndarray, /, alpha: float, n_resamples: int, rng: np.random.Generator",
+    ): _KEYWORD_ONLY + " (_significance is private; compare.py and the tests call it)",
+    (
+        "significance",
+        "if x < (a + 1.0) / (a + b + 2.0):",
+        "if x < (a + 1.0) / (a - b + 2.0):",
+    ): "the switch point between the two exact continued fractions moved (b = 0.5 or "
+    "df/2): the other one converges more slowly there but within _betacf's 100000 steps, "
+    "to the same value",
+    (
+        "significance",
+        "if high - low <= 1e-15 * high:",
+        "if high - low < 1e-15 * high:",
+    ): "the bisection's stopping test at exact equality: one more halving moves the "
+    "quantile by less than its own 1e-15 relative tolerance",
+    (
+        "significance",
+        "c = c if abs(c) > tiny else tiny",
+        "c = c if abs(c) >= tiny else tiny",
+    ): "Lentz's guard against a zero denominator: differs only when |c| is exactly 1e-300",
+    (
+        "significance",
+        "while t_two_sided_p(high, df) > target:",
+        "while t_two_sided_p(high, df) >= target:",
+    ): "the bracket is doubled once more only when p(high) equals the target exactly; "
+    "the bisection then converges on the same quantile inside the larger bracket",
 }
 
 
@@ -317,6 +357,7 @@ _TIES = "test_ties_average_norms.py::test_average_over_the_two_orders_divides_by
 _EDGES = "test_significance_edges.py"
 _RANKING = "oracles/test_mutation_survivors.py"  # ranking and aggregation
 _CLI = "cli/test_mutation_survivors.py"
+_SIG = "compare/test_mutation_survivors.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     (
         "significance",
@@ -469,6 +510,30 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         'judged = qrels.lazy().filter(pl.col("relevance") >= 0).select("query", "item")',
         'judged = qrels.lazy().filter(pl.col("relevance") >= -1).select("query", "item")',
     ): f"{_CLI}::test_judged_only_drops_negative_judgments",
+    # significance (run of session 10): tests/compare/test_mutation_survivors.py
+    ("significance", "if not 0.0 < q < 1.0:", "if not -1.0 < q < 1.0:"): (
+        f"{_SIG}::test_t_quantile_refuses_q_outside_0_1"
+    ),
+    (
+        "significance",
+        "p = extreme / total if exact else (1 + extreme) / (1 + total)",
+        "p = extreme / total if exact else ( 0 + extreme) / (1 + total)",
+    ): f"{_SIG}::test_sampled_randomization_p_counts_the_observed_pattern",
+    (
+        "significance",
+        "for start in range(0, d.shape[0], size):",
+        "for start in range(0, d.shape[ -1], size):",
+    ): f"{_SIG}::test_every_comparison_is_tested_when_a_pass_holds_one",
+    (
+        "significance",
+        ("k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * (1 + total) - 1) + 1"),
+        ("k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * (1 + total) - 1) + 2"),
+    ): f"{_SIG}::test_sampled_randomization_interval_is_the_inverted_test",
+    (
+        "significance",
+        "if k <= 0:  # no shift can be rejected: alpha is below the smallest possible p",
+        "if k <= 1:  # no shift can be rejected: alpha is below the smallest possible p",
+    ): f"{_SIG}::test_sampled_randomization_interval_is_the_inverted_test",
 }
 
 
