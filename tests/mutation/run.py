@@ -777,10 +777,16 @@ def _section(name: str, out: Outcome) -> str:
         f"- score of this run: {out.killed}/{out.total} = {out.killed / total:.1%} killed",
         (
             f"- after it: {len(later)} survivors killed by tests added since, "
-            f"{len(equivalent)} equivalent, {len(real)} left: "
-            f"{out.killed + len(later)}/{out.total} = {(out.killed + len(later)) / total:.1%} "
-            f"killed, {(out.killed + len(later) + len(equivalent)) / total:.1%} counting the "
-            "equivalent ones"
+            f"{len(equivalent)} equivalent, {len(real)} left"
+            + (
+                f" ({sum(1 for s in real if s['open'])} open)"
+                if any(s["open"] for s in real)
+                else ""
+            )
+            + f": {out.killed + len(later)}/{out.total} = "
+            f"{(out.killed + len(later)) / total:.1%} killed; of the "
+            f"{out.total - len(equivalent)} not equivalent, "
+            f"{(out.killed + len(later)) / max(out.total - len(equivalent), 1):.1%} killed"
         ),
         (f"- time: {out.seconds / 60:.1f} min" if out.seconds else "- from a kept session")
         + f", {time.strftime('%Y-%m-%d')}"
@@ -812,14 +818,21 @@ def _section(name: str, out: Outcome) -> str:
     return "\n".join(lines)
 
 
+_HEAD = (
+    "# Mutation testing results\n\n"
+    "Written by `tests/mutation/run.py` (cosmic-ray; see its docstring).  A mutant is\n"
+    "killed when the target's tests fail on it; an equivalent mutant behaves like the\n"
+    "original and is listed with the reason.\n\n"
+)
+
+
 def _write(sections: dict[str, str]) -> None:
-    head = (
-        "# Mutation testing results\n\n"
-        "Written by `tests/mutation/run.py` (cosmic-ray; see its docstring).  A mutant is\n"
-        "killed when the target's tests fail on it; an equivalent mutant behaves like the\n"
-        "original and is listed with the reason.\n\n"
-    )
-    RESULTS.write_text(head + "\n".join(sections[k] for k in TARGETS if k in sections))
+    # a record paragraph written by hand between the head and the sections is kept
+    text = RESULTS.read_text() if RESULTS.exists() else ""
+    preamble = text[len(_HEAD) :].split("\n## ", 1)[0] if text.startswith(_HEAD) else ""
+    preamble = "" if preamble.startswith("## ") else preamble.strip()
+    body = "\n".join(sections[k] for k in TARGETS if k in sections)
+    RESULTS.write_text(_HEAD + (preamble + "\n\n" if preamble else "") + body)
 
 
 def _previous() -> dict[str, str]:
