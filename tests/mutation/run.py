@@ -126,6 +126,7 @@ TARGETS = {
             f"{_CONFORMANCE}::test_measure_parameters[polars]",
             f"{_CONFORMANCE}::test_complete_c_flag[polars]",
             "tests/oracles/test_fixtures.py",
+            "tests/oracles/test_mutation_survivors.py",
             # slow hypothesis oracles last: they run only for the mutants still alive
             "tests/oracles/test_oracle_ranx.py",
             "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
@@ -347,6 +348,26 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "while t_two_sided_p(high, df) >= target:",
     ): "the bracket is doubled once more only when p(high) equals the target exactly; "
     "the bisection then converges on the same quantile inside the larger bracket",
+    ("measures:gmap.py", "order=130,", "order= 129,"): (
+        "a family's position in the README/docs tables: no family has order 129, so "
+        "the sorted order of the families is the same"
+    ),
+    ("measures:rbp_resid.py", "order=200,", "order= 199,"): (
+        "a family's position in the README/docs tables: no family has order 199, so "
+        "the sorted order of the families is the same"
+    ),
+    (
+        "measures:bpref.py",
+        "nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(False)",
+        "nonrel = ((j.rel >= 0) & (j.rel <= m.rel)).fill_null(False)",
+    ): "nonrel is only used in `judged = relevant | nonrel`: an item at exactly the "
+    "relevance level is relevant, so it is in judged either way",
+    (
+        "measures:ap.py",
+        "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise(0.0)",
+        "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise( 1.0)",
+    ): "pairs of a tie group of one row: that row's index in its group is 1, so pairs is "
+    "multiplied by (index - 1) = 0",
 }
 
 
@@ -355,7 +376,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
 # counts them as killed; this keeps the record of the run before the test existed.
 _TIES = "test_ties_average_norms.py::test_average_over_the_two_orders_divides_by_r"
 _EDGES = "test_significance_edges.py"
-_RANKING = "oracles/test_mutation_survivors.py"  # ranking and aggregation
+_RANKING = "oracles/test_mutation_survivors.py"  # ranking, aggregation, measures
 _CLI = "cli/test_mutation_survivors.py"
 _SIG = "compare/test_mutation_survivors.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
@@ -384,8 +405,15 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "if high - low <= 1e-15 * high:",
         "if high - low <= 1e-15 ** high:",
     ): f"{_EDGES}::test_t_quantiles_below_1_match_scipy",
-    ("measures", "assert j.ties is not None", "assert j.ties is None"): _TIES,
-    ("measures", "assert j.ties is not None", "assert not j.ties is not None"): _TIES,
+    # the same line is in several measures: these keys name the module ("target:file")
+    ("measures:counts.py", "assert j.ties is not None", "assert j.ties is None"): _TIES,
+    ("measures:success.py", "assert j.ties is not None", "assert j.ties is None"): _TIES,
+    ("measures:precision.py", "assert j.ties is not None", "assert not j.ties is not None"): (
+        _TIES
+    ),
+    ("measures:relp.py", "assert j.ties is not None", "assert j.ties is None"): (
+        f"{_RANKING}::test_relp_under_average_ties"
+    ),
     (
         "measures",
         "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise(0.0)",
@@ -534,6 +562,29 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "if k <= 0:  # no shift can be rejected: alpha is below the smallest possible p",
         "if k <= 1:  # no shift can be rejected: alpha is below the smallest possible p",
     ): f"{_SIG}::test_sampled_randomization_interval_is_the_inverted_test",
+    (
+        "measures:rndcg.py",
+        "extra = (npos >= 1) & (retrieved >= npos + 2)",
+        "extra = (npos >= 1) & (retrieved >= npos - 2)",
+    ): f"{_RANKING}::test_rndcg_level_ends_and_the_implied_end_at_n",
+    (
+        "measures:rndcg.py",
+        "weight = pl.when(j.pos <= npos).then(j.ideal(LEVEL_ENDS)).otherwise(0.0)",
+        "weight = pl.when(j.pos < npos).then(j.ideal(LEVEL_ENDS)).otherwise(0.0)",
+    ): f"{_RANKING}::test_rndcg_level_ends_and_the_implied_end_at_n",
+    (
+        "measures:rndcg.py",
+        'return pl.when(j.stat(Stat("num_rel", m.rel)) > 0).then(value).otherwise(0.0)',
+        'return pl.when(j.stat(Stat("num_rel", m.rel)) > 1).then(value).otherwise(0.0)',
+    ): f"{_RANKING}::test_rndcg_level_ends_and_the_implied_end_at_n",
+    (
+        "measures:rprec.py",
+        "return safe_div(j.ties.share(m.rel).filter(j.pos <= num_rel).sum(), num_rel)",
+        "return safe_div(j.ties.share(m.rel).filter(j.pos < num_rel).sum(), num_rel)",
+    ): f"{_RANKING}::test_rprec_under_average_ties_counts_position_r",
+    ("measures:iprec.py", "cutoff=False,", "cutoff=True,"): (
+        f"{_RANKING}::test_iprec_takes_no_rank_cutoff"
+    ),
 }
 
 
@@ -676,6 +727,15 @@ def _select(session: Path, target: Target, limit: int | None) -> int:
     return len(chosen)
 
 
+def _lookup(
+    table: dict[tuple[str, str, str], str], name: str, module: str, line: str, mutated: str
+) -> str | None:
+    """A survivor's entry: keyed by "target:file.py" (for a line that several modules
+    share) or by the target alone."""
+    file = module.rsplit("/", 1)[-1]
+    return table.get((f"{name}:{file}", line, mutated)) or table.get((name, line, mutated))
+
+
 def _outcome(session: Path, name: str) -> Outcome:
     out = Outcome()
     with sqlite3.connect(session) as db:
@@ -702,10 +762,10 @@ def _outcome(session: Path, name: str) -> Outcome:
                     "operator": operator,
                     "source": line,
                     "diff": diff or "",
-                    "equivalent": EQUIVALENT.get((name, line, mutated))
+                    "equivalent": _lookup(EQUIVALENT, name, relative, line, mutated)
                     or (_ANNOTATION if _annotation_only(relative, row, diff or "") else None),
-                    "killed_after": KILLED_AFTER.get((name, line, mutated)),
-                    "open": OPEN.get((name, line, mutated)),
+                    "killed_after": _lookup(KILLED_AFTER, name, relative, line, mutated),
+                    "open": _lookup(OPEN, name, relative, line, mutated),
                 }
             )
     return out

@@ -6,6 +6,8 @@ trec_eval's rules as its sources state them.
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 import pytest
 
@@ -106,3 +108,73 @@ def test_the_mean_adds_queries_in_trec_eval_order_in_every_by_group():
     both = pl.concat([_p10_run("s2"), _p10_run("s1")])
     grouped = evaluate(both, measures=["P@10"], by="system")
     assert grouped.rows() == [("s1", "P@10", expected), ("s2", "P@10", expected)]
+
+
+# ---------------------------------------------------------------- measures
+
+
+def test_rndcg_level_ends_and_the_implied_end_at_n():
+    from polars_rankeval import evaluate
+
+    qrels = pl.DataFrame(
+        {"query": ["q1", "q1", "q1", "q2", "q3", "q3", "q3"],
+         "item": ["a", "b", "c", "a", "a", "b", "c"],
+         "relevance": [2, 1, 1, 1, 1, 1, 0]}
+    )  # fmt: skip
+    run = pl.DataFrame(
+        {"query": ["q1", "q1", "q1", "q2", "q2", "q2", "q3", "q3"],
+         "item": ["b", "x", "a", "a", "y", "z", "z", "a"],
+         "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, 2.0, 1.0]}
+    )  # fmt: skip
+    # linear gains, discount 1 / log2(pos + 1); m_Rndcg.c: the mean over the ends b of
+    # the ideal ranking's gain levels of DCG(b) / IDCG(b), plus DCG(n) / IDCG(Npos) when
+    # n >= Npos + 2.
+    # q1: ideal 2, 1, 1 -> ends 1 and 3 (Npos 3); run b(1) x a(2), n = 3 < 5: no extra.
+    #     DCG@1 / IDCG@1 = 1 / 2; DCG@3 = 1 + 2 / 2 = 2, IDCG@3 = 2 + 1/log2(3) + 1/2
+    #     -> (0.5 + 2 / 3.1309298) / 2 = 0.5693945
+    # q2: one relevant (R = 1), run a y z: end 1 -> 1 / 1; n = 3 >= 1 + 2: DCG(3) /
+    #     IDCG(1) = 1 -> (1 + 1) / 2 = 1
+    # q3: ideal 1, 1 -> end 2; run z a, n = 2 < 4: DCG@2 / IDCG@2 = 0.6309298 / 1.6309298
+    # trec_eval 10.0 (-q -m Rndcg) prints 0.5694, 1.0000, 0.3869, all 0.6521
+    ideal3 = 2 + 1 / math.log2(3) + 1 / 2
+    expected = {
+        "q1": (0.5 + 2 / ideal3) / 2,
+        "q2": 1.0,
+        "q3": (1 / math.log2(3)) / (1 + 1 / math.log2(3)),
+    }
+    got = evaluate(run, qrels, ["RnDCG"], per_query=True)
+    assert dict(got.select("query", "value").iter_rows()) == pytest.approx(expected, abs=1e-12)
+    for query, printed in (("q1", 0.5694), ("q2", 1.0), ("q3", 0.3869)):
+        assert expected[query] == pytest.approx(printed, abs=5e-5)
+
+
+def test_relp_under_average_ties():
+    from polars_rankeval import evaluate
+
+    # a and b tie; a is relevant, c is relevant but not retrieved: R = 2.
+    # ties="average": the mean over the two orders (a, b) and (b, a).
+    # RelP@1 = hits in top 1 / min(1, R): 1 / 1 or 0 / 1 -> 0.5
+    # RelP (no cutoff) = relevant retrieved / min(retrieved, R) = 1 / min(2, 2) = 0.5
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "score": [1.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "c"], "relevance": [1, 1]})
+    got = evaluate(run, qrels, ["RelP@1", "RelP"], ties="average")
+    assert got.rows() == [("RelP@1", 0.5), ("RelP", 0.5)]
+
+
+def test_rprec_under_average_ties_counts_position_r():
+    from polars_rankeval import evaluate
+
+    # a and b tie at positions 1-2; a and c are relevant (R = 2).  Either order puts
+    # a and b in the top R = 2: 1 relevant of 2 -> Rprec = 0.5 (ties="average" too)
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "score": [1.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "c"], "relevance": [1, 1]})
+    assert evaluate(run, qrels, ["Rprec"], ties="average")["value"].to_list() == [0.5]
+
+
+def test_iprec_takes_no_rank_cutoff():
+    # IPrec's @ is the recall level (IPrec@0.1), never a rank cutoff: the measure table
+    # (README's, generated from the families) says "no" in its @k column
+    from polars_rankeval._docs import measure_table
+
+    [row] = [r for r in measure_table().splitlines() if r.startswith("| `IPrec` ")]
+    assert row.split(" | ")[1] == "no"
