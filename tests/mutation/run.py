@@ -127,6 +127,7 @@ TARGETS = {
             f"{_CONFORMANCE}::test_complete_c_flag[polars]",
             "tests/oracles/test_fixtures.py",
             "tests/oracles/test_mutation_survivors.py",
+            "tests/docs/test_readme.py::test_every_generated_readme_section_is_fresh",
             # slow hypothesis oracles last: they run only for the mutants still alive
             "tests/oracles/test_oracle_ranx.py",
             "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
@@ -348,14 +349,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "while t_two_sided_p(high, df) >= target:",
     ): "the bracket is doubled once more only when p(high) equals the target exactly; "
     "the bisection then converges on the same quantile inside the larger bracket",
-    ("measures:gmap.py", "order=130,", "order= 129,"): (
-        "a family's position in the README/docs tables: no family has order 129, so "
-        "the sorted order of the families is the same"
-    ),
-    ("measures:rbp_resid.py", "order=200,", "order= 199,"): (
-        "a family's position in the README/docs tables: no family has order 199, so "
-        "the sorted order of the families is the same"
-    ),
     (
         "measures:bpref.py",
         "nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(False)",
@@ -585,6 +578,15 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ("measures:iprec.py", "cutoff=False,", "cutoff=True,"): (
         f"{_RANKING}::test_iprec_takes_no_rank_cutoff"
     ),
+    (
+        "measures:utility.py",
+        "+ d * (docs + hits - retrieved - num_rel)",
+        "+ d * (docs - hits - retrieved - num_rel)",
+    ): f"{_RANKING}::test_utility_counts_the_non_relevant_items_not_retrieved",
+    # NumRet's order 91 ties NumRel's and the name puts NumRel first: the README's table
+    ("measures:counts.py", "order=90,", "order= 91,"): (
+        "docs/test_readme.py::test_every_generated_readme_section_is_fresh"
+    ),
 }
 
 
@@ -727,6 +729,31 @@ def _select(session: Path, target: Target, limit: int | None) -> int:
     return len(chosen)
 
 
+_ORDER = re.compile(r"^order=\s*(-?\s*\d+),$")
+_TABLE_ORDER = (
+    "a family's position in the measure tables (REGISTRY sorts by (order, name)): no "
+    "other family's order lies between the old and the new value, so the sorted order "
+    "is the same"
+)
+
+
+def _order_only(line: str, mutated: str) -> bool:
+    """Whether a mutant only moves a family's ``order=`` without passing another's."""
+    old, new = _ORDER.match(line), _ORDER.match(mutated)
+    if not (old and new):
+        return False
+    a, b = (int(m.group(1).replace(" ", "")) for m in (old, new))
+    values = [
+        int(v)
+        for path in (ROOT / "polars_rankeval").rglob("*.py")
+        for v in re.findall(r"\border=(\d+),", path.read_text())
+    ]
+    if a not in values:
+        return False  # the code changed since the run
+    values.remove(a)
+    return not any(min(a, b) <= v <= max(a, b) for v in values)
+
+
 def _lookup(
     table: dict[tuple[str, str, str], str], name: str, module: str, line: str, mutated: str
 ) -> str | None:
@@ -763,7 +790,8 @@ def _outcome(session: Path, name: str) -> Outcome:
                     "source": line,
                     "diff": diff or "",
                     "equivalent": _lookup(EQUIVALENT, name, relative, line, mutated)
-                    or (_ANNOTATION if _annotation_only(relative, row, diff or "") else None),
+                    or (_ANNOTATION if _annotation_only(relative, row, diff or "") else None)
+                    or (_TABLE_ORDER if _order_only(line, mutated) else None),
                     "killed_after": _lookup(KILLED_AFTER, name, relative, line, mutated),
                     "open": _lookup(OPEN, name, relative, line, mutated),
                 }

@@ -178,3 +178,15 @@ def test_iprec_takes_no_rank_cutoff():
 
     [row] = [r for r in measure_table().splitlines() if r.startswith("| `IPrec` ")]
     assert row.split(" | ")[1] == "no"
+
+
+def test_utility_counts_the_non_relevant_items_not_retrieved():
+    from polars_rankeval import evaluate
+
+    # a collection of 10 items; 3 retrieved (a, b, x), 3 relevant (a, b, c): hits 2.
+    # non-relevant not retrieved = 10 - retrieved - (relevant not retrieved)
+    # = 10 - 3 - (3 - 2) = 6; with a = b = c = 0, d = 1 the utility is 6
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "x"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "relevance": [1, 1, 1]})
+    got = evaluate(run, qrels, ["Utility(a=0, b=0, c=0, d=1, docs=10)"])
+    assert got["value"].to_list() == [6.0]
