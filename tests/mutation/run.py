@@ -13,7 +13,16 @@ boundaries, ``&``/``|``, negations, constants, booleans); ``--max`` keeps an eve
 sample of at most that many mutants per target, ``--minutes`` stops a target after that
 long and reports the mutants that ran.  The score and every surviving mutant
 (with its diff, and the reason when it is listed in ``EQUIVALENT`` below) are written
-to ``tests/mutation/RESULTS.md``; the results of targets not run are kept.
+to ``tests/mutation/RESULTS.md``; the results of targets not run are kept, and so is a
+record paragraph written by hand above the sections.
+
+A survivor is looked up in ``EQUIVALENT`` (with the reason), ``KILLED_AFTER`` (the test
+written for it since) or ``OPEN`` (what stands in the way), by (target, source line,
+mutated line); a target written ``target:file.py`` narrows a key to one module, for
+lines that recur.  Mutants that change only annotations, or only move a family's
+``order=`` past no other family, are recognised as equivalent by themselves.
+``tests/mutation/test_targets.py`` (fast, no mutation run) fails when a path, function
+or test named here no longer exists.
 """
 
 from __future__ import annotations
