@@ -1,0 +1,1 @@
+"""The on-demand mutation tool (run.py) and the check that its targets exist."""

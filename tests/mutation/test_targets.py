@@ -1,0 +1,103 @@
+"""The mutation tool's targets name code and tests that exist (no mutation run: fast).
+
+``tests/mutation/run.py`` lists, per target, the files and functions it mutates and the
+tests that must kill the mutants.  When code or tests move, a stale name would make the
+tool fail (or, for a function name, silently mutate nothing): this holds every name.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@cache
+def _run_module():
+    spec = importlib.util.spec_from_file_location(
+        "_mutation_run", Path(__file__).with_name("run.py")
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _definitions(path: Path) -> set[str]:
+    """Names of the functions and classes defined in a file or the files of a folder."""
+    files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    names: set[str] = set()
+    for file in files:
+        for node in ast.walk(ast.parse(file.read_text(), filename=str(file))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+    return names
+
+
+def _targets():
+    return _run_module().TARGETS
+
+
+@pytest.mark.parametrize("name", sorted(_targets()))
+def test_code_paths_and_functions_exist(name):
+    for code in _targets()[name].code:
+        path = ROOT / code.path
+        assert path.exists(), f"{name}: {code.path} does not exist"
+        missing = set(code.functions) - _definitions(path)
+        assert not missing, f"{name}: {sorted(missing)} not defined in {code.path}"
+
+
+def _collected(files: list[str]) -> set[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-o", "addopts=",
+         "-p", "no:cacheprovider", *files],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return {line.strip() for line in result.stdout.splitlines() if "::" in line}
+
+
+def test_test_files_and_node_ids_exist():
+    entries = [t for target in _targets().values() for t in target.tests]
+    files = sorted({entry.split("::", 1)[0] for entry in entries})
+    missing_files = [f for f in files if not (ROOT / f).is_file()]
+    assert not missing_files, f"test files named in TARGETS do not exist: {missing_files}"
+    collected = _collected(files)
+    nodes = {entry for entry in entries if "::" in entry}
+    # a node id without a parameter also names its parametrized instances
+    functions = {node.split("[", 1)[0] for node in collected}
+    missing = sorted(n for n in nodes if n not in collected and n not in functions)
+    assert not missing, f"test node ids named in TARGETS are not collected: {missing}"
+
+
+def test_the_tests_named_in_killed_after_exist():
+    # KILLED_AFTER names `[folder/]file.py::test` (or a file): a file under tests/,
+    # the test defined in it
+    named = {test for test in _run_module().KILLED_AFTER.values()}
+    for entry in sorted(named):
+        file, _, test = entry.partition("::")
+        found = [f for f in (ROOT / "tests").rglob(Path(file).name) if f.as_posix().endswith(file)]
+        assert found, f"{file} (KILLED_AFTER) is not under tests/"
+        if test:
+            assert any(test in _definitions(f) for f in found), f"{entry} is not defined"
+
+
+def test_every_target_selects_code():
+    # each Code entry must be reached by _wanted for a module under it
+    run = _run_module()
+    for name, target in run.TARGETS.items():
+        for code in target.code:
+            module = f"/tmp/x/repo/{code.path}" + ("" if code.path.endswith(".py") else "/a.py")
+            definition = code.functions[0] if code.functions else "anything"
+            assert run._wanted(target, module, definition), (name, code.path)
+            if code.functions:
+                assert not run._wanted(target, module, "_not_a_listed_function")
+        assert not run._wanted(target, "/tmp/x/repo/polars_rankeval/elsewhere.py", "f")
