@@ -120,15 +120,17 @@ def relstring(run: pl.LazyFrame, qrels: pl.LazyFrame, length: int) -> pl.LazyFra
     judged = ranked.filter(first & (pl.col("_pos") <= length)).join(
         qrels.select("query", "item", "relevance"), on=["query", "item"], how="left"
     )
-    grade = pl.col("relevance").cast(pl.Int64, strict=False)  # trec_eval reads a long
+    # compared as a number (a grade beyond Int64, e.g. 1e30 in a parquet file, is still
+    # '>'); between 0 and 9 its integer part, as trec_eval reads it (atol)
+    grade = pl.col("relevance").cast(pl.Float64)
     char = (
         pl.when(pl.col("relevance").is_null())
         .then(pl.lit("-"))
-        .when(grade < 0)
+        .when(grade <= -1)
         .then(pl.lit("."))
-        .when(grade > 9)
+        .when(grade >= 10)
         .then(pl.lit(">"))
-        .otherwise(grade.cast(pl.String))
+        .otherwise(grade.clip(0, 9).floor().cast(pl.Int64).cast(pl.String))
     )
     return judged.group_by("query").agg(char.sort_by("_pos").str.join("").alias("text"))
 

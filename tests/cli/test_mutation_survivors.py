@@ -97,6 +97,25 @@ def test_relstring_digits_above_9_negative_and_unpooled(capsys, tmp_path):
     assert out == "relstring             \tq1\t'9>.0.-3'\nrelstring             \tq2\t'1-'\n"
 
 
+def test_relstring_of_grades_beyond_int64_and_fractions(capsys, tmp_path):
+    # parquet qrels may hold any number: 1e30 is above 9 ('>', not a dropped character),
+    # -1e30 negative ('.'), 2.7 reads as 2 and -0.5 as 0 (trec_eval's atol); a, b, c, d, e
+    # in score order, x not in the qrels
+    import polars as pl
+
+    pl.DataFrame({"query": ["q1"] * 5, "item": list("abcde"),
+                  "relevance": [1e30, -1e30, 2.7, -0.5, 1.0]}).write_parquet(
+        tmp_path / "qrels.parquet")  # fmt: skip
+    (tmp_path / "run").write_text(
+        "q1 Q0 a 1 9 s\nq1 Q0 b 2 8 s\nq1 Q0 x 3 7.5 s\nq1 Q0 c 3 7 s\nq1 Q0 d 4 6 s\n"
+        "q1 Q0 e 5 5 s\n"
+    )
+    code, out, err = cli(capsys, "-q", "-m", "relstring", tmp_path / "qrels.parquet",
+                         tmp_path / "run")  # fmt: skip
+    assert code == 0, err
+    assert out == "relstring             \tq1\t'>.-201'\n"
+
+
 def test_an_unreadable_zscores_file_says_why(capsys, tmp_path):
     (tmp_path / "qrels").write_text(QRELS)
     (tmp_path / "run").write_text(RUN)

@@ -602,14 +602,9 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
 # Survivors neither killed nor equivalent, with what stands in the way (a bug to fix
 # first, reported to the lead): (target, the source line, the mutated line) -> the note.
 OPEN: dict[tuple[str, str, str], str] = {
-    (
-        "cli_trec",
-        'grade = pl.col("relevance").cast(pl.Int64, strict=False)  # trec_eval reads a long',
-        'grade = pl.col("relevance").cast(pl.Int64, strict=True)  # trec_eval reads a long',
-    ): "a real difference no test can pin while the code is wrong: a parquet qrels grade "
-    "beyond Int64 (1e30) is cast to null, so relstring silently drops its character "
-    "(the next one shifts left); strict=True raises instead.  Fix first (compare the "
-    "relevance itself: <= -1 -> '.', >= 10 -> '>'), then a test kills this mutant",
+    # relstring's grade cast (a parquet grade beyond Int64 dropped its character) was
+    # fixed after the 2026-11-23 run and is killed by
+    # tests/cli/test_mutation_survivors.py::test_relstring_of_grades_beyond_int64_and_fractions
 }
 
 
