@@ -6,6 +6,7 @@ the pinned cases every test also runs, and the settings they share."""
 from __future__ import annotations
 
 import string
+from collections import defaultdict
 from typing import Any
 
 import polars as pl
@@ -113,3 +114,42 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow],
     derandomize=True,
 )
+
+
+def trec_ranks(run: pl.DataFrame) -> pl.DataFrame:
+    """Replace score by the rank trec_eval gives: score descending, then item id
+    descending in byte order (of the decimal text for integer ids); computed in
+    Python, independently of the package."""
+    rows = run.rows()
+    by_query: dict[object, list[tuple]] = defaultdict(list)
+    for q, it, s in rows:
+        by_query[q].append((q, it, s))
+    out = []
+    for q, group in by_query.items():
+        # Python str comparison is code-point order = byte order for ASCII
+        group.sort(key=lambda row: str(row[1]).encode(), reverse=True)
+        group.sort(key=lambda row: row[2], reverse=True)  # stable: ties keep item order
+        out += [(q, it, rank) for rank, (q, it, _) in enumerate(group, start=1)]
+    return pl.DataFrame(
+        out,
+        schema={"query": run.schema["query"], "item": run.schema["item"], "rank": pl.Int64},
+        orient="row",
+    )
+
+
+def pytrec_dicts(run_rows: list[Row], qrels_rows: list[Row], top: int | None):
+    """pytrec_eval's qrels and run dicts; with ``top``, only the top rows in trec_eval's
+    order, scored so that pytrec_eval keeps that order."""
+    qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    for q, it, r in qrels_rows:
+        qrels[str(q)][str(it)] = int(r)
+    run: dict[str, dict[str, float]] = defaultdict(dict)
+    if top is None:
+        for q, it, s in run_rows:
+            run[str(q)][str(it)] = float(s)
+    else:
+        ranked = trec_ranks(pl.DataFrame(run_rows, orient="row", schema=["query", "item", "score"]))
+        for q, it, rank in ranked.rows():
+            if rank <= top:
+                run[str(q)][str(it)] = float(-rank)
+    return qrels, run

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import defaultdict
 
 import polars as pl
 import pytest
@@ -53,6 +52,7 @@ from hypothesis import given
 import polars_rankeval as rk
 from tests.helpers import pytrec_qrels, pytrec_run
 from tests.oracles.pytrec_data import SETTINGS, Row, cases, frames, pinned
+from tests.oracles.pytrec_data import trec_ranks as _trec_ranks
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -173,25 +173,6 @@ def _evaluate_checked(run, qrels, run_only: bool, *, lazy: bool = False, **kwarg
     return per_query, overall
 
 
-def _trec_ranks(run: pl.DataFrame) -> pl.DataFrame:
-    """Replace score by the rank trec_eval gives: score descending, then item id
-    descending in byte order (of the decimal text for integer ids); computed in
-    Python, independently of the package."""
-    rows = run.rows()
-    by_query: dict[object, list[tuple]] = defaultdict(list)
-    for q, it, s in rows:
-        by_query[q].append((q, it, s))
-    out = []
-    for q, group in by_query.items():
-        # Python str comparison is code-point order = byte order for ASCII
-        group.sort(key=lambda row: str(row[1]).encode(), reverse=True)
-        group.sort(key=lambda row: row[2], reverse=True)  # stable: ties keep item order
-        out += [(q, it, rank) for rank, (q, it, _) in enumerate(group, start=1)]
-    return pl.DataFrame(
-        out,
-        schema={"query": run.schema["query"], "item": run.schema["item"], "rank": pl.Int64},
-        orient="row",
-    )
 
 
 

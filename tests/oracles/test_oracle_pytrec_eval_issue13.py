@@ -34,7 +34,8 @@ import polars_rankeval as rk
 from tests.oracles.pytrec_data import SETTINGS, Row, cases
 from tests.oracles.pytrec_data import frames as _frames
 from tests.oracles.pytrec_data import pinned as _pinned
-from tests.oracles.test_oracle_pytrec_eval import _trec_ranks
+from tests.oracles.pytrec_data import pytrec_dicts as _dicts
+from tests.oracles.pytrec_data import trec_ranks as _trec_ranks
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -66,24 +67,6 @@ UTILITY_WEIGHTS = {
     "Utility(a=2,b=-0.5,c=-1,d=0.25)": (2.0, -0.5, -1.0, 0.25, 0.0, None),
     "Utility(d=1,docs=1000)@2": (1.0, -1.0, 0.0, 1.0, 1000.0, 2),
 }
-
-
-def _dicts(run_rows: list[Row], qrels_rows: list[Row], top: int | None):
-    qrels: dict[str, dict[str, int]] = defaultdict(dict)
-    for q, it, r in qrels_rows:
-        qrels[str(q)][str(it)] = int(r)
-    run: dict[str, dict[str, float]] = defaultdict(dict)
-    if top is None:
-        for q, it, s in run_rows:
-            run[str(q)][str(it)] = float(s)
-    else:  # the top rows in trec_eval's order, scored so that pytrec_eval keeps it
-        ranked = _trec_ranks(
-            pl.DataFrame(run_rows, orient="row", schema=["query", "item", "score"])
-        )
-        for q, it, rank in ranked.rows():
-            if rank <= top:
-                run[str(q)][str(it)] = float(-rank)
-    return qrels, run
 
 
 def _oracle(
