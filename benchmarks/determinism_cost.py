@@ -27,10 +27,10 @@ from typing import Any
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import Spec, generate  # noqa: E402
+from generate import Spec, generate
 
-import polars_rankeval as rk  # noqa: E402
-from polars_rankeval.engines import finish  # noqa: E402
+import polars_rankeval as rk
+from polars_rankeval.engines import finish
 
 MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
 
