@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 import types
 
 import numpy as np
@@ -39,7 +38,9 @@ def test_hypothesis_profiles_are_the_fractions_the_readme_gives(monkeypatch):
     'full example counts', 'by default a fifth of them'."""
     from tests import conftest
 
-    full, default, fast = (settings.get_profile(n).max_examples for n in ("full", "default", "fast"))
+    full, default, fast = (
+        settings.get_profile(n).max_examples for n in ("full", "default", "fast")
+    )
     assert (full, default, fast) == (FULL_EXAMPLES, FULL_EXAMPLES // 5, FULL_EXAMPLES // 20)
     previous = settings.get_current_profile_name()
     monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
@@ -184,7 +185,10 @@ def test_judged_only_nan_is_trec_format_only(capsys, files):
     rows = [line.split(",") for line in out.splitlines()[1:]]
     # q3 keeps no row under -J: 0 here; the mean (1 + 0 + 0) / 3
     assert [(q, float(v)) for _, q, _, v in rows] == [
-        ("q1", 1.0), ("q2", 0.0), ("q3", 0.0), ("", pytest.approx(1 / 3))
+        ("q1", 1.0),
+        ("q2", 0.0),
+        ("q3", 0.0),
+        ("", pytest.approx(1 / 3)),
     ]
 
 
@@ -196,7 +200,10 @@ def test_a_negative_level_does_not_count_unjudged_documents(capsys, files):
     # q2: R = 2, d5 at 2 -> (1/2) / 2 = 1/4 (d7 unjudged); q3: y unjudged -> 0
     assert code == 0
     assert [line.split("\t")[2] for line in out.splitlines()] == [
-        "0.3333", "0.2500", "0.0000", f"{(1 / 3 + 1 / 4) / 3:.4f}"
+        "0.3333",
+        "0.2500",
+        "0.0000",
+        f"{(1 / 3 + 1 / 4) / 3:.4f}",
     ]
 
 
@@ -235,12 +242,14 @@ def test_t_interval_agrees_with_its_p_value():
 def test_extras_hold_what_the_readme_says_they_need():
     """'They need numpy (polars_rankeval[compare])', 'the report extra (matplotlib)',
     'pip install polars_rankeval[spark]', '[docs]' for mkdocs."""
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"
-    ]
+    text = (ROOT / "pyproject.toml").read_text()  # no tomllib on Python 3.10
 
     def names(extra: str) -> set[str]:
-        return {re.split(r"[<>=\[ ]", spec, maxsplit=1)[0] for spec in extras[extra]}
+        match = re.search(rf"^{extra} = \[(.*?)\]$", text, re.MULTILINE)
+        assert match, extra
+        return {
+            re.split(r"[<>=\[ ]", s.strip(' "'), maxsplit=1)[0] for s in match.group(1).split(",")
+        }
 
     assert "numpy" in names("compare")
     assert {"numpy", "matplotlib"} <= names("report")
