@@ -83,6 +83,19 @@ def test_family_names_are_matched_case_insensitively(name, canonical):
     assert str(rk.parse_measure(name)) == canonical
 
 
+@pytest.mark.parametrize("family", sorted(REGISTRY))
+def test_every_family_takes_rel(family):
+    """'Every measure takes rel=': the name's parameter equals evaluate's default level."""
+    graded = QRELS.with_columns(relevance=pl.Series([1, 2, 2]))  # q1: b 1, c 2; q2: d 2
+    named = rk.evaluate(RUN, graded, [f"{family}(rel=2)"], per_query=True, complete=True)
+    default = rk.evaluate(RUN, graded, [family], per_query=True, complete=True, rel=2)
+    assert named["value"].to_list() == default["value"].to_list()
+    # the level is used: q1 ranks a, b (1), c (2): at rel=2 only c counts (AP 1/3, not 7/12)
+    if family in ("AP", "P", "NumRel"):
+        plain = rk.evaluate(RUN, graded, [family], per_query=True, complete=True)
+        assert plain["value"].to_list() != named["value"].to_list()
+
+
 def test_errors_are_value_errors():
     """'rk.InputError (a rk.RankevalError, itself a ValueError)'."""
     assert issubclass(rk.InputError, rk.RankevalError)
