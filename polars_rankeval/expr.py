@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from polars_rankeval._errors import MeasureError
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import Judged, Measure, Stat
 from polars_rankeval._stats import stat_expr
@@ -103,6 +104,13 @@ def measure(
     [None]
     """
     m = parse_measure(name, conventions=conventions)
+    if m.ideal():
+        # their per-row ideal-ranking columns come from the judged items (judge()), which
+        # a group of rows does not carry
+        raise MeasureError(
+            f"{m} compares each position with the ideal ranking of the judged items, so it"
+            f" is not a plain aggregation; use rk.evaluate(run, qrels, [{str(m)!r}])"
+        )
     rel = _expr(relevance).cast(pl.Float64)
 
     def stat(s: Stat) -> pl.Expr:
