@@ -29,6 +29,11 @@ CONFORMANCE = SHARED / "conformance"
 # the tests are the full grid, scaled by the loaded profile's max_examples over this.
 FULL_EXAMPLES = 100
 
+# Families without a SQL twin or a formula in sql/rankeval.sql: the SQL paths refuse
+# them with a clear error (tests/oracles/test_measure_compat.py).  Compat needs, per
+# row, the qrels' count of items with a higher gain, which no SQL row carries yet.
+POLARS_ONLY = frozenset({"Compat"})
+
 
 def examples(full: int) -> int:
     """The example count of a test whose full grid is ``full`` examples: ``full`` under

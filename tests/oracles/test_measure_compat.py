@@ -128,7 +128,7 @@ def test_compat_matches_ir_measures_on_raw_scores(case: tuple[Rows, Rows]) -> No
     _compare(ours, expected, COMPAT, filled={})
 
 
-@pytest.mark.parametrize("engine", ["polars"])
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @SETTINGS
 @given(case=cases())
 def test_accuracy_matches_ir_measures(engine: str, case: tuple[Rows, Rows]) -> None:
@@ -202,3 +202,21 @@ def test_bad_parameters_are_named(name: str, problem: str) -> None:
     run, qrels = frames([("q", "a", 1.0)], [("q", "a", 1)])
     with pytest.raises(MeasureError, match=problem):
         rk.evaluate(run, qrels, [name])
+
+
+def test_compat_is_refused_by_the_sql_paths() -> None:
+    """Compat has no SQL form yet (tests/helpers.py POLARS_ONLY): engine='duckdb' and
+    the generated entry point both say so, naming the measure."""
+    import duckdb
+
+    from polars_rankeval._sqlentry import build_rankeval_sql
+
+    run, qrels = frames([("q", "a", 1.0)], [("q", "a", 1)])
+    with pytest.raises(MeasureError, match="Compat has no SQL twin.*use engine='polars'"):
+        rk.evaluate(run, qrels, ["Compat"], engine="duckdb")
+    con = duckdb.connect()
+    con.execute(build_rankeval_sql())
+    con.register("runs", run.to_arrow())
+    con.register("qrels", qrels.to_arrow())
+    with pytest.raises(duckdb.Error, match=r"Compat\(p=0.5\) is not available in SQL yet"):
+        con.sql("SELECT * FROM rankeval_summary('runs', 'qrels', ['AP', 'Compat(p=0.5)'])").fetchall()
