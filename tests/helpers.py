@@ -30,9 +30,10 @@ CONFORMANCE = SHARED / "conformance"
 FULL_EXAMPLES = 100
 
 # Families without a SQL twin or a formula in sql/rankeval.sql: the SQL paths refuse
-# them with a clear error (tests/oracles/test_measure_compat.py).  Compat needs, per
-# row, the qrels' count of items with a higher gain, which no SQL row carries yet.
-POLARS_ONLY = frozenset({"Compat"})
+# them with a clear error (tests/oracles/test_measure_compat.py, _interp_ap.py).  Compat
+# needs, per row, the qrels' count of items with a higher gain, which no SQL row carries
+# yet; InterpAP a running maximum from the bottom (a window), not an aggregate.
+POLARS_ONLY = frozenset({"Compat", "InterpAP"})
 
 
 def examples(full: int) -> int:
