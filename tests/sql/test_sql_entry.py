@@ -43,6 +43,7 @@ MEASURES = [
     "NumNonRelJudgedRet", "NumNonRelJudgedRet(rel=2)", "num_nonrel_judged_ret",
     "G", "G@3", "G(rel=2)@5", "nDCG_rel", "NDCG_rel@3", "nDCG_rel(rel=2)", "RnDCG",
     "Rndcg@2", "RnDCG(rel=3)", "RnDCG@7", "YAAP", "yaap", "YAAP@3", "YAAP(rel=2)",
+    "Accuracy", "Accuracy@3", "Accuracy(rel=2)@5",
 ]  # fmt: skip
 COLUMNS = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade"}
 OPTIONS = [
