@@ -45,7 +45,7 @@ def _ideal_positions(j: Judged, positive: pl.Expr) -> pl.Expr:
 
 def _expression(m: Measure, j: Judged) -> pl.Expr:
     positive = (j.rel > 0).fill_null(False)
-    npos = j.stat(NUM_POS)
+    npos = j.stat(NUM_POS).fill_null(0.0)  # null: a run-only query (not evaluated)
     depth = pl.max_horizontal(j.num_ret.cast(pl.Float64), npos, j.pos.max().cast(pl.Float64))
     i = pl.int_range(1, depth.cast(pl.Int64) + 1)
     weight = pl.lit(float(m["p"])).pow(i - 1)

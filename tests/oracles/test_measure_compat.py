@@ -220,3 +220,29 @@ def test_compat_is_refused_by_the_sql_paths() -> None:
     con.register("qrels", qrels.to_arrow())
     with pytest.raises(duckdb.Error, match=r"Compat\(p=0.5\) is not available in SQL yet"):
         con.sql("SELECT * FROM rankeval_summary('runs', 'qrels', ['AP', 'Compat(p=0.5)'])").fetchall()
+
+
+@SETTINGS
+@given(case=cases())
+def test_compat_alike_on_every_row_path(case: tuple[Rows, Rows]) -> None:
+    """The per-item ideal value (Ideal 'above') reaches the judged-only rows (default),
+    every run row (duplicates='first') and a run carrying its own labels (no qrels)."""
+    run, qrels = case
+    run_frame, qrels_frame = frames(run, qrels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        judged_only = rk.evaluate(run_frame, qrels_frame, COMPAT, per_query=True)
+        every_row = rk.evaluate(run_frame, qrels_frame, COMPAT, per_query=True,
+                                duplicates="first")  # fmt: skip
+        # the run labelled with the qrels' grades (unjudged: 0), only where judged
+        labelled = run_frame.join(qrels_frame, on=["query", "item"], how="left")
+        labelled = labelled.with_columns(pl.col("relevance").fill_null(0))
+        own = rk.evaluate(labelled, None, COMPAT, per_query=True, relevant="relevance")
+        judged_items = labelled.select("query", "item", "relevance")
+        as_qrels = rk.evaluate(run_frame, judged_items, COMPAT, per_query=True)
+    key = ["query", "measure"]
+    for other, expected in ((every_row, judged_only), (own, as_qrels)):
+        assert other.sort(key).select(key).rows() == expected.sort(key).select(key).rows()
+        assert other.sort(key)["value"].to_list() == pytest.approx(
+            expected.sort(key)["value"].to_list(), abs=1e-12
+        )
