@@ -65,10 +65,11 @@ COMPAT = register(
         order=300,
         summary="Compatibility (Clarke et al. 2021): rank-biased overlap of the run with the "
         "ideal ranking (equal gains in the run's order), normalised by the ideal's own.",
-        formula="sum over i <= D of p^(i-1) |run top i and ideal top i| / i, divided by the "
-        "same for the ideal ranking with itself (normalize=true) or by sum over i <= D of "
-        "p^(i-1); ideal = judged items with gain > 0 by gain descending, ties in run order; "
-        "D = max(retrieved, ideal items); rel= does not change it",
+        formula="sum over i <= D of p^(i-1) O(i) / i, O(i) = items in both the run's and "
+        "the ideal ranking's top i, divided by the same for the ideal ranking with itself "
+        "(normalize=true) or by sum over i <= D of p^(i-1); ideal = judged items with gain "
+        "> 0 by gain descending, ties in run order; D = max(retrieved, ideal items); rel= "
+        "does not change it",
         trec_eval="-",
         cutoff=False,
         params=(
