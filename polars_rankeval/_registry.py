@@ -107,9 +107,20 @@ class Ideal:
     * ``level_ends``: sum over the ends b >= p of the ideal ranking's gain levels (b with
       g*_b != g*_{b+1}, g*_{Npos+1} = 0) of 1 / (ideal DCG at depth b) (trec_eval
       m_Rndcg.c: a mean over level ends of DCG(b) / IDCG(b), summed per row).
+
+    One value is joined by the row's *item* instead (``by_item``):
+
+    * ``above``: the number of judged items of the query with a gain strictly above the
+      row's own (its grade level starts at ideal position above + 1); null for an
+      unjudged row or one with a gain <= 0 (Compat's ideal ranking).
     """
 
-    kind: Literal["cost", "dcg", "level_ends"]
+    kind: Literal["cost", "dcg", "level_ends", "above"]
+
+    @property
+    def by_item(self) -> bool:
+        """Joined onto a row by its item (a value of the row's judgment), not its position."""
+        return self.kind == "above"
 
     @property
     def column(self) -> str:

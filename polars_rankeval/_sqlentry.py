@@ -33,7 +33,7 @@ FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
     "GMAP", "Bpref", "infAP", "Rprec", "Rprec_mult", "F1", "IPrec", "IPrec11pt", "ERR",
     "Judged", "Unjudged", "RBP", "RBP_resid", "SetAP", "RelP", "Utility", "binG", "GMBpref",
-    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG", "YAAP",
+    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG", "YAAP", "Accuracy",
 )  # fmt: skip
 
 
@@ -258,6 +258,9 @@ def _set_cases(d: Dialect) -> dict[str, str]:
         "Utility": f"CASE WHEN u._nret > 0 THEN {utility} ELSE 0 END",
         "binG": safe("COALESCE(a._bing, 0)", "st._R"),
         "NumNonRelJudgedRet": "COALESCE(a._nonrel_judged, 0)",
+        # ir_measures Accuracy: 1 - (non-relevant above each relevant) / (rel x nonrel)
+        "Accuracy": f"CASE WHEN {hk} = 0 THEN 0 WHEN {ct} - {hk} <= 0 THEN 1 ELSE 1 - "
+        f"CAST(COALESCE(a._acc_above, 0) AS {D}) / ({hk} * ({ct} - {hk})) END",
         **_gain_cases(d),
     }
 
@@ -339,6 +342,8 @@ def _raw_sums(d: Dialect) -> str:
             (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP', 'YAAP') AND {isrel} AND {intop}"
             f" THEN CAST(jl._hits AS {D}) / jl._pos END) AS _prec_k"),
             f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
+            (f"SUM(CASE WHEN {fam} = 'Accuracy' AND {isrel} AND {intop}"
+            " THEN jl._pos - jl._hits END) AS _acc_above"),
             (f"SUM(CASE WHEN {fam} IN ('nDCG', 'nDCG_rel', 'RnDCG') AND {intop} AND jl._rel > 0"
             f" THEN CAST({gain} AS {D}) / {log2} END) AS _dcg"),
             (f"SUM(CASE WHEN {fam} IN ('Bpref', 'GMBpref') AND {isrel} THEN {bpref} END)"

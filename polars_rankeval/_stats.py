@@ -15,7 +15,7 @@ import polars as pl
 
 from polars_rankeval._registry import Ideal, Stat
 
-__all__ = ["IDEAL_POS", "discount", "gain", "ideal_rows", "stat_expr"]
+__all__ = ["IDEAL_POS", "discount", "gain", "ideal_rows", "item_ideal_rows", "stat_expr"]
 
 IDEAL_POS = "_ideal_pos"
 
@@ -95,3 +95,20 @@ def ideal_rows(
         *[_ideal_expr(w, g).alias(w.column) for w in which],
     )
     return per_query.explode([IDEAL_POS, *[w.column for w in which]])
+
+
+def item_ideal_rows(
+    judged: pl.LazyFrame, keys: Sequence[str], item: str, rel: str, which: Sequence[Ideal]
+) -> pl.LazyFrame:
+    """One row per judged item with a gain > 0: ``keys``, ``item`` and a column per
+    :class:`Ideal` of ``which`` that is joined by item (``Ideal.by_item``).  ``above``:
+    how many of the query's positive judgments have a strictly higher gain (the rank
+    "min" of the gain, descending, less one)."""
+    columns = []
+    for w in which:
+        if w.kind != "above":
+            raise ValueError(f"not an ideal value joined by item: {w!r}")
+        above = pl.col(rel).rank("min", descending=True).over(keys) - 1
+        columns.append(above.cast(pl.Float64).alias(w.column))
+    positive = judged.filter(pl.col(rel) > 0).unique([*keys, item], keep="first")
+    return positive.select(*keys, item, *columns)

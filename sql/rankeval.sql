@@ -47,6 +47,7 @@ CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
         ('AP', 'mean', true, NULL),
         ('SetAP', 'mean', true, NULL),
         ('YAAP', 'mean', true, NULL),
+        ('InterpAP', 'mean', true, NULL),
         ('P', 'mean', true, NULL),
         ('RelP', 'mean', true, NULL),
         ('R', 'mean', true, NULL),
@@ -76,7 +77,9 @@ CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
         ('ERR', 'mean', true, NULL),
         ('Utility', 'mean', true, NULL),
         ('binG', 'mean', true, NULL),
-        ('G', 'mean', true, NULL)
+        ('G', 'mean', true, NULL),
+        ('Compat', 'mean', false, NULL),
+        ('Accuracy', 'mean', true, NULL)
     ) AS t(family, aggregate, cutoff, at_param);
 CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
     SELECT * FROM (VALUES
@@ -84,6 +87,7 @@ CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
         ('MAP', 'AP'),
         ('SetAP', 'SetAP'),
         ('YAAP', 'YAAP'),
+        ('InterpAP', 'InterpAP'),
         ('P', 'P'),
         ('Precision', 'P'),
         ('RelP', 'RelP'),
@@ -126,7 +130,9 @@ CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
         ('Utility', 'Utility'),
         ('binG', 'binG'),
         ('BinG', 'binG'),
-        ('G', 'G')
+        ('G', 'G'),
+        ('Compat', 'Compat'),
+        ('Accuracy', 'Accuracy')
     ) AS t(name, family);
 CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
     SELECT * FROM (VALUES
@@ -134,6 +140,8 @@ CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
         ('AP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('SetAP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('YAAP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('InterpAP', 'interp', 'all', ['all', 'voc11', 'coco101']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('InterpAP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('P', 'norm', 'k', ['k', 'ret']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('P', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('RelP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
@@ -180,7 +188,11 @@ CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
         ('Utility', 'docs', '0.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, true),
         ('Utility', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('binG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
-        ('G', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
+        ('G', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Compat', 'p', '0.95', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
+        ('Compat', 'normalize', 'true', ['true', 'false']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Compat', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('Accuracy', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
     ) AS t(family, param, default_value, choices, minimum, maximum, closed);
 CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
     SELECT * FROM (VALUES
@@ -232,7 +244,7 @@ CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
         ('spark', 'nDCG', 'gain', 'exp'),
         ('torchmetrics', 'AP', 'norm', 'hits')
     ) AS t(conventions, family, param, value);
-CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, YAAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap';
+CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap';
 
 -- The measure parser: measure names as given -> one resolved spec per distinct name
 -- (twin of polars_rankeval/_parse.py: trec_eval aliases, Name(param=value,...)@k,
@@ -421,8 +433,10 @@ LEFT JOIN (
             TRY_CAST(MAX(CASE WHEN v.param = 'docs' THEN v.value END) AS DOUBLE) AS _p_docs,
             MAX(CASE WHEN v.param = 'gain' THEN v.value END) AS _p_gain,
             MAX(CASE WHEN v.param = 'ideal' THEN v.value END) AS _p_ideal,
+            MAX(CASE WHEN v.param = 'interp' THEN v.value END) AS _p_interp,
             TRY_CAST(MAX(CASE WHEN v.param = 'mult' THEN v.value END) AS DOUBLE) AS _p_mult,
             MAX(CASE WHEN v.param = 'norm' THEN v.value END) AS _p_norm,
+            MAX(CASE WHEN v.param = 'normalize' THEN v.value END) AS _p_normalize,
             TRY_CAST(MAX(CASE WHEN v.param = 'p' THEN v.value END) AS DOUBLE) AS _p_p,
             TRY_CAST(MAX(CASE WHEN v.param = 'recall' THEN v.value END) AS DOUBLE) AS _p_recall,
             TRY_CAST(MAX(CASE WHEN v.param = 'rel' THEN v.value END) AS DOUBLE) AS _p_rel,
@@ -721,6 +735,7 @@ _specs AS (
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
             SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS DOUBLE) / jl._pos END) AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
+            SUM(CASE WHEN s._family = 'Accuracy' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos - jl._hits END) AS _acc_above,
             SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) END) AS _dcg,
             SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS DOUBLE) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
             SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS DOUBLE) / jl._pos) * (CAST(jl._jrank - 1 AS DOUBLE) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END) AS _infap,
@@ -828,6 +843,7 @@ _specs AS (
                 WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS DOUBLE)
+                WHEN 'Accuracy' THEN CAST(CASE WHEN COALESCE(a._hits_k, 0) = 0 THEN 0 WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0) <= 0 THEN 1 ELSE 1 - CAST(COALESCE(a._acc_above, 0) AS DOUBLE) / (COALESCE(a._hits_k, 0) * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0))) END AS DOUBLE)
                 WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS DOUBLE) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS DOUBLE)
                 WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS DOUBLE)
                 WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS DOUBLE) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS DOUBLE)
@@ -1252,6 +1268,38 @@ CREATE OR REPLACE MACRO rankeval_AP(
         AND rankeval_check_choice('AP', 'norm', norm,
             CAST(norm AS VARCHAR) IN ('R', 'min', 'hits'), 'R, min, hits')
         AND rankeval_check_number('AP', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- Accuracy.sql
+-- Accuracy: pairwise accuracy (ir_measures Accuracy), twin of
+-- polars_rankeval/measures/accuracy.py.  Among the rows of the top k: 1 - (sum over
+-- relevant rows of the non-relevant rows above them) / (relevant rows x non-relevant
+-- rows); unjudged rows are non-relevant; 0 without a relevant row, 1 without a
+-- non-relevant one.  The i-th relevant row, at position pos, has pos - i (pos - hits)
+-- non-relevant rows above it.
+CREATE OR REPLACE MACRO rankeval_Accuracy_value(pos, rel_value, hits, k, rel) AS
+    CASE WHEN COALESCE(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                                THEN 1 ELSE 0 END), 0) = 0 THEN 0.0
+         WHEN SUM(CASE WHEN (k IS NULL OR pos <= k) AND NOT COALESCE(rel_value >= rel, FALSE)
+                       THEN 1 ELSE 0 END) = 0 THEN 1.0
+         ELSE 1 - CAST(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                                THEN pos - hits ELSE 0 END) AS DOUBLE)
+              / NULLIF(SUM(CASE WHEN rel_value >= rel AND (k IS NULL OR pos <= k)
+                                THEN 1 ELSE 0 END)
+                       * SUM(CASE WHEN (k IS NULL OR pos <= k)
+                                       AND NOT COALESCE(rel_value >= rel, FALSE)
+                                  THEN 1 ELSE 0 END), 0)
+    END;
+
+CREATE OR REPLACE MACRO rankeval_Accuracy(run_table, qrels_table, k := NULL, rel := 1) AS TABLE
+    SELECT j.query,
+        rankeval_name('Accuracy', rankeval_param('rel', rankeval_number(rel), '1'), k)
+            AS measure,
+        rankeval_Accuracy_value(j._pos, j._rel, j._hits, k, rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('Accuracy', k)
+        AND rankeval_check_number('Accuracy', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 

@@ -29,6 +29,12 @@ CONFORMANCE = SHARED / "conformance"
 # the tests are the full grid, scaled by the loaded profile's max_examples over this.
 FULL_EXAMPLES = 100
 
+# Families without a SQL twin or a formula in sql/rankeval.sql: the SQL paths refuse
+# them with a clear error (tests/oracles/test_measure_compat.py, _interp_ap.py).  Compat
+# needs, per row, the qrels' count of items with a higher gain, which no SQL row carries
+# yet; InterpAP a running maximum from the bottom (a window), not an aggregate.
+POLARS_ONLY = frozenset({"Compat", "InterpAP"})
+
 
 def examples(full: int) -> int:
     """The example count of a test whose full grid is ``full`` examples: ``full`` under

@@ -27,7 +27,7 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Ideal, Judged, Stat
-from polars_rankeval._stats import IDEAL_POS, ideal_rows, stat_expr
+from polars_rankeval._stats import IDEAL_POS, ideal_rows, item_ideal_rows, stat_expr
 from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import (
     Check,
@@ -200,16 +200,24 @@ class Joined:
 
 
 def _with_ideal(
-    rows: pl.LazyFrame, judged: pl.LazyFrame, keys: list[str], ideals: list[Ideal]
+    rows: pl.LazyFrame, judged: pl.LazyFrame, keys: list[str], ideals: list[Ideal], item: str
 ) -> pl.LazyFrame:
     """``rows`` with a column per :class:`Ideal`: the ideal ranking of ``judged`` (keyed
-    by ``keys``) at each row's position; null past its end.  Row order is kept."""
-    if not ideals:
-        return rows
-    return rows.join(
-        ideal_rows(judged, keys, REL, ideals),
-        left_on=[*keys, POS], right_on=[*keys, IDEAL_POS], how="left", maintain_order="left",
-    )
+    by ``keys``) at each row's position, null past its end; or, for one joined by item,
+    the value of the row's own judgment.  Row order is kept."""
+    by_position = [i for i in ideals if not i.by_item]
+    by_item = [i for i in ideals if i.by_item]
+    if by_position:
+        rows = rows.join(
+            ideal_rows(judged, keys, REL, by_position),
+            left_on=[*keys, POS], right_on=[*keys, IDEAL_POS], how="left", maintain_order="left",
+        )
+    if by_item:
+        rows = rows.join(
+            item_ideal_rows(judged, keys, item, REL, by_item),
+            on=[*keys, item], how="left", maintain_order="left",
+        )
+    return rows
 
 
 def _join(
@@ -229,7 +237,7 @@ def _join(
     """The rows the measures aggregate, the per-query stats and how measures read them."""
     if qrels is None:  # the judged set is the run's own rows
         rows = ranked.with_columns(pl.col(c.relevant).cast(pl.Float64).alias(REL))
-        rows = _with_ideal(rows, rows, keys, ideals)
+        rows = _with_ideal(rows, rows, keys, ideals, c.item)
         return Joined(rows, None, None, lambda s: stat_expr(s, pl.col(REL)), pl.len())
     judged_qrels = qrels.with_columns(pl.col(c.relevance).cast(pl.Float64).alias(REL))
     qstats = judged_qrels.group_by(c.query).agg(
@@ -244,7 +252,7 @@ def _join(
         # every row carries its query's stats, also a query none of whose retrieved items
         # is judged (its R is still the qrels' R: Utility's c * (R - hits) needs it)
         rows = rows.join(per_query, on=c.query, how="left", maintain_order="left")
-        rows = _with_ideal(rows, judged_qrels, [c.query], ideals)
+        rows = _with_ideal(rows, judged_qrels, [c.query], ideals, c.item)
         return Joined(rows, None, qstats, lambda s: pl.col(s.column).max(), pl.len())
     # one row per run query: its count and the run checks' counts (the checks cover every
     # row, also beyond top)
@@ -256,7 +264,7 @@ def _join(
     rows = (
         _with_ideal(
             ranked.join(qrels_rows, on=[c.query, c.item], how="inner"),
-            judged_qrels, [c.query], ideals,
+            judged_qrels, [c.query], ideals, c.item,
         )
         # ~1/20 of the run: sorted, a query's sums add in the same order on every call
         # (measured free; maintain_order on the join cost 1.7 s at 10M rows)

@@ -59,6 +59,33 @@
     }
    ]
   },
+  "InterpAP": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "interp",
+     "default": "all",
+     "choices": [
+      "all",
+      "voc11",
+      "coco101"
+     ],
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
   "P": {
    "aggregate": "mean",
    "cutoff": true,
@@ -665,6 +692,55 @@
      "closed": false
     }
    ]
+  },
+  "Compat": {
+   "aggregate": "mean",
+   "cutoff": false,
+   "at_param": none,
+   "params": [
+    {
+     "name": "p",
+     "default": 0.95,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": 1.0,
+     "closed": true
+    },
+    {
+     "name": "normalize",
+     "default": "true",
+     "choices": [
+      "true",
+      "false"
+     ],
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "Accuracy": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
   }
  },
  "names": [
@@ -683,6 +759,10 @@
   [
    "YAAP",
    "YAAP"
+  ],
+  [
+   "InterpAP",
+   "InterpAP"
   ],
   [
    "P",
@@ -855,6 +935,14 @@
   [
    "G",
    "G"
+  ],
+  [
+   "Compat",
+   "Compat"
+  ],
+  [
+   "Accuracy",
+   "Accuracy"
   ]
  ],
  "trec": [
@@ -1024,6 +1112,6 @@
    }
   }
  },
- "known": "known measures: AP (MAP), SetAP, YAAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap"
+ "known": "known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap"
 }) }}
 {% endmacro %}
