@@ -21,7 +21,7 @@ from polars_rankeval import _significance as sig
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval.cli import main
-from tests.helpers import FULL_EXAMPLES, ROOT, examples
+from tests.helpers import FULL_EXAMPLES, POLARS_ONLY, ROOT, examples
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 RUN = pl.DataFrame(
@@ -138,7 +138,7 @@ def test_namespace_recall_rr_success_delegate_to_evaluate():
 
 
 # the trec_eval gain families read the judged items' ideal ranking: not expressions yet
-NOT_EXPRESSIONS = {"nDCG_rel", "RnDCG", "G"}
+NOT_EXPRESSIONS = {"nDCG_rel", "RnDCG", "G", "Compat"}
 LABELLED = pl.DataFrame({
     "query": ["q1"] * 4 + ["q2"] * 3, "item": list("abcdxyz"), "rank": [1, 2, 3, 4, 1, 2, 3],
     "relevant": [0, 2, 1, 0, 1, 0, 3],
@@ -147,7 +147,7 @@ LABELLED = pl.DataFrame({
 
 @pytest.mark.parametrize("family", sorted(set(REGISTRY) - NOT_EXPRESSIONS))
 def test_every_measure_is_a_plain_aggregation_equal_to_evaluate(family):
-    """'Every measure (but nDCG_rel, RnDCG, G) is also a plain aggregation': in a
+    """'Every measure (but nDCG_rel, RnDCG, G, Compat) is also a plain aggregation': in a
     group_by, R and the ideal from the group's rows, as evaluate without qrels."""
     got = LABELLED.group_by("query", maintain_order=True).agg(rx.measure(family).alias("v"))
     expected = rk.evaluate(LABELLED, None, [family], per_query=True, score=None).sort("query")
@@ -304,3 +304,23 @@ def test_scores_compare_in_double_precision_where_there_is_no_float32():
     assert casts("bigquery") == {"FLOAT64"}
     assert "FLOAT" in casts("snowflake")  # Snowflake: FLOAT is double precision
     assert "REAL" in casts("postgres") and "FLOAT" in casts("spark")  # 32-bit there
+
+
+@pytest.mark.parametrize("family", sorted(POLARS_ONLY))
+def test_polars_only_families_are_refused_by_name_in_sql(family):
+    """'Every measure but the diversity family, Compat and InterpAP (polars only for now:
+    the SQL paths refuse them by name)': engine='duckdb' and the SQL entry point."""
+    import duckdb
+
+    from polars_rankeval.engines.duckdb import install_entry_point
+
+    run = pl.DataFrame({"query": ["q"] * 2, "item": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    with pytest.raises(rk.RankevalError, match=family):
+        rk.evaluate(run, qrels, [family], engine="duckdb")
+    con = duckdb.connect()
+    install_entry_point(con)
+    con.register("r", run.to_arrow())
+    con.register("j", qrels.to_arrow())
+    with pytest.raises(duckdb.Error, match=f"{family} is not available in SQL"):
+        con.sql(f"SELECT * FROM rankeval_summary('r', 'j', ['{family}'])").fetchall()
