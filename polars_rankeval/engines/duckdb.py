@@ -205,10 +205,12 @@ def _sources(judgement: Judgement, spec: Spec) -> _Sources:
 
 
 def _count_checks(
-    con: _duckdb.DuckDBPyConnection, judgement: Judgement, sources: _Sources, n_by: int
+    con: _duckdb.DuckDBPyConnection, judgement: Judgement, sources: _Sources, n_by: int,
+    *, first: bool,
 ) -> tuple[dict[str, int], int]:
     """Counts of every data check (by check name), in one scan of each source table,
-    and the number of run rows repeating the (by..., query, item) of another row."""
+    and (``first``: duplicates='first', whose warning gives it) the number of run rows
+    repeating the (by..., query, item) of another row."""
     run_keys = [*(f"_b{n}" for n in range(n_by)), "_q", "item"]
     repeated_sql = (
         f"COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT {', '.join(run_keys)} "
@@ -226,7 +228,7 @@ def _count_checks(
             ))
             for check in checks
         ]
-        if source == RUN_SOURCE:
+        if source == RUN_SOURCE and first:  # else the run's duplicate check counts them
             named.append(("", repeated_sql))
         if not named:
             continue
@@ -263,7 +265,10 @@ def _run(
                        eager=isinstance(spec.qrels, pl.DataFrame), folder=folder.name)
         # the engine's checks first: their errors name the user's column and a row,
         # which the SQL's own checks cannot
-        counts, repeated = _count_checks(con, judgement, sources, len(spec.options.by))
+        counts, repeated = _count_checks(
+            con, judgement, sources, len(spec.options.by),
+            first=spec.options.duplicates == "first",
+        )
         raise_for_checks(
             pl.DataFrame({name: [value] for name, value in counts.items()}),
             [*judgement.run_checks, *judgement.qrels_checks],
