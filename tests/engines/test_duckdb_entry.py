@@ -70,3 +70,21 @@ def test_engine_numbers_are_the_macros(con: duckdb.DuckDBPyConnection) -> None:
     assert values[("q1", "AP")] == pytest.approx(7 / 12)
     assert values[("q1", "RR")] == 0.5
     assert values[("q2", "AP")] == 1.0
+
+
+def test_a_family_without_entry_sql_is_refused_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from polars_rankeval._errors import MeasureError
+    from polars_rankeval._registry import Family
+
+    dummy = Family(
+        name="DummyFam", summary="test only", formula="1", trec_eval="-",
+        expression=lambda m, j: pl.lit(1.0),
+    )
+    monkeypatch.setitem(REGISTRY, dummy.name, dummy)
+    run = pl.DataFrame({"query": ["q1"], "item": ["a"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q1"], "item": ["a"], "relevance": [1]})
+    assert rk.evaluate(run, qrels, ["DummyFam"])["value"].to_list() == [1.0]  # polars: fine
+    with pytest.raises(MeasureError, match=r"DummyFam: the SQL entry point .* has no formula"):
+        rk.evaluate(run, qrels, ["DummyFam", "AP"], engine="duckdb")
