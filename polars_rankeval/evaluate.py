@@ -150,8 +150,10 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         nDCG, RR, Success, Rprec and the counts; not with ``top`` or
         ``duplicates="first"``.
     engine
-        ``"polars"`` (default), ``"duckdb"`` or ``"spark"`` (chosen by itself when
-        ``run`` is a pyspark DataFrame; it returns a pyspark DataFrame).
+        ``"polars"`` (default), ``"duckdb"`` (the SQL users' macro
+        ``rankeval_per_query`` of ``sql/rankeval.sql``, in an in-process DuckDB) or
+        ``"spark"`` (chosen by itself when ``run`` is a pyspark DataFrame; it returns a
+        pyspark DataFrame).
     query, item, rank, score, relevant, relevance, subtopic
         Column names (``subtopic``: of subtopic qrels, for the diversity measures
         such as ``alpha_nDCG@20``; see :mod:`polars_rankeval.diversity`).

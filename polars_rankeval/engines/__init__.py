@@ -3,7 +3,8 @@ evaluated query with a column per measure (``per_query``) and says which measure
 options it supports (``supports``); :mod:`.finish` does the rest for all of them.
 
 * :mod:`.polars`: lazy polars expressions (default);
-* :mod:`.duckdb`: the SQL twin's macros in an in-process DuckDB;
+* :mod:`.duckdb`: the public SQL entry point ``rankeval_per_query`` (sql/rankeval.sql)
+  in an in-process DuckDB;
 * :mod:`.spark`: the SQL twin rendered for Spark SQL, on pyspark DataFrames.
 """
 

@@ -1,11 +1,14 @@
-"""The DuckDB engine: install the SQL twin's macros, evaluate through them.
+"""The DuckDB engine: install the SQL macros, evaluate through the public entry point.
 
-``install(con)`` creates every ``rankeval_*`` macro of the ``sql/`` files in a DuckDB
-connection (``rankeval_AP(run_table, qrels_table, k := NULL, rel := 1, norm := 'R')``
-and its siblings, ``rankeval_evaluate``, the shared ``rankeval_ranked`` /
-``rankeval_joined``).  ``per_query_duckdb`` is what ``evaluate(..., engine="duckdb")``
-runs: the same checks, warnings and numbers as the polars engine, computed by those
-macros in an in-process DuckDB when the result is collected.
+``install(con)`` creates the low-level layer's ``rankeval_*`` macros of the ``sql/``
+files in a DuckDB connection (``rankeval_AP(run_table, qrels_table, k := NULL, rel := 1,
+norm := 'R')`` and its siblings, ``rankeval_evaluate``, the shared ``rankeval_ranked``
+/ ``rankeval_joined``); ``install_entry_point(con)`` creates the SQL user's entry point
+``rankeval_per_query`` / ``rankeval_summary`` (``sql/rankeval.sql``).  ``per_query``
+is what ``evaluate(..., engine="duckdb")`` runs: the same checks, warnings and numbers
+as the polars engine, computed by ``rankeval_per_query`` in an in-process DuckDB when
+the result is collected (by the low-level ``rankeval_<family>_expected`` macros for
+``ties="average"``, which the entry point does not take yet).
 """
 
 from __future__ import annotations
@@ -13,15 +16,16 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
 from polars_rankeval.diversity.families import is_diversity
+from polars_rankeval.engines.duckdb_average import AverageQuery, supports_average
+from polars_rankeval.engines.duckdb_entry import EntryQuery, supports_entry
 from polars_rankeval.engines.finish import (
     IN_QRELS,
     check_per_query,
@@ -30,15 +34,7 @@ from polars_rankeval.engines.finish import (
 )
 from polars_rankeval.engines.polars import judgement_for
 from polars_rankeval.engines.spec import Spec
-from polars_rankeval.engines.sqltwin.build import (
-    ENTRY,
-    Query,
-    build_query,
-    expected_macro,
-    sql_dir,
-    sql_files,
-    value_macro,
-)
+from polars_rankeval.engines.sqltwin.build import ENTRY, sql_dir, sql_files
 from polars_rankeval.prepare.checks import raise_for_checks
 from polars_rankeval.prepare.judge import IN_RUN, Judgement
 from polars_rankeval.prepare.ranking import keep_top
@@ -52,9 +48,6 @@ NAME = "duckdb"
 
 RUN_SOURCE = "_rk_run_src"
 QRELS_SOURCE = "_rk_qrels_src"
-RUN_VIEW = "_rk_run"
-QRELS_VIEW = "_rk_qrels"
-QRELS_BY_VIEW = "_rk_qrels_by"
 
 
 def install(con: _duckdb.DuckDBPyConnection) -> None:
@@ -120,7 +113,7 @@ def _connection() -> _duckdb.DuckDBPyConnection:
             database = duckdb.connect(
                 config={"preserve_insertion_order": False, "temp_directory": spill}
             )
-            install(database)
+            install_entry_point(database)  # the low-level layer is in it too
             _DATABASE = database
         return _DATABASE.cursor()
 
@@ -153,17 +146,15 @@ def _plain(dtype: pl.DataType) -> pl.DataType:
 
 
 def supports(measure: Measure, spec: Spec) -> str | None:
-    """A measure needs its family's SQL twin (None: supported)."""
+    """None when ``rankeval_per_query`` computes the measure (the family's
+    ``rankeval_<family>_expected`` macro with ties='average'); else why not."""
     if is_diversity(measure):
         return (
             f"{measure}: the diversity measures have no SQL twin yet; use engine='polars'"
         )
-    macro = expected_macro if spec.options.ties == "average" else value_macro
-    try:
-        macro(measure.family.name)
-    except Exception as error:  # noqa: BLE001 - the reason is the message
-        return str(error)
-    return None
+    if spec.options.ties == "average":
+        return supports_average(measure)
+    return supports_entry(measure)
 
 
 @dataclass(frozen=True)
@@ -213,48 +204,13 @@ def _sources(judgement: Judgement, spec: Spec) -> _Sources:
     return _Sources(run_lf.select(columns), qrels, names, score_mode, key_types)
 
 
-def _views(spec: Spec, score_mode: bool) -> tuple[list[str], str, Callable[[str], str]]:
-    """Views over the sources in the shape the SQL twin reads (query, item, score
-    [, relevance]); the qrels view to join and how a run key names its raw query."""
-    by, has_qrels = spec.options.by, spec.qrels is not None
-    parts = [*(f"b{n} := _b{n}" for n in range(len(by))), "q := _q"]
-    key = f"struct_pack({', '.join(parts)})" if by else "_q"
-    # trec_eval compares scores in single precision (a C float): so does the twin
-    score = "CAST(CAST(score AS REAL) AS DOUBLE)" if score_mode else "-CAST(_rank AS DOUBLE)"
-    relevance = "" if has_qrels else ", relevance"
-    views = [
-        (
-            f"CREATE TEMP VIEW {RUN_VIEW} AS SELECT {key} AS query, item, {score} AS score"
-            f"{relevance} FROM {RUN_SOURCE}"
-        )
-    ]
-    if not has_qrels:
-        first = spec.options.duplicates == "first"
-        ranked = f"rankeval_ranked('{RUN_VIEW}', duplicates := 'first')" if first else RUN_VIEW
-        views.append(
-            f"CREATE TEMP VIEW {QRELS_VIEW} AS SELECT r.query AS query, r.item AS item, "
-            f"r.relevance AS relevance FROM {ranked} AS r"
-        )
-        return views, QRELS_VIEW, lambda alias: f"{alias}.query"
-    views.append(
-        f"CREATE TEMP VIEW {QRELS_VIEW} AS SELECT _q AS query, item, relevance "
-        f"FROM {QRELS_SOURCE}"
-    )
-    if not by:
-        return views, QRELS_VIEW, lambda alias: f"{alias}.query"
-    views.append(
-        f"CREATE TEMP VIEW {QRELS_BY_VIEW} AS SELECT k.query AS query, q.item AS item, "
-        f"q.relevance AS relevance FROM (SELECT DISTINCT r.query FROM {RUN_VIEW} AS r) "
-        f"AS k JOIN {QRELS_VIEW} AS q ON k.query.q = q.query"
-    )
-    return views, QRELS_BY_VIEW, lambda alias: f"{alias}.query.q"
-
-
 def _count_checks(
-    con: _duckdb.DuckDBPyConnection, judgement: Judgement, sources: _Sources, n_by: int
+    con: _duckdb.DuckDBPyConnection, judgement: Judgement, sources: _Sources, n_by: int,
+    *, first: bool,
 ) -> tuple[dict[str, int], int]:
     """Counts of every data check (by check name), in one scan of each source table,
-    and the number of run rows repeating the (by..., query, item) of another row."""
+    and (``first``: duplicates='first', whose warning gives it) the number of run rows
+    repeating the (by..., query, item) of another row."""
     run_keys = [*(f"_b{n}" for n in range(n_by)), "_q", "item"]
     repeated_sql = (
         f"COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT {', '.join(run_keys)} "
@@ -272,7 +228,7 @@ def _count_checks(
             ))
             for check in checks
         ]
-        if source == RUN_SOURCE:
+        if source == RUN_SOURCE and first:  # else the run's duplicate check counts them
             named.append(("", repeated_sql))
         if not named:
             continue
@@ -285,11 +241,20 @@ def _count_checks(
     return counts, repeated
 
 
-def _run_query(
-    judgement: Judgement, spec: Spec, sources: _Sources, views: list[str], query: Query
+class _Plan(Protocol):
+    """How the evaluation is computed once the sources are in DuckDB: the public entry
+    point (:class:`EntryQuery`), or the low-level macros for ties='average'."""
+
+    stat_columns: list[str]
+
+    def run(self, con: _duckdb.DuckDBPyConnection) -> pl.DataFrame: ...
+
+
+def _run(
+    judgement: Judgement, spec: Spec, sources: _Sources, plan: _Plan
 ) -> tuple[pl.DataFrame, int]:
-    """Hand the sources over, check them, run the evaluation query: its rows, and the
-    number of repeated run rows."""
+    """Hand the sources over, check them, run the evaluation: the per-query frame, and
+    the number of repeated run rows."""
     con = _connection()
     folder = tempfile.TemporaryDirectory(prefix="rankeval-duckdb-")
     try:
@@ -298,32 +263,33 @@ def _run_query(
         if sources.qrels is not None:
             _hand_over(con, QRELS_SOURCE, sources.qrels,
                        eager=isinstance(spec.qrels, pl.DataFrame), folder=folder.name)
-        for view in views:
-            con.execute(view)
-        counts, repeated = _count_checks(con, judgement, sources, len(spec.options.by))
+        # the engine's checks first: their errors name the user's column and a row,
+        # which the SQL's own checks cannot
+        counts, repeated = _count_checks(
+            con, judgement, sources, len(spec.options.by),
+            first=spec.options.duplicates == "first",
+        )
         raise_for_checks(
             pl.DataFrame({name: [value] for name, value in counts.items()}),
             [*judgement.run_checks, *judgement.qrels_checks],
             lambda which: judgement.run if which == "run" else judgement.qrels,
             judgement.user_names,
         )
-        # execute() binds the (macro-heavy) query once (con.sql() binds it twice);
-        # the result is small: one row per query
-        result = con.execute(query.sql, query.params)
-        names = [d[0] for d in result.description]
-        rows = result.fetchall()
+        frame = plan.run(con)
     finally:
         con.close()
         folder.cleanup()
-    return pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None), repeated
+    return frame, repeated
 
 
-def _typed(frame: pl.DataFrame, spec: Spec, query: Query, sources: _Sources) -> pl.DataFrame:
+def _typed(
+    frame: pl.DataFrame, spec: Spec, stat_columns: list[str], sources: _Sources
+) -> pl.DataFrame:
     """The engine's frame with the user's key names and dtypes, Float64 values."""
     value_columns = [f"_m{i}" for i in range(len(spec.measures))]
     frame = frame.with_columns(
         pl.col(name).cast(pl.Float64)
-        for name in [*value_columns, *query.stat_columns]
+        for name in [*value_columns, *stat_columns]
         if name in frame.columns
     ).with_columns(pl.col(IN_RUN, IN_QRELS).cast(pl.Boolean))
     renames = {"_q": spec.columns.query, **{f"_b{n}": b for n, b in enumerate(spec.options.by)}}
@@ -332,13 +298,22 @@ def _typed(frame: pl.DataFrame, spec: Spec, query: Query, sources: _Sources) -> 
     )
 
 
+def _plan(spec: Spec, sources: _Sources) -> _Plan:
+    if spec.options.ties == "average":
+        return AverageQuery(spec, score_mode=sources.score_mode, run_source=RUN_SOURCE)
+    return EntryQuery(
+        spec, score_mode=sources.score_mode, run_source=RUN_SOURCE, qrels_source=QRELS_SOURCE
+    )
+
+
 def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
-    """What the polars engine's ``per_query`` returns, computed by DuckDB through the SQL
-    twin, as a LazyFrame whose DuckDB work happens when it is collected.  Bad input
-    raises the polars engine's :class:`InputError` (schemas now, data checks at collect
-    time) and skipped data gives the same warnings."""
+    """What the polars engine's ``per_query`` returns, computed by DuckDB through the
+    public entry point ``rankeval_per_query`` (the low-level macros for
+    ties='average'), as a LazyFrame whose DuckDB work happens when it is collected.
+    Bad input raises the polars engine's :class:`InputError` (schemas now, data checks
+    at collect time) and skipped data gives the same warnings."""
     options = spec.options
-    if options.top is not None:  # the SQL twin ranks again; this keeps the same rows
+    if options.top is not None:  # the same rows as the polars engine, checks included
         spec = replace(spec, run=keep_top(
             spec.run.lazy(), options.top, columns=spec.columns, by=options.by
         ))
@@ -350,20 +325,15 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     if options.complete and not has_qrels:
         raise InputError("complete=True needs qrels: without them every query is in the run")
     sources = _sources(judgement, spec)
-    views, qrels_view, raw_query = _views(spec, sources.score_mode)
-    query = build_query(
-        spec.measures, run_view=RUN_VIEW, qrels_view=qrels_view, stats_view=QRELS_VIEW,
-        raw_query=raw_query, duplicates=options.duplicates, final="engine",
-        has_qrels=has_qrels, by=options.by, ties=options.ties,
-    )
+    plan = _plan(spec, sources)
     keys = list(judgement.keys)
     schema: dict[str, pl.DataType] = {
         **sources.key_types, **{f"_m{i}": pl.Float64() for i in range(len(spec.measures))}
     }
 
     def compute() -> pl.DataFrame:
-        frame, repeated = _run_query(judgement, spec, sources, views, query)
-        frame = _typed(frame, spec, query, sources)
+        frame, repeated = _run(judgement, spec, sources, plan)
+        frame = _typed(frame, spec, plan.stat_columns, sources)
         if options.duplicates == "first":
             frame = frame.with_columns(
                 pl.when(pl.int_range(pl.len()) == 0).then(repeated).alias("_dropped")
@@ -373,7 +343,7 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
             names=spec.names,
         )
         return select_evaluated(
-            checked, keys=keys, measures=spec.measures, stat_columns=query.stat_columns,
+            checked, keys=keys, measures=spec.measures, stat_columns=plan.stat_columns,
             has_qrels=has_qrels, complete=options.complete, groups=query_groups(spec),
         )
 

@@ -1,0 +1,215 @@
+"""``engine="duckdb"`` through the public SQL entry point: ``rankeval_per_query`` of
+``sql/rankeval.sql``, the macro SQL users call, so the engine and the SQL user run one
+SQL path (the engine only checks the data first, for its error messages, and shapes
+the macro's long rows into the engine's per-query frame).
+
+The engine hands the macro measure *names*: :func:`sql_name` writes every parameter of
+a resolved measure out, in a form the SQL parser reads back exactly.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rankeval._registry import Judged, Measure, ParamValue, Stat
+from polars_rankeval._sqlentry import FAMILIES_SQL
+from polars_rankeval.engines.finish import IN_QRELS, value_column
+from polars_rankeval.engines.spec import Spec
+from polars_rankeval.prepare.judge import IN_RUN
+
+if TYPE_CHECKING:
+    import duckdb as _duckdb
+
+__all__ = ["EntryQuery", "fetch", "missing_stats", "sql_name", "supports_entry"]
+
+RUN_VIEW = "_rk_run"
+QRELS_VIEW = "_rk_qrels"
+
+
+def _value(value: ParamValue) -> str:
+    # repr() of a float round-trips (str(measure) prints 6 digits: p=0.123457)
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def sql_name(m: Measure) -> str:
+    """The measure with every parameter written out, for the SQL parser.
+
+    >>> from polars_rankeval._parse import parse_measure
+    >>> sql_name(parse_measure("RBP(p=0.123456789)@10"))
+    'RBP(gain=graded,p=0.123456789,rel=1.0)@10'
+    >>> sql_name(parse_measure("IPrec@0.5"))
+    'IPrec(recall=0.5,rel=1.0,rounding=v10)'
+    """
+    params = ",".join(f"{name}={_value(value)}" for name, value in m.params)
+    at = "" if m.k is None or m.family.at_param is not None else f"@{m.k}"
+    return f"{m.family.name}({params}){at}"
+
+
+def missing_stats(m: Measure) -> list[Stat]:
+    """The per-query stats the value of a query without run rows reads (NumRel's R):
+    ``select_evaluated`` fills such queries from these columns."""
+    empty = Judged(
+        pos=pl.lit(None, pl.Int64), rel=pl.lit(None, pl.Float64),
+        stat=lambda s: pl.col(s.column), num_ret=pl.lit(0, pl.Int64), judged_only=True,
+    )
+    roots = set(m.missing(empty).meta.root_names())
+    return [s for s in m.stats() if s.column in roots]
+
+
+def _stat_name(stat: Stat) -> str:
+    """The measure whose per-query value is the stat (only R is ever needed)."""
+    if stat.kind != "num_rel" or stat.level is None:
+        raise ValueError(f"no measure gives the stat {stat.kind}")
+    return f"NumRel(rel={_value(float(stat.level))})"
+
+
+def supports_entry(measure: Measure) -> str | None:
+    """None when ``rankeval_per_query`` computes the measure."""
+    if measure.family.name not in FAMILIES_SQL:
+        return (
+            f"{measure}: the SQL entry point (sql/rankeval.sql) has no formula for "
+            f"{measure.family.name} yet; use engine='polars'"
+        )
+    for stat in missing_stats(measure):
+        if stat.kind != "num_rel":
+            return f"{measure}: its value without run rows needs {stat.kind}, not in SQL"
+    return None
+
+
+def _long_rows(spec: Spec, *, score_mode: bool, run_table: str, qrels_table: str) -> str:
+    """The macro call, as rows ``_b0``.., ``_q``, ``measure``, ``value``."""
+    has_qrels, by = spec.qrels is not None, spec.options.by
+    # without qrels the judgments are the run's own labels, per (by..., query): the key
+    # folds the groups into the query column (the macro joins judgments on it alone)
+    groups = [f"'_b{n}'" for n in range(len(by))] if has_qrels else []
+    order = "score := 'score'" if score_mode else "rank := '_rank'"
+    call = (
+        f"rankeval_per_query('{run_table}', '{qrels_table}', $measures, "
+        f"\"by\" := [{', '.join(groups)}]::VARCHAR[], query := '{'_q' if has_qrels else '_k'}', "
+        f"item := 'item', {order}, relevance := 'relevance', complete := $complete, "
+        "duplicates := $duplicates)"
+    )
+    if has_qrels:
+        keys = [*(f"v._b{n}" for n in range(len(by))), "v._q"]
+    else:
+        keys = ["unnest(v._k)" if by else "v._k AS _q"]
+    return f"SELECT {', '.join(keys)}, v.measure, v.value FROM {call} AS v"
+
+
+def fetch(
+    con: _duckdb.DuckDBPyConnection, sql: str, params: dict[str, object] | None = None
+) -> pl.DataFrame:
+    """The rows of a query (small: one per query) as a frame.  ``execute()`` binds the
+    macro-heavy query once (``con.sql()`` binds it at every step)."""
+    result = con.execute(sql, params or {})
+    names = [d[0] for d in result.description]
+    rows = result.fetchall()
+    return pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
+
+
+class EntryQuery:
+    """One evaluation through ``rankeval_per_query``: :meth:`run` gives the engine's
+    per-query frame (``_b0``.., ``_q``, ``_m{i}``, stat columns, ``_in_run``,
+    ``_in_qrels``), with a row per run key and per qrels query."""
+
+    def __init__(
+        self, spec: Spec, *, score_mode: bool, run_source: str, qrels_source: str
+    ) -> None:
+        self.spec, self.score_mode = spec, score_mode
+        self.run_source, self.qrels_source = run_source, qrels_source
+        self.keys = [*(f"_b{n}" for n in range(len(spec.options.by))), "_q"]
+        # value columns: _m{i} by measure, stat columns (complete=True fills the queries
+        # without run rows from them) by the hidden measure that gives them
+        self.columns = {value_column(i): sql_name(m) for i, m in enumerate(spec.measures)}
+        stats = dict.fromkeys(s for m in spec.measures for s in missing_stats(m))
+        self.stat_columns = [s.column for s in stats]
+        # only complete=True evaluates queries without run rows: otherwise every
+        # evaluated query has its values and the stat columns stay null
+        self.complete = spec.options.complete and spec.qrels is not None
+        if self.complete:
+            self.columns |= {s.column: _stat_name(s) for s in stats}
+        self.views = self._views()
+
+    def _views(self) -> list[str]:
+        """Without qrels: the run keyed by (by..., query) in ``_k`` and its labels as
+        the judgments (duplicates='first': the best-ranked row's label)."""
+        if self.spec.qrels is not None:
+            return []
+        by = self.spec.options.by
+        parts = [*(f"_b{n} := _b{n}" for n in range(len(by))), "_q := _q"]
+        key = f"struct_pack({', '.join(parts)})" if by else "_q"
+        order = "score" if self.score_mode else "_rank"
+        best = "CAST(score AS REAL) DESC" if self.score_mode else "_rank"
+        first = (
+            f" QUALIFY ROW_NUMBER() OVER (PARTITION BY _k, item ORDER BY {best}) = 1"
+            if self.spec.options.duplicates == "first" else ""
+        )
+        return [
+            (f"CREATE TEMP VIEW {RUN_VIEW} AS SELECT {key} AS _k, item, {order}, "
+             f"relevance FROM {self.run_source}"),
+            f"CREATE TEMP VIEW {QRELS_VIEW} AS SELECT _k, item, relevance FROM {RUN_VIEW}"
+            + first,
+        ]
+
+    def skeleton(self, con: _duckdb.DuckDBPyConnection) -> pl.DataFrame:
+        """A row per run key and per qrels query, flagged ``_in_run`` / ``_in_qrels``."""
+        keys = ", ".join(self.keys)
+        if self.spec.qrels is None:
+            sql = f"SELECT DISTINCT {keys}, TRUE AS {IN_RUN}, TRUE AS {IN_QRELS} FROM {self.run_source}"
+            return fetch(con, sql)
+        groups = "".join(f"k.{b}, " for b in self.keys[:-1])
+        sql = (
+            f"SELECT {groups}COALESCE(k._q, q._q) AS _q, k._q IS NOT NULL AS {IN_RUN}, "
+            f"q._q IS NOT NULL AS {IN_QRELS} FROM (SELECT DISTINCT {keys} FROM "
+            f"{self.run_source}) AS k FULL JOIN (SELECT DISTINCT _q FROM "
+            f"{self.qrels_source}) AS q ON k._q = q._q"
+        )
+        return fetch(con, sql)
+
+    def values(self, con: _duckdb.DuckDBPyConnection) -> pl.DataFrame:
+        """The macro's values, a column per measure (and stat), a row per key."""
+        for view in self.views:
+            con.execute(view)
+        has_qrels = self.spec.qrels is not None
+        names = list(dict.fromkeys(self.columns.values()))
+        params: dict[str, object] = {
+            "measures": names, "complete": self.spec.options.complete,
+            "duplicates": self.spec.options.duplicates,
+            **{f"n{i}": name for i, name in enumerate(names)},
+        }
+        pivot = ", ".join(
+            f'MAX(CASE WHEN u.measure = $n{names.index(name)} THEN u.value END) AS "{column}"'
+            for column, name in self.columns.items()
+        )
+        rows = _long_rows(
+            self.spec, score_mode=self.score_mode,
+            run_table=self.run_source if has_qrels else RUN_VIEW,
+            qrels_table=self.qrels_source if has_qrels else QRELS_VIEW,
+        )
+        keys = ", ".join(f"u.{k}" for k in self.keys)
+        sql = f"SELECT {keys}, {pivot} FROM ({rows}) AS u GROUP BY {keys}"
+        return fetch(con, sql, params)
+
+    def run(self, con: _duckdb.DuckDBPyConnection) -> pl.DataFrame:
+        """The per-query frame.  The macro runs only when the frame has something to
+        evaluate: otherwise ``check_per_query`` raises the engine's error about it (no
+        rows, no shared query), not the macro's SQL error."""
+        frame = self.skeleton(con)
+        in_run, in_qrels = frame[IN_RUN], frame[IN_QRELS]
+        evaluable = (in_run & in_qrels).any() or (
+            self.spec.options.complete and in_run.any() and in_qrels.any()
+        )
+        nulls = [*self.columns, *self.stat_columns]
+        if not evaluable:
+            return frame.with_columns(pl.lit(None, pl.Float64).alias(c) for c in dict.fromkeys(nulls))
+        values = self.values(con)
+        if not self.complete:
+            values = values.with_columns(pl.lit(None, pl.Float64).alias(c) for c in self.stat_columns)
+        # a stat is the query's (R of the qrels), the same in every group
+        stats = values.select("_q", *self.stat_columns).unique(subset="_q")
+        frame = frame.join(
+            values.drop(self.stat_columns), on=self.keys, how="left", nulls_equal=True
+        )
+        return frame.join(stats, on="_q", how="left")

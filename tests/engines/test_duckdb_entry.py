@@ -1,0 +1,90 @@
+"""engine="duckdb" runs the public SQL entry point (rankeval_per_query): the measure
+names it hands the SQL parser resolve to exactly the Python measures, and the engine's
+numbers are the macro's own."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+import pytest
+
+import polars_rankeval as rk
+from polars_rankeval._parse import parse_measure
+from polars_rankeval._registry import REGISTRY
+from polars_rankeval.diversity.families import is_diversity
+from polars_rankeval.engines.duckdb import install_entry_point
+from polars_rankeval.engines.duckdb_entry import sql_name
+
+NAMES = sorted(
+    {n for f in REGISTRY.values() for n in (f.name, *f.examples)}
+    | {"RBP(p=0.123456789)@7", "Utility(a=2.5,b=-0.1,c=1e-05)", "nDCG(gain=exp,rel=2)@3"}
+)
+
+
+@pytest.fixture(scope="module")
+def con() -> duckdb.DuckDBPyConnection:
+    connection = duckdb.connect()
+    install_entry_point(connection)
+    return connection
+
+
+def test_sql_names_resolve_to_the_python_measures(con: duckdb.DuckDBPyConnection) -> None:
+    measures = [parse_measure(n) for n in NAMES]
+    measures = [m for m in measures if not is_diversity(m)]
+    specs = con.execute(
+        "SELECT * FROM rankeval_measure_specs($m) ORDER BY _idx", {"m": [sql_name(m) for m in measures]}
+    )
+    columns = [d[0] for d in specs.description]
+    rows = [dict(zip(columns, row, strict=True)) for row in specs.fetchall()]
+    assert len(rows) == len(measures)
+    for m, row in zip(measures, rows, strict=True):
+        assert row["_family"] == m.family.name, (m, row)
+        at = m.family.at_param
+        assert row["_k"] == (None if at is not None else m.k), (m, row)
+        assert row["_level"] == m.rel, (m, row)
+        for name, value in m.params:
+            if name == "rel":
+                continue
+            # exact, floats too: repr() of a float round-trips through the SQL parser
+            assert row[f"_p_{name}"] == value, (m, name, row[f"_p_{name}"])
+
+
+def test_engine_numbers_are_the_macros(con: duckdb.DuckDBPyConnection) -> None:
+    # q1: b (relevant, grade 1) at rank 2 of 3, c (grade 2) at rank 3; q2: d at rank 1
+    run = pl.DataFrame({
+        "query": ["q1", "q1", "q1", "q2"], "item": ["a", "b", "c", "d"],
+        "score": [3.0, 2.0, 1.0, 1.0],
+    })
+    qrels = pl.DataFrame({"query": ["q1", "q1", "q2"], "item": ["b", "c", "d"], "relevance": [1, 2, 1]})
+    names = ["AP", "nDCG@2", "RR"]
+    engine = rk.evaluate(run, qrels, names, engine="duckdb", per_query=True)
+    con.register("run_t", run.to_arrow())
+    con.register("qrels_t", qrels.to_arrow())
+    macro = pl.DataFrame(
+        con.execute("SELECT * FROM rankeval_per_query('run_t', 'qrels_t', $m)", {"m": names}).fetchall(),
+        schema=["query", "measure", "value"], orient="row",
+    )
+    assert engine.sort("query", "measure").rows() == macro.sort("query", "measure").rows()
+    # by hand: q1 AP = (1/2 + 2/3) / 2 = 7/12, RR = 1/2; q2: 1, 1
+    values = dict(zip(zip(macro["query"], macro["measure"]), macro["value"], strict=True))
+    assert values[("q1", "AP")] == pytest.approx(7 / 12)
+    assert values[("q1", "RR")] == 0.5
+    assert values[("q2", "AP")] == 1.0
+
+
+def test_a_family_without_entry_sql_is_refused_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from polars_rankeval._errors import MeasureError
+    from polars_rankeval._registry import Family
+
+    dummy = Family(
+        name="DummyFam", summary="test only", formula="1", trec_eval="-",
+        expression=lambda m, j: pl.lit(1.0),
+    )
+    monkeypatch.setitem(REGISTRY, dummy.name, dummy)
+    run = pl.DataFrame({"query": ["q1"], "item": ["a"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q1"], "item": ["a"], "relevance": [1]})
+    assert rk.evaluate(run, qrels, ["DummyFam"])["value"].to_list() == [1.0]  # polars: fine
+    with pytest.raises(MeasureError, match=r"DummyFam: the SQL entry point .* has no formula"):
+        rk.evaluate(run, qrels, ["DummyFam", "AP"], engine="duckdb")
