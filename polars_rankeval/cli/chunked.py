@@ -1,0 +1,118 @@
+"""Evaluating a TREC text run in chunks of whole queries: the memory of a chunk, not
+of the run (a 2M-line run: ~130 MiB peak instead of ~450).
+
+Every measure is a function of one query's rows and its qrels, so each chunk is
+evaluated by :func:`.eval.evaluate_part` with the qrels of its queries, and
+:func:`.eval.finish_run` puts the parts together in trec_eval's query order and adds
+the summary from them: the same per-query values, the same summary bits, the same
+output as evaluating the run whole.  The last chunk also gets the qrels queries no
+chunk has (``-c`` evaluates them; the qrels checks see every qrels row once).
+
+Whatever this module cannot reproduce exactly sends the run to the whole-run path,
+which gives trec_eval's output or the error with whole-run counts: a file that is not
+plain or not grouped by query, any error (its counts would be a chunk's), and any
+warning but "run queries not in the qrels", which is repeated once for the whole run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import warnings
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+import polars as pl
+
+from polars_rankeval._errors import InputError
+from polars_rankeval.cli.eval import Part, evaluate_part, evaluate_run, finish_run
+from polars_rankeval.cli.inputs import RunSource
+from polars_rankeval.cli.output import RunResult
+from polars_rankeval.cli.plain import NotGrouped, NotPlain, RunChunks
+from polars_rankeval.cli.trec import Measures
+
+__all__ = ["evaluate_source"]
+
+T = TypeVar("T")
+# engines/finish.py's warning about run queries the qrels lack (repeated for the run)
+_SKIPPED = re.compile(r"\d+ run quer(y is|ies are) not in the qrels")
+
+
+class _Whole(Exception):
+    """A chunk gave something only the whole-run evaluation reproduces."""
+
+
+def evaluate_source(
+    source: RunSource, qrels: pl.DataFrame, measures: Measures, *, name: str,
+    args: argparse.Namespace,
+) -> RunResult:  # fmt: skip
+    """Evaluate a RUN argument: in chunks when it is plain TREC text grouped by query,
+    else (or when a chunk raises or warns) whole."""
+    chunks = source.chunks()
+    if chunks is not None:
+        try:
+            return _evaluate_chunks(chunks, qrels, measures, name=name, args=args)
+        except (NotPlain, NotGrouped, InputError, _Whole):
+            pass  # the whole run gives the output, the error or the warnings
+    run = source.whole()
+    if args.top is not None:
+        from polars_rankeval.prepare.ranking import keep_top
+
+        run = keep_top(run, args.top)
+    return evaluate_run(run, qrels, measures, name=name, args=args)
+
+
+def _with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
+    """Each item and whether it is the last one (read one ahead)."""
+    iterator = iter(items)
+    previous = next(iterator, None)
+    for item in iterator:
+        yield previous, False  # type: ignore[misc]
+        previous = item
+    if previous is not None:
+        yield previous, True
+
+
+def _evaluate_chunks(
+    chunks: RunChunks, qrels: pl.DataFrame, measures: Measures, *, name: str,
+    args: argparse.Namespace,
+) -> RunResult:  # fmt: skip
+    qrels_queries = qrels.get_column("query").unique()
+    seen = pl.DataFrame(schema={"query": pl.String})
+    parts: list[Part] = []
+    skipped: list[pl.Series] = []
+    for chunk, last in _with_last(chunks):
+        queries = chunk.get_column("query").unique()
+        if last:  # also every qrels query no chunk has
+            chunk_qrels = qrels.join(seen, on="query", how="anti") if seen.height else qrels
+        else:
+            chunk_qrels = qrels.filter(pl.col("query").is_in(queries.implode()))
+        run = chunk.lazy()
+        if args.top is not None:
+            from polars_rankeval.prepare.ranking import keep_top
+
+            run = keep_top(run, args.top)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            parts.append(evaluate_part(run, chunk_qrels, measures, name=name, args=args))
+        for warning in caught:
+            if not _SKIPPED.match(str(warning.message)):
+                raise _Whole(str(warning.message))
+            skipped.append(queries.filter(~queries.is_in(qrels_queries.implode())))
+        seen = pl.concat([seen, queries.to_frame()])
+    result = finish_run(parts, qrels, measures, name=name, args=args)
+    result.runid = chunks.last_tag or name
+    if skipped:
+        _warn_skipped(pl.concat(skipped))
+    return result
+
+
+def _warn_skipped(queries: pl.Series) -> None:
+    """The whole-run evaluation's warning about run queries not in the qrels."""
+    from polars_rankeval.engines.finish import IN_QRELS, IN_RUN
+    from polars_rankeval.engines.finish import _warn_skipped as warn
+
+    frame = queries.to_frame().with_columns(
+        pl.lit(True).alias(IN_RUN), pl.lit(False).alias(IN_QRELS)
+    )
+    warn(frame, "query")
