@@ -90,30 +90,28 @@ def _single_spaced(block: bytes) -> bytes | None:
 
 
 def _parse(block: bytes, layout: Layout) -> pl.DataFrame | None:
-    """One block as the layout's typed columns; None if a line is not plain."""
+    """One block as the layout's typed columns; None if a line is not plain.  The
+    numbers are parsed by the CSV reader itself (a field it cannot parse: None), as a
+    String cast parses them (``tests/cli/test_plain_reader.py`` checks it)."""
     columns = [f"_{i}" for i in range(layout.width)]
+    dtypes = {i: dtype for i, dtype in layout.fields.values()} | layout.checked
     try:
         raw = pl.read_csv(
             block, has_header=False, separator=" ", quote_char=None, comment_prefix="#",
             truncate_ragged_lines=True, missing_columns="insert", extra_columns="ignore",
-            schema=dict.fromkeys(columns, pl.String),
+            schema={c: dtypes.get(i, pl.String) for i, c in enumerate(columns)},
         )  # fmt: skip
     except pl.exceptions.PolarsError:
         return None
-    typed = {
-        name: pl.col(columns[i]).cast(dtype, strict=False)
-        for name, (i, dtype) in layout.fields.items()
-    }
-    # a missing field (fewer fields, or two spaces in a row), a number that does not
-    # parse, or (qrels) a fifth field: the line-numbered reader reports it
+    # a missing field (fewer fields, or two spaces in a row) or (qrels) a fifth field:
+    # the line-numbered reader reports it
     required = columns[: layout.width - 1] if layout.exact else columns
     bad = pl.any_horizontal(
         *(pl.col(name).is_null() for name in required),
-        *(value.is_null() for value in typed.values()),
-        *(pl.col(columns[i]).cast(t, strict=False).is_null() for i, t in layout.checked.items()),
         *([pl.col(columns[-1]).is_not_null()] if layout.exact else []),
     )
     blank = pl.all_horizontal(pl.all().is_null())  # an empty line: skipped
+    typed = {name: pl.col(columns[i]) for name, (i, _) in layout.fields.items()}
     frame = raw.select(**typed, _bad=bad & ~blank, _blank=blank)
     if frame.height and frame.get_column("_bad").any():
         return None
