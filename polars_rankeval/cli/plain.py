@@ -195,7 +195,9 @@ def _with_tags(parts: list[pl.DataFrame], tags: list[str | None]) -> pl.DataFram
     )
 
 
-CHUNK_ROWS = 1 << 18  # run rows evaluated at a time, in whole queries (see RunChunks)
+# rows a chunk has at least (whole blocks, whole queries: RunChunks): one 4 MiB block of
+# ~100k lines, 2M lines peak at ~180 MiB (1 << 18 rows: ~220 MiB, ~0.1 CPU s less)
+CHUNK_ROWS = 1 << 16
 
 
 class NotPlain(Exception):
