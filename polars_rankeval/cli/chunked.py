@@ -11,8 +11,11 @@ chunk has (``-c`` evaluates them; the qrels checks see every qrels row once).
 
 Whatever this module cannot reproduce exactly sends the run to the whole-run path,
 which gives trec_eval's output or the error with whole-run counts: a file that is not
-plain or not grouped by query, any error (its counts would be a chunk's), and any
-warning but "run queries not in the qrels", which is repeated once for the whole run.
+plain or not grouped by query, ``-M`` and ``--duplicates first`` (they change which
+rows are aggregated), any error (its counts would be a chunk's), and any warning but
+"run queries not in the qrels", which is repeated once for the whole run.  A chunk
+with fewer than two judged queries is merged with a neighbour (see
+:func:`_judged_queries`: the number of groups sets the last bit of some values).
 """
 
 from __future__ import annotations
@@ -20,8 +23,6 @@ from __future__ import annotations
 import argparse
 import re
 import warnings
-from collections.abc import Iterable, Iterator
-from typing import TypeVar
 
 import polars as pl
 
@@ -34,7 +35,6 @@ from polars_rankeval.cli.trec import Measures
 
 __all__ = ["evaluate_source"]
 
-T = TypeVar("T")
 # engines/finish.py's warning about run queries the qrels lack (repeated for the run)
 _SKIPPED = re.compile(r"\d+ run quer(y is|ies are) not in the qrels")
 
@@ -50,7 +50,8 @@ def evaluate_source(
     """Evaluate a RUN argument: in chunks when it is plain TREC text grouped by query,
     else (or when a chunk raises or warns) whole."""
     chunks = source.chunks()
-    if chunks is not None:
+    # -M and --duplicates first change which rows are aggregated: evaluated whole
+    if chunks is not None and args.top is None and args.duplicates == "error":
         try:
             return _evaluate_chunks(chunks, qrels, measures, name=name, args=args)
         except (NotPlain, NotGrouped, InputError, _Whole):
@@ -63,44 +64,56 @@ def evaluate_source(
     return evaluate_run(run, qrels, measures, name=name, args=args)
 
 
-def _with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
-    """Each item and whether it is the last one (read one ahead)."""
-    iterator = iter(items)
-    previous = next(iterator, None)
-    for item in iterator:
-        yield previous, False  # type: ignore[misc]
-        previous = item
-    if previous is not None:
-        yield previous, True
+def _judged_queries(chunk: pl.DataFrame, pairs: pl.DataFrame) -> int:
+    """How many queries of ``chunk`` have a judged retrieved row: the groups of the
+    engine's per-query aggregation.  polars divides a lone group's aggregate by a
+    literal exactly but several groups' by multiplying with its reciprocal (P@5 of 3
+    hits: 0.6 or 0.6000000000000001), so a chunk must not be one group where the run
+    has more (:func:`_evaluate_chunks` merges such a chunk with a neighbour)."""
+    joined = chunk.select("query", "item").join(pairs, on=["query", "item"], how="semi")
+    return joined.get_column("query").n_unique()
 
 
 def _evaluate_chunks(
     chunks: RunChunks, qrels: pl.DataFrame, measures: Measures, *, name: str,
     args: argparse.Namespace,
 ) -> RunResult:  # fmt: skip
+    judged = qrels.filter(pl.col("relevance") >= 0) if args.judged_only else qrels
+    pairs = judged.select("query", "item")
     qrels_queries = qrels.get_column("query").unique()
     seen = pl.DataFrame(schema={"query": pl.String})
     parts: list[Part] = []
     skipped: list[pl.Series] = []
-    for chunk, last in _with_last(chunks):
+
+    def evaluate(chunk: pl.DataFrame, *, last: bool) -> None:
+        nonlocal seen
         queries = chunk.get_column("query").unique()
         if last:  # also every qrels query no chunk has
             chunk_qrels = qrels.join(seen, on="query", how="anti") if seen.height else qrels
         else:
             chunk_qrels = qrels.filter(pl.col("query").is_in(queries.implode()))
-        run = chunk.lazy()
-        if args.top is not None:
-            from polars_rankeval.prepare.ranking import keep_top
-
-            run = keep_top(run, args.top)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            parts.append(evaluate_part(run, chunk_qrels, measures, name=name, args=args))
+            parts.append(evaluate_part(chunk.lazy(), chunk_qrels, measures, name=name, args=args))
         for warning in caught:
             if not _SKIPPED.match(str(warning.message)):
                 raise _Whole(str(warning.message))
             skipped.append(queries.filter(~queries.is_in(qrels_queries.implode())))
         seen = pl.concat([seen, queries.to_frame()])
+
+    # `ready` (2 groups or more) is evaluated when the chunks after it have 2 groups
+    # too; the last one takes what follows it
+    ready: pl.DataFrame | None = None
+    filling: list[pl.DataFrame] = []
+    groups = 0
+    for chunk in chunks:
+        filling.append(chunk)
+        groups += _judged_queries(chunk, pairs)
+        if groups >= 2:
+            if ready is not None:
+                evaluate(ready, last=False)
+            ready, filling, groups = pl.concat(filling), [], 0
+    evaluate(pl.concat([*([] if ready is None else [ready]), *filling]), last=True)
     result = finish_run(parts, qrels, measures, name=name, args=args)
     result.runid = chunks.last_tag or name
     if skipped:
