@@ -8,6 +8,7 @@ parameters a name leaves unset.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -247,6 +248,23 @@ def parse_measure(
         raise MeasureError(
             f"unknown conventions {conventions!r}; choose one of {', '.join(PRESETS)}"
         )
+    if rel is None or type(rel) in (int, float):
+        # the command and evaluate() parse the same names many times; Measure is frozen
+        return _parse_cached(text, conventions, rel, type(rel).__name__, len(REGISTRY))
+    return _parse(text, conventions, rel)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(
+    text: str, conventions: str, rel: float | None, rel_type: str, families: int
+) -> Measure:
+    """:func:`_parse` once per name, preset, ``rel`` (and its type: 1 and 1.0 hash
+    alike) and registry size (a family registered later can parse a name; errors are
+    not cached)."""
+    return _parse(text, conventions, rel)
+
+
+def _parse(text: str, conventions: str, rel: float | None) -> Measure:
     tree, at, given = _syntax(text)
     family = _family(tree.id, text)
     k: int | None = None

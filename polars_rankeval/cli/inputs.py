@@ -14,9 +14,9 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval.cli._common import UsageError
-from polars_rankeval.cli.plain import QRELS, RUN, read_plain
+from polars_rankeval.cli.plain import QRELS, RUN, RunChunks, read_plain
 
-__all__ = ["Reader"]
+__all__ = ["Reader", "RunSource"]
 
 
 @dataclass
@@ -51,23 +51,11 @@ class Reader:
         (and the columns ``keep`` of a Parquet or CSV run, e.g. ``--by`` groups).  A
         plain TREC file is read fast (:mod:`.plain`: ``query, item, score, tag``), any
         other TREC file by :func:`polars_rankeval.io.read_trec_run`."""
-        path = self._path(argument)
-        frame = _scan_table(path)
-        if frame is None:
-            fast = read_plain(path, RUN)
-            if fast is not None:
-                return fast.lazy()
-            from polars_rankeval.io import read_trec_run
+        return self.source(argument).whole(keep)
 
-            return read_trec_run(path)
-        return _typed(
-            frame,
-            argument,
-            {"query": pl.String, "item": pl.String},
-            {"score": pl.Float64, "rank": pl.Int64, "tag": pl.String},
-            need_one_of=("score", "rank"),
-            keep=keep,
-        )
+    def source(self, argument: str) -> RunSource:
+        """A RUN argument, to read whole or (TREC text) in chunks of whole queries."""
+        return RunSource(argument, self._path(argument))
 
     def qrels(self, argument: str) -> pl.LazyFrame:
         """Qrels as a lazy frame with String ``query``/``item`` and ``relevance``."""
@@ -96,6 +84,41 @@ class Reader:
         for temporary, alias in self.aliases.items():
             text = text.replace(temporary, alias)
         return text
+
+
+@dataclass(frozen=True)
+class RunSource:
+    """A RUN argument and the file to read (standard input: its spooled copy)."""
+
+    argument: str
+    path: Path
+
+    def chunks(self) -> RunChunks | None:
+        """The run in frames of whole queries (:class:`.plain.RunChunks`, which raises
+        when the file is not plain or not grouped by query); None for Parquet or CSV."""
+        if self.path.suffix.lower() in (".parquet", ".csv"):
+            return None
+        return RunChunks(self.path)
+
+    def whole(self, keep: Sequence[str] = ()) -> pl.LazyFrame:
+        """The whole run (see :meth:`Reader.run`)."""
+        path = self.path
+        frame = _scan_table(path)
+        if frame is None:
+            fast = read_plain(path, RUN)
+            if fast is not None:
+                return fast.lazy()
+            from polars_rankeval.io import read_trec_run
+
+            return read_trec_run(path)
+        return _typed(
+            frame,
+            self.argument,
+            {"query": pl.String, "item": pl.String},
+            {"score": pl.Float64, "rank": pl.Int64, "tag": pl.String},
+            need_one_of=("score", "rank"),
+            keep=keep,
+        )
 
 
 def _scan_table(path: Path) -> pl.LazyFrame | None:

@@ -90,36 +90,50 @@ def _single_spaced(block: bytes) -> bytes | None:
 
 
 def _parse(block: bytes, layout: Layout) -> pl.DataFrame | None:
-    """One block as the layout's typed columns; None if a line is not plain."""
+    """One block as the layout's typed columns; None if a line is not plain.  The
+    numbers are parsed by the CSV reader itself (a field it cannot parse: None), as a
+    String cast parses them (``tests/cli/test_plain_reader.py`` checks it)."""
     columns = [f"_{i}" for i in range(layout.width)]
+    dtypes = {i: dtype for i, dtype in layout.fields.values()} | layout.checked
     try:
         raw = pl.read_csv(
             block, has_header=False, separator=" ", quote_char=None, comment_prefix="#",
             truncate_ragged_lines=True, missing_columns="insert", extra_columns="ignore",
-            schema=dict.fromkeys(columns, pl.String),
+            schema={c: dtypes.get(i, pl.String) for i, c in enumerate(columns)},
         )  # fmt: skip
     except pl.exceptions.PolarsError:
         return None
-    typed = {
-        name: pl.col(columns[i]).cast(dtype, strict=False)
-        for name, (i, dtype) in layout.fields.items()
-    }
-    # a missing field (fewer fields, or two spaces in a row), a number that does not
-    # parse, or (qrels) a fifth field: the line-numbered reader reports it
+    # a missing field (fewer fields, or two spaces in a row) or (qrels) a fifth field:
+    # the line-numbered reader reports it
     required = columns[: layout.width - 1] if layout.exact else columns
     bad = pl.any_horizontal(
         *(pl.col(name).is_null() for name in required),
-        *(value.is_null() for value in typed.values()),
-        *(pl.col(columns[i]).cast(t, strict=False).is_null() for i, t in layout.checked.items()),
         *([pl.col(columns[-1]).is_not_null()] if layout.exact else []),
     )
     blank = pl.all_horizontal(pl.all().is_null())  # an empty line: skipped
+    typed = {name: pl.col(columns[i]) for name, (i, _) in layout.fields.items()}
     frame = raw.select(**typed, _bad=bad & ~blank, _blank=blank)
     if frame.height and frame.get_column("_bad").any():
         return None
     if frame.get_column("_blank").any():  # rare: filtered only then (a copy)
         frame = frame.filter(~pl.col("_blank"))
     return frame.drop("_bad", "_blank")
+
+
+def _block_frames(path: Path, layout: Layout) -> Iterator[pl.DataFrame | None]:
+    """Each block of the file as the layout's columns; None for a block that is not
+    plain even with single spaces (the caller then reads the file another way)."""
+    for block in _blocks(path):
+        part = _parse(block, layout) if _plain(block, exact=layout.exact) else None
+        if part is None:  # tabs, CRLF, runs of spaces: tried once more with single spaces
+            spaced = _single_spaced(block)
+            if spaced is None or not _plain(spaced, exact=layout.exact):
+                yield None
+                return
+            part = _parse(spaced, layout)
+        yield part
+        if part is None:
+            return
 
 
 def read_plain(path: Path, layout: Layout) -> pl.DataFrame | None:
@@ -143,15 +157,9 @@ def read_plain(path: Path, layout: Layout) -> pl.DataFrame | None:
     """
     parts: list[pl.DataFrame] = []
     tags: list[str | None] = []  # each run block's one tag (its column dropped), or None
-    for block in _blocks(path):
-        part = _parse(block, layout) if _plain(block, exact=layout.exact) else None
-        if part is None:  # tabs, CRLF, runs of spaces: tried once more with single spaces
-            spaced = _single_spaced(block)
-            if spaced is None or not _plain(spaced, exact=layout.exact):
-                return None
-            part = _parse(spaced, layout)
-            if part is None:
-                return None
+    for part in _block_frames(path, layout):
+        if part is None:
+            return None
         if "tag" in layout.fields:
             part, tag = _one_tag(part)
             tags.append(tag)
@@ -185,3 +193,82 @@ def _with_tags(parts: list[pl.DataFrame], tags: list[str | None]) -> pl.DataFram
         part if "tag" in part.columns else part.with_columns(pl.lit(tag, pl.String).alias("tag"))
         for part, tag in zip(parts, tags)
     )
+
+
+# rows a chunk has at least (whole blocks, whole queries: RunChunks): one 4 MiB block of
+# ~100k lines, 2M lines peak at ~180 MiB (1 << 18 rows: ~220 MiB, ~0.1 CPU s less)
+CHUNK_ROWS = 1 << 16
+
+
+class NotPlain(Exception):
+    """The file is not plain (see the module): read it whole with another reader."""
+
+
+class NotGrouped(Exception):
+    """A query's lines are not all together: the run cannot be evaluated in chunks."""
+
+
+@dataclass
+class RunChunks:
+    """A plain TREC run file as frames of whole queries (``query, item, score``), each
+    of about ``rows`` rows, so that evaluating one at a time bounds the memory.
+
+    TREC runs list each query's lines together: the rows of the last query read are
+    carried to the next frame.  A query seen again after its frame was given raises
+    :class:`NotGrouped`, a block that is not plain (or no row at all) :class:`NotPlain`.
+    ``last_tag`` is the tag of the last line read (trec_eval's ``runid``).
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("q1 Q0 a 1 2 r\\nq1 Q0 b 2 1 r\\nq2 Q0 a 1 2 s\\n")
+    >>> chunks = RunChunks(path, rows=1)
+    >>> [frame["item"].to_list() for frame in chunks], chunks.last_tag
+    ([['a', 'b'], ['a']], 's')
+    """
+
+    path: Path
+    rows: int | None = None  # None: CHUNK_ROWS
+    last_tag: str | None = None
+
+    def __iter__(self) -> Iterator[pl.DataFrame]:
+        rows = CHUNK_ROWS if self.rows is None else self.rows
+        finished = pl.Series("query", [], pl.String)
+        pending: list[pl.DataFrame] = []
+        count = 0
+        for part in _block_frames(self.path, RUN):
+            if part is None:
+                raise NotPlain(self.path)
+            if part.height:
+                self.last_tag = part.item(-1, "tag")
+                pending.append(part.select("query", "item", "score"))
+                count += part.height
+            if count >= rows:
+                done, carry = _cut_last_query(pl.concat(pending))
+                finished = _new_queries(done, finished)
+                if done.height:
+                    yield done.rechunk()
+                pending, count = [carry], carry.height
+        if self.last_tag is None:  # no rows: the reference reader says what is wrong
+            raise NotPlain(self.path)
+        last = pl.concat(pending)
+        _new_queries(last, finished)
+        yield last.rechunk()
+
+
+def _cut_last_query(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The frame before the trailing lines of its last query, and those lines (slices,
+    no copy).  Lines of that query further up stay in the first part: the query is then
+    seen twice, which :func:`_new_queries` reports."""
+    other = frame.get_column("query") != frame.item(-1, "query")
+    if not other.any():
+        return frame.clear(), frame
+    cut = frame.height - (other.reverse().arg_max() or 0)
+    return frame.head(cut), frame.slice(cut)
+
+
+def _new_queries(frame: pl.DataFrame, finished: pl.Series) -> pl.Series:
+    """``finished`` with the frame's queries; NotGrouped if one of them is in it."""
+    queries = frame.get_column("query").unique()
+    if queries.is_in(finished.implode()).any():
+        raise NotGrouped(queries.filter(queries.is_in(finished.implode())).item(0))
+    return pl.concat([finished, queries])

@@ -1,0 +1,154 @@
+"""The command's chunked evaluation (``polars_rankeval.cli.chunked``) against its
+whole-run evaluation: the same standard output, exit status and messages, byte for
+byte, on generated data cut into chunks of a few rows (many chunks, queries carried
+from block to block), on files grouped by query and not (then the whole run is read
+again), with queries only in the run or only in the qrels, duplicates and every flag
+set of the trec_eval grid."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import tempfile
+from contextlib import redirect_stderr
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from polars_rankeval.cli import chunked, inputs, plain
+from polars_rankeval.cli.eval import Part
+from polars_rankeval.cli.output import RunResult
+from tests.cli._grid import GRID, Dataset, arguments, datasets
+
+FLAGS = {**GRID, "relstring": ["-q", "-m", "relstring", "-m", "P.2"], "M2J": ["-M", "2", "-J"],
+         "first": ["--duplicates", "first", "-q"], "csv": ["-q", "--format", "csv"]}  # fmt: skip
+EXAMPLES = settings(
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def _rankeval(args: list[str]) -> tuple[int, bytes, str]:
+    """``rankeval`` in this process, with its warnings: status, stdout, stderr."""
+    from polars_rankeval.cli import main
+
+    out, err = io.BytesIO(), io.StringIO()
+    stdout, wrapper = sys.stdout, io.TextIOWrapper(out, encoding="utf-8")
+    sys.stdout = wrapper
+    try:
+        with redirect_stderr(err):
+            code = main(args)
+        wrapper.flush()
+    finally:
+        sys.stdout = stdout
+        wrapper.detach()
+    # the skipped-queries warning names up to 3 of them in no set order
+    return code, out.getvalue(), re.sub(r"e\.g\. \[.*?\]", "e.g. [...]", err.getvalue())
+
+
+def _grouped(dataset: Dataset, grouped: bool, duplicate: bool) -> Dataset:
+    """The dataset twice (the copy's query ids prefixed with ``z``: more queries, more
+    chunks) with its run lines grouped by query (kept in their order within a query)
+    or as drawn; maybe with a repeated line."""
+
+    def twice(text: str) -> list[str]:
+        lines = text.splitlines()
+        return lines + [f"z{line.lstrip()}" for line in lines]
+
+    qrels = "\n".join(twice(dataset.qrels)) + "\n"
+    dataset = Dataset(qrels, "\n".join(twice(dataset.run)) + "\n", dataset.zscores)
+    lines = dataset.run.splitlines()
+    if grouped:
+        lines.sort(key=lambda line: line.split()[0])
+    if duplicate:
+        lines.insert(len(lines) // 2, lines[0])
+    return Dataset(dataset.qrels, "\n".join(lines) + "\n", dataset.zscores)
+
+
+@pytest.mark.parametrize("flags", list(FLAGS))
+def test_chunks_print_what_the_whole_run_prints(
+    monkeypatch: pytest.MonkeyPatch, flags: str
+) -> None:
+    parts: list[int] = []  # the chunks of each run evaluated in chunks
+    finish = chunked.finish_run
+
+    def counted(given: list[Part], *args: Any, **kwargs: Any) -> RunResult:
+        parts.append(len(given))
+        return finish(given, *args, **kwargs)
+
+    monkeypatch.setattr(chunked, "finish_run", counted)
+
+    @EXAMPLES
+    @given(
+        datasets(run_covers_qrels="-c" not in FLAGS[flags]),
+        st.booleans(),
+        st.sampled_from([False] * 5 + [True]),
+        st.integers(1, 4),
+        st.sampled_from([24, 64, 1 << 20]),
+    )
+    def check(dataset: Dataset, grouped: bool, duplicate: bool, rows: int, block: int) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            paths = _grouped(dataset, grouped, duplicate).write(Path(folder))
+            args = [a for a in arguments("default", paths) if a != "{Z}"]
+            args = [*[str(paths["zscores"]) if a == "{Z}" else a for a in FLAGS[flags]], *args]
+            monkeypatch.setattr(plain, "CHUNK_ROWS", rows)
+            monkeypatch.setattr(plain, "BLOCK", block)
+            chunked = _rankeval(args)
+            with monkeypatch.context() as whole:
+                whole.setattr(inputs.RunSource, "chunks", lambda self: None)
+                assert chunked == _rankeval(args), args
+
+    check()
+    if "-M" not in FLAGS[flags] and "--duplicates" not in FLAGS[flags]:  # read whole
+        assert max(parts) > 1  # the chunked path ran, not only its fallback
+
+
+def test_chunks_are_whole_queries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plain, "BLOCK", 40)  # about one line a block
+    run = tmp_path / "run.txt"
+    lines = [f"q{q} Q0 d{d} {d} {10 - d} tag{q}" for q in (1, 2, 3) for d in range(4)]
+    run.write_text("\n".join(lines) + "\n")
+    chunks = plain.RunChunks(run, rows=3)
+    frames = list(chunks)
+    assert [f["query"].unique().to_list() for f in frames] == [["q1"], ["q2"], ["q3"]]
+    assert sum(f.height for f in frames) == 12
+    assert chunks.last_tag == "tag3"
+    run.write_text("\n".join(lines + lines[:1]) + "\n")  # q1 again at the end
+    with pytest.raises(plain.NotGrouped):
+        list(plain.RunChunks(run, rows=3))
+    run.write_text("q1 Q0 d1 1 2.5\n")  # five fields: not plain
+    with pytest.raises(plain.NotPlain):
+        list(plain.RunChunks(run, rows=3))
+
+
+def test_a_grouped_run_is_not_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\nq3 0 d0 2\n")
+    run.write_text("".join(f"q{q} Q0 d{d} {d} {d % 3} t\n" for q in (1, 2, 3) for d in range(5)))
+    whole = _rankeval(["-q", str(qrels), str(run)])
+    monkeypatch.setattr(plain, "CHUNK_ROWS", 2)
+    monkeypatch.setattr(inputs.RunSource, "whole", lambda *a: pytest.fail("read whole"))
+    assert _rankeval(["-q", str(qrels), str(run)]) == whole
+
+
+def test_a_last_chunk_of_one_query_is_merged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """P_5 of 3 hits is 3/5 = 0.6 evaluated alone, 0.6000000000000001 (3 * 0.2) among
+    other queries: the last query alone in its chunk would change the bits."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("1 0 d1 0\n2 0 d1 1\n2 0 d10 1\n2 0 d9 1\n")
+    run.write_text("1 Q0 d1 1 1 r\n2 Q0 d1 1 1 r\n2 Q0 d10 1 1 r\n2 Q0 d9 1 1 r\n")
+    args = ["-q", "--format", "csv", "-m", "P.5", str(qrels), str(run)]
+    whole = _rankeval(args)
+    assert b"2,P_5,0.6000000000000001" in whole[1]
+    monkeypatch.setattr(plain, "CHUNK_ROWS", 1)
+    monkeypatch.setattr(plain, "BLOCK", 24)  # one line a block: q1, then q2
+    assert [f.height for f in plain.RunChunks(run)] == [1, 3]
+    assert _rankeval(args) == whole
