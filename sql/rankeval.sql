@@ -573,37 +573,20 @@ _specs AS (
         SELECT r._g, r._q, r._item,
             ROW_NUMBER() OVER (
                 PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
-            ) AS _pos,
-            COUNT(*) OVER (PARTITION BY r._g, r._q) AS _n
+            ) AS _pos
         FROM _run AS r
     ),
-    -- the judged retrieved rows and the first row of each query: all that is read of
-    -- the ranked run
-    _kept AS (
-        SELECT r._g, r._q, r._item, r._pos, r._n, q._rel
-        FROM _ranked AS r
-        LEFT JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-        WHERE r._pos = 1 OR q._item IS NOT NULL
-    ),
+    -- the judged retrieved rows: all that is read of the ranked run
     _rows AS (
-        SELECT r._g, r._q, r._item, r._pos, r._rel FROM _kept AS r WHERE r._rel IS NOT NULL
+        SELECT r._g, r._q, r._item, r._pos, q._rel
+        FROM _ranked AS r
+        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
-    -- the repeated (group, query, item) rows of the run: their extra rows per query
-    _rdup AS (
-        SELECT x._g, x._q, SUM(x._c - 1) AS _dup
-        FROM (
-            SELECT r._g, r._q, COUNT(*) AS _c FROM _run AS r
-            GROUP BY r._g, r._q, r._item
-            HAVING COUNT(*) > 1
-        ) AS x
-        GROUP BY x._g, x._q
-    ),
-    -- per query: the rows and the repeated rows
+    -- per query: the rows and the repeated (query, item) rows, one aggregate over the run
     _rq AS (
-        SELECT DISTINCT k._g, k._q, k._n, COALESCE(x._dup, 0) AS _dup
-        FROM _kept AS k
-        LEFT JOIN _rdup AS x ON x._g IS NOT DISTINCT FROM k._g AND x._q = k._q
-        WHERE k._pos = 1
+        SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
+        FROM _run AS r
+        GROUP BY r._g, r._q
     ),
     _qq AS (
         SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
