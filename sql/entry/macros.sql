@@ -171,11 +171,15 @@ SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
 FROM (
     SELECT unnest(s._g), s.measure, s.value, s._g AS __rk_og, s._idx AS __rk_oi
     FROM (
+        -- the values added one after the other in trec_eval's query order (the query
+        -- as text, byte order), as the polars engine adds them: the same bits on every
+        -- call, where a parallel AVG's last bits depend on the threads
         SELECT x._g, x._idx, x.measure,
             CASE MIN(x._agg)
-                WHEN 'sum' THEN SUM(x.value)
-                WHEN 'gmean' THEN EXP(AVG(LN(GREATEST(x.value, 0.00001))))
-                ELSE AVG(x.value) END AS value
+                WHEN 'sum' THEN SUM(x.value ORDER BY CAST(x._q AS VARCHAR))
+                WHEN 'gmean' THEN EXP(SUM(LN(GREATEST(x.value, 0.00001))
+                                          ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value))
+                ELSE SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value) END AS value
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,
