@@ -145,6 +145,10 @@ class Dialect:
     text: str = "VARCHAR"
     # an id as text that sorts in byte order (trec_eval's strcmp), whatever the collation
     bytes_order: Callable[[str], str] = lambda x: f"CAST({x} AS VARCHAR)"
+    # the ORDER BY of a floating-point SUM, so it adds its rows in a defined order: a
+    # parallel engine otherwise changes the last bits from call to call ("" where the
+    # dialect has no ordered aggregates)
+    order: Callable[[str], str] = lambda key: ""
 
 
 def _dot(alias: str) -> str:
@@ -160,6 +164,7 @@ DUCKDB = Dialect(
     top="top",
     complete="complete",
     first="(duplicates = 'first')",
+    order=lambda key: f" ORDER BY {key}",
 )
 
 
@@ -169,6 +174,23 @@ _CT = (
     "(CASE WHEN s._k IS NULL THEN u._nret"
     " ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)"
 )
+
+
+# the aggregates over judged rows that add doubles (the integer counts are exact in any order)
+_DOUBLE_SUMS = (
+    "_prec_k", "_dcg", "_bpref", "_infap", "_err", "_judged_pw", "_rbp", "_bing", "_gsum",
+    "_ndr", "_rnd",
+)  # fmt: skip
+
+
+def _ordered(d: Dialect, sums: list[str], key: str) -> list[str]:
+    """``sums`` with the dialect's ORDER BY ``key`` in each double-valued SUM."""
+    out = []
+    for item in sums:
+        head, _, alias = item.rpartition(") AS ")
+        ordered = item.startswith("SUM(") and alias in _DOUBLE_SUMS
+        out.append(f"{head}{d.order(key)}) AS {alias}" if ordered else item)
+    return out
 
 
 def _safe(d: Dialect, num: str, den: str) -> str:
@@ -336,7 +358,7 @@ def _raw_sums(d: Dialect) -> str:
         f"COALESCE({_iprec_sql(D, 'IPrec11pt', f'CAST({level / 10} AS {D})')}, 0)" for level in range(11)
     )
     fam = "s._family"
-    return ",\n            ".join(
+    return ",\n            ".join(_ordered(d,
         [
             f"SUM(CASE WHEN {isrel} AND {intop} THEN 1 ELSE 0 END) AS _hits_k",
             (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP', 'YAAP') AND {isrel} AND {intop}"
@@ -360,7 +382,7 @@ def _raw_sums(d: Dialect) -> str:
             " jl._pos END) AS _err"),
         ]
         + _judged_sums(d)
-        + _gain_sums(d)
+        + _gain_sums(d), "jl._pos")
     )
 
 
@@ -542,7 +564,7 @@ def _stats_sql(d: Dialect) -> str:
         ) AS e
     ),
     _gq AS (
-        SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, SUM(e._rel) AS _ideal_gain,
+        SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, SUM(e._rel{d.order('e._ipos')}) AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
             CAST(COUNT(DISTINCT e._rel) AS {D}) AS _gain_levels
         FROM _gideal AS e
@@ -565,7 +587,7 @@ def _stats_sql(d: Dialect) -> str:
     _idcg AS (
         SELECT s._idx, i._q,
             SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END
-                     AS {D}) / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0))) AS _idcg
+                     AS {D}) / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)){d.order('i._ipos')}) AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
@@ -633,7 +655,7 @@ def _irun_sql(d: Dialect) -> str:
     _irun AS (
         SELECT s._idx, {g('i')}i._q,
             SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})
-                     / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END) AS _idcg_run
+                     / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END{d.order('i._ipos')}) AS _idcg_run
         FROM (
             SELECT {g('j')}j._q, j._rel, j._level,
                 ROW_NUMBER() OVER (
@@ -666,7 +688,8 @@ def _values_sql(d: Dialect) -> str:
     _dropk AS (
         SELECT s._idx, {g('x')}x._q, COUNT(*) AS _nk,
             SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
-                     THEN POWER(s._p_p, CAST(x._pos - 1 AS {d.double})) END) AS _dropw
+                     THEN POWER(s._p_p, CAST(x._pos - 1 AS {d.double})) END{d.order('x._pos')})
+                AS _dropw
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, {g('x')}x._q
     ),

@@ -672,7 +672,7 @@ _specs AS (
         ) AS e
     ),
     _gq AS (
-        SELECT e._q, CAST(COUNT(*) AS DOUBLE) AS _num_pos, SUM(e._rel) AS _ideal_gain,
+        SELECT e._q, CAST(COUNT(*) AS DOUBLE) AS _num_pos, SUM(e._rel ORDER BY e._ipos) AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
             CAST(COUNT(DISTINCT e._rel) AS DOUBLE) AS _gain_levels
         FROM _gideal AS e
@@ -695,7 +695,7 @@ _specs AS (
     _idcg AS (
         SELECT s._idx, i._q,
             SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END
-                     AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0))) AS _idcg
+                     AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) ORDER BY i._ipos) AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
@@ -733,27 +733,27 @@ _specs AS (
     _agg AS (
         SELECT s._idx, jl._g, jl._q,
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
-            SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS DOUBLE) / jl._pos END) AS _prec_k,
+            SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS DOUBLE) / jl._pos END ORDER BY jl._pos) AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
             SUM(CASE WHEN s._family = 'Accuracy' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos - jl._hits END) AS _acc_above,
-            SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) END) AS _dcg,
-            SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS DOUBLE) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
-            SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS DOUBLE) / jl._pos) * (CAST(jl._jrank - 1 AS DOUBLE) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END) AS _infap,
+            SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) END ORDER BY jl._pos) AS _dcg,
+            SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS DOUBLE) / LEAST(jl._N, jl._R) ELSE 1.0 END END ORDER BY jl._pos) AS _bpref,
+            SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS DOUBLE) / jl._pos) * (CAST(jl._jrank - 1 AS DOUBLE) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END ORDER BY jl._pos) AS _infap,
             SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
             SUM(CASE WHEN s._family = 'Rprec_mult' AND jl._rel >= s._level AND jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult,
             MAX(CASE WHEN s._family = 'IPrec' AND jl._rel >= s._level AND jl._hits >= FLOOR(s._p_recall * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END) AS _iprec,
             COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.0 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.1 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.2 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.3 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.4 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.5 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.6 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.7 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.8 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.9 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(1.0 AS DOUBLE) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS DOUBLE) / jl._pos END), 0) AS _ip11,
-            SUM(CASE WHEN s._family = 'ERR' AND (s._k IS NULL OR jl._pos <= s._k) THEN (POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay / jl._pos END) AS _err,
+            SUM(CASE WHEN s._family = 'ERR' AND (s._k IS NULL OR jl._pos <= s._k) THEN (POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay / jl._pos END ORDER BY jl._pos) AS _err,
             SUM(CASE WHEN s._family IN ('Judged', 'Unjudged') AND jl._rel >= 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _judged_k,
             SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN 1 ELSE 0 END) AS _judged_all,
-            SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN POWER(s._p_p, CAST(jl._pos - 1 AS DOUBLE)) END) AS _judged_pw,
-            SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS DOUBLE)) END) AS _rbp,
-            SUM(CASE WHEN s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1.0 / (LN(CAST(2 + jl._pos - jl._hits AS DOUBLE)) / LN(2.0)) END) AS _bing,
+            SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN POWER(s._p_p, CAST(jl._pos - 1 AS DOUBLE)) END ORDER BY jl._pos) AS _judged_pw,
+            SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS DOUBLE)) END ORDER BY jl._pos) AS _rbp,
+            SUM(CASE WHEN s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1.0 / (LN(CAST(2 + jl._pos - jl._hits AS DOUBLE)) / LN(2.0)) END ORDER BY jl._pos) AS _bing,
             SUM(CASE WHEN s._family = 'NumNonRelJudgedRet' AND jl._rel >= 0 AND jl._rel < s._level THEN 1 ELSE 0 END) AS _nonrel_judged,
-            SUM(CASE WHEN s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._rel AS DOUBLE) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) END) AS _gsum,
-            SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) END) AS _ndr,
+            SUM(CASE WHEN s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._rel AS DOUBLE) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) END ORDER BY jl._pos) AS _gsum,
+            SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) END ORDER BY jl._pos) AS _ndr,
             SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _found,
-            SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) * jl._lends END) AS _rnd
+            SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) * jl._lends END ORDER BY jl._pos) AS _rnd
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
@@ -764,7 +764,7 @@ _specs AS (
     _irun AS (
         SELECT s._idx, i._g, i._q,
             SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE)
-                     / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) END) AS _idcg_run
+                     / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) END ORDER BY i._ipos) AS _idcg_run
         FROM (
             SELECT j._g, j._q, j._rel, j._level,
                 ROW_NUMBER() OVER (
@@ -791,7 +791,8 @@ _specs AS (
     _dropk AS (
         SELECT s._idx, x._g, x._q, COUNT(*) AS _nk,
             SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
-                     THEN POWER(s._p_p, CAST(x._pos - 1 AS DOUBLE)) END) AS _dropw
+                     THEN POWER(s._p_p, CAST(x._pos - 1 AS DOUBLE)) END ORDER BY x._pos)
+                AS _dropw
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, x._g, x._q
     ),

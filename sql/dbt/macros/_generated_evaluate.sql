@@ -293,7 +293,8 @@ _qrels AS (
     _dropk AS (
         SELECT s._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, COUNT(*) AS _nk,
             SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
-                     THEN POWER(s._p_p, CAST(x._pos - 1 AS {{ rankeval.double() }})) END) AS _dropw
+                     THEN POWER(s._p_p, CAST(x._pos - 1 AS {{ rankeval.double() }})) END)
+                AS _dropw
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
     ),
