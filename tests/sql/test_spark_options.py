@@ -19,7 +19,12 @@ from tests.parity import assert_oracle, assert_same
 from tests.sql import test_spark
 from tests.sql.test_spark import _to_polars, _to_spark, spark_evaluate
 from tests.sql.warehouse_cases import (
-    MEASURES, OPTIONS, option_case, polars_values, pytrec_expected, with_group,
+    MEASURES,
+    OPTIONS,
+    option_case,
+    polars_values,
+    pytrec_expected,
+    with_group,
 )  # fmt: skip
 
 session = test_spark.spark  # test_spark's module-scoped SparkSession, as a fixture

@@ -144,23 +144,38 @@ def _qrels_sql(c: _Call) -> str:
     return f"_qrels AS (\n    SELECT {_keys(c, what)},\n        {rel} AS _rel\n    FROM {table} AS x\n)"
 
 
-def _spec_row(t: Target, idx: int, name: str, m: Measure) -> str:
-    """One requested measure as one SELECT of literals (every parameter a typed column)."""
+def _spec_row(t: Target, idx: int, name: str, m: Measure) -> list[tuple[str, str]]:
+    """One requested measure as literals: (expression, column) pairs, every parameter a
+    typed column."""
     params = dict(m.params)
     k = f"CAST(NULL AS {t.integer})" if m.k is None else str(int(m.k))
     cols = [
-        f"{idx} AS _idx", f"{t.literal(name)} AS _name", f"{t.literal(m.family.name)} AS _family",
-        f"{t.literal(m.family.aggregate)} AS _agg", f"{k} AS _k", f"{t.number(m.rel)} AS _level",
+        (str(idx), "_idx"), (t.literal(name), "_name"), (t.literal(m.family.name), "_family"),
+        (t.literal(m.family.aggregate), "_agg"), (k, "_k"), (t.number(m.rel), "_level"),
     ]  # fmt: skip
     for p in all_params():
         value = params.get(p)
         if _is_choice(p):
             text = f"CAST(NULL AS {t.text})" if value is None else t.literal(str(value))
-            cols.append(f"CAST({text} AS {t.text}) AS _p_{p}")
+            cols.append((f"CAST({text} AS {t.text})", f"_p_{p}"))
         else:
             number = f"CAST(NULL AS {t.double})" if value is None else t.number(float(value))
-            cols.append(f"{number} AS _p_{p}")
-    return "SELECT " + ", ".join(cols)
+            cols.append((number, f"_p_{p}"))
+    return cols
+
+
+def _specs_sql(t: Target, resolved: Sequence[tuple[str, Measure]]) -> str:
+    """The ``_specs`` CTE's body: one row per measure, as a VALUES list where the
+    dialect has one in FROM (a long UNION ALL takes Spark's planner minutes), else as
+    one SELECT per row (BigQuery, Snowflake)."""
+    rows = [_spec_row(t, i, name, m) for i, (name, m) in enumerate(resolved, start=1)]
+    if t.values:
+        names = ", ".join(c for _, c in rows[0])
+        tuples = ",\n        ".join("(" + ", ".join(e for e, _ in row) + ")" for row in rows)
+        return f"SELECT * FROM (VALUES\n        {tuples}\n    ) AS s({names})"
+    return "\n    UNION ALL\n    ".join(
+        "SELECT " + ", ".join(f"{e} AS {c}" for e, c in row) for row in rows
+    )
 
 
 def _output_sql(c: _Call) -> str:
@@ -324,9 +339,7 @@ def render(
         options.by, columns, order, rank_mode, options,
     )  # fmt: skip
     resolved = _resolve(call, measures, conventions, rel)
-    specs = "\n    UNION ALL\n    ".join(
-        _spec_row(t, i, name, m) for i, (name, m) in enumerate(resolved, start=1)
-    )
+    specs = _specs_sql(t, resolved)
     return (
         f"WITH\n_specs AS (\n    {specs}\n),\n{_run_sql(call)},\n{_qrels_sql(call)},\n"
         f"{compute_sql(_dialect(call)).strip(chr(10))}\n{_output_sql(call)}"

@@ -35,6 +35,7 @@ class Target:
     real: Callable[[str], str]  # the score as trec_eval compares it (single precision)
     finite: Callable[[str], str]  # x is a number, not null, NaN or infinite
     collate: str = ""  # appended to text sorted in byte order
+    values: bool = True  # VALUES lists in FROM (typed NULLs in them)
 
     def literal(self, text: str) -> str:
         """``text`` as a string literal of this dialect."""
@@ -120,12 +121,14 @@ TARGETS: dict[str, Target] = {
         fail=lambda m: f"ERROR({m})",
         real=lambda x: f"CAST({x} AS FLOAT64)",  # no single precision: doubles compared
         finite=lambda x: f"({x} IS NOT NULL AND NOT IS_NAN({x}) AND NOT IS_INF({x}))",
+        values=False,
     ),
     "snowflake": Target(
         "snowflake", '"', True, "DOUBLE", "VARCHAR", "INTEGER",
         fail=lambda m: f"CAST(({m}) AS INTEGER)",
         real=lambda x: f"CAST({x} AS DOUBLE)",  # no single precision: doubles compared
         finite=_snowflake_finite,
+        values=False,  # its VALUES takes constants only: the typed NULLs are not sure to pass
     ),
 }  # fmt: skip
 DIALECTS = ("spark", "postgres", "bigquery", "snowflake", "duckdb")
