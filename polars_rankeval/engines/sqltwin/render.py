@@ -156,7 +156,7 @@ def _spec_row(t: Target, idx: int, name: str, m: Measure) -> list[tuple[str, str
     for p in all_params():
         value = params.get(p)
         if _is_choice(p):
-            text = f"CAST(NULL AS {t.text})" if value is None else t.literal(str(value))
+            text = "NULL" if value is None else t.literal(str(value))
             cols.append((f"CAST({text} AS {t.text})", f"_p_{p}"))
         else:
             number = f"CAST(NULL AS {t.double})" if value is None else t.number(float(value))
