@@ -1,4 +1,6 @@
-"""``render(measures, dialect=...)``: the SQL twin as one statement for a warehouse.
+"""``render(measures, dialect=...)``: the SQL entry point (``rankeval_per_query`` /
+``rankeval_summary``) as one statement for a warehouse, with every option of evaluate
+but ``ties="average"``.
 
 Implemented in :mod:`polars_rankeval.engines.sqltwin.render`; this module keeps the
 public import path.

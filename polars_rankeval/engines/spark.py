@@ -1,4 +1,4 @@
-"""Evaluate on a Spark cluster: the SQL twin rendered for Spark SQL, run on pyspark DataFrames.
+"""Evaluate on a Spark cluster: the SQL entry point rendered for Spark SQL, run on pyspark DataFrames.
 
 Needs the optional extra ``pip install 'polars_rankeval[spark]'`` (pyspark and sqlglot).
 The numbers equal :func:`polars_rankeval.evaluate`'s to 1e-9.
@@ -7,13 +7,15 @@ The numbers equal :func:`polars_rankeval.evaluate`'s to 1e-9.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
+from polars_rankeval._sqlentry import FAMILIES_SQL
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.engines.sqltwin.render import render
+from polars_rankeval.options import EvalOptions
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -27,9 +29,13 @@ def _backticked(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _check(run_df: DataFrame, qrels_df: DataFrame | None, *, columns: dict[str, str]) -> None:
+def _check(
+    run_df: DataFrame, qrels_df: DataFrame | None, *, columns: dict[str, str],
+    by: Sequence[str], duplicates: str,
+) -> None:
     """One aggregation per frame: null ids, null/NaN scores, duplicate rows; raises
-    :class:`InputError` as the polars engine does (without the example row)."""
+    :class:`InputError` as the polars engine does (without the example row).  The SQL
+    raises on the same problems, but only when the result is computed."""
     from pyspark.sql import functions as F
 
     def col(name: str) -> Any:
@@ -39,24 +45,25 @@ def _check(run_df: DataFrame, qrels_df: DataFrame | None, *, columns: dict[str, 
         return F.sum(F.when(predicate, 1).otherwise(0))
 
     query, item = columns["query"], columns["item"]
-    frames = [("run", run_df, columns["order"])]
+    frames = [("run", run_df, columns["order"], [*by, query, item], duplicates == "error")]
     if qrels_df is not None:
-        frames.append(("qrels", qrels_df, columns["relevance"]))
-    for what, frame, value in frames:
+        frames.append(("qrels", qrels_df, columns["relevance"], [query, item], True))
+    for what, frame, value, key, unique in frames:
+        repeated = F.count(F.lit(1)) - F.count_distinct(*[col(k) for k in key])
         row = frame.select(
             bad(col(query).isNull()).alias("query"),
             bad(col(item).isNull()).alias("item"),
             bad(col(value).isNull() | F.isnan(col(value).cast("double"))).alias("value"),
-            (F.count(F.lit(1)) - F.count_distinct(col(query), col(item))).alias("repeated"),
+            (repeated if unique else F.lit(0)).alias("repeated"),
         ).first()
         problems = {
             "query": f"{what} column {query!r}: query id is null",
             "item": f"{what} column {item!r}: item id is null",
             "value": f"{what} column {value!r}: value is null or NaN",
-            "repeated": f"{what}: duplicate ({query}, {item}) rows",
+            "repeated": f"{what}: duplicate ({', '.join(key)}) rows",
         }
-        for key, message in problems.items():
-            count = (row[key] or 0) if row is not None else 0
+        for name, message in problems.items():
+            count = (row[name] or 0) if row is not None else 0
             if count:
                 raise InputError(f"{message}: {count} row(s)")
 
@@ -67,100 +74,85 @@ def evaluate(
     measures: str | Iterable[str] = ("AP", "nDCG@10", "P@10", "R@100", "RR"),
     per_query: bool = False,
     *,
+    by: str | Sequence[str] | None = None,
+    complete: bool = False,
     conventions: str = "trec_eval",
+    duplicates: str = "error",
     rel: float | None = None,
+    top: int | None = None,
+    ties: str = "trec_eval",
     check: bool = True,
     query: str = "query",
     item: str = "item",
+    rank: str | None = "rank",
     score: str | None = "score",
-    rank: str = "rank",
     relevant: str = "relevant",
     relevance: str = "relevance",
 ) -> DataFrame:
     """Evaluate a run held in a pyspark DataFrame; returns a pyspark DataFrame.
 
-    ``measure, value`` (means over the queries in both run and qrels; sums for the
-    count measures) or, with ``per_query=True``, ``query, measure, value``.  Columns and
-    conventions as in :func:`polars_rankeval.evaluate`; ``qrels_df=None`` takes the
-    relevance from the run's ``relevant`` column.  ``check=True`` first counts null
-    ids, null or NaN scores and duplicate (query, item) rows in one Spark job each for
-    run and qrels and raises :class:`~polars_rankeval.InputError` on any.
+    ``<by...>, measure, value`` (means over the queries in both run and qrels; sums for
+    the count measures) or, with ``per_query=True``, ``<by...>, <query>, measure,
+    value``.  Options and column names as in :func:`polars_rankeval.evaluate` (the
+    score column when the run has it, else the rank column; ``ties="average"`` is not
+    available); ``qrels_df=None`` takes the relevance from the run's ``relevant``
+    column (not with ``by``, ``top`` or ``duplicates="first"``).  ``check=True`` first
+    counts null ids, null or NaN scores and duplicate rows in one Spark job each for run
+    and qrels and raises :class:`~polars_rankeval.InputError` on any (the SQL raises
+    on them too, when the result is computed).
 
     The query is :func:`polars_rankeval.sql.render` for Spark SQL over temporary views
     of the two DataFrames, run on the run DataFrame's SparkSession.
     """
     session = run_df.sparkSession
     use_score = score is not None and score in run_df.columns
-    order = score if use_score else rank
-    if check:
-        _check(
-            run_df,
-            qrels_df,
-            columns={"query": query, "item": item, "order": order or rank,
-                     "relevance": relevance},
-        )
+    order = score if use_score else (rank or "rank")
+    assert order is not None
+    keys = EvalOptions(by=by).by  # type: ignore[arg-type]  # checked and made a tuple
     tag = uuid.uuid4().hex
-    run_view = f"rankeval_run_{tag}"
-    qrels_view = f"rankeval_qrels_{tag}" if qrels_df is not None else None
-    run_df.createOrReplaceTempView(run_view)
+    views = {"run": f"rankeval_run_{tag}", "qrels": f"rankeval_qrels_{tag}"}
+    sql = render(
+        measures, "spark", run_table=views["run"],
+        qrels_table=views["qrels"] if qrels_df is not None else None, by=keys,
+        per_query=per_query, conventions=conventions, rel=rel, complete=complete, top=top,
+        ties="first" if ties == "trec_eval" else ties, duplicates=duplicates, query=query,
+        item=item, score=order if use_score else None, rank=None if use_score else order,
+        relevant=relevant, relevance=relevance,
+    )  # fmt: skip
+    if check:
+        _check(run_df, qrels_df, by=keys, duplicates=duplicates, columns={
+            "query": query, "item": item, "order": order, "relevance": relevance})  # fmt: skip
+    run_df.createOrReplaceTempView(views["run"])
     if qrels_df is not None:
-        assert qrels_view is not None
-        qrels_df.createOrReplaceTempView(qrels_view)
+        qrels_df.createOrReplaceTempView(views["qrels"])
     try:
-        sql = render(
-            measures,
-            "spark",
-            run_table=run_view,
-            qrels_table=qrels_view,
-            per_query=per_query,
-            conventions=conventions,
-            rel=rel,
-            query=query,
-            item=item,
-            score=order if use_score else None,
-            rank=rank,
-            relevant=relevant,
-            relevance=relevance,
-        )
         # the analysed plan keeps the views' plans: the views can go right away
-        result = session.sql(sql)
+        return session.sql(sql)
     finally:
-        session.catalog.dropTempView(run_view)
-        if qrels_view is not None:
-            session.catalog.dropTempView(qrels_view)
-    return result
+        session.catalog.dropTempView(views["run"])
+        if qrels_df is not None:
+            session.catalog.dropTempView(views["qrels"])
 
 
 def supports(measure: Measure, spec: Spec) -> str | None:
-    """Every measure with a SQL twin, with trec_eval's defaults for the options (None:
+    """Every measure of the SQL entry point, with every option but ties='average' (None:
     supported); the reason otherwise."""
-    from polars_rankeval.engines.duckdb import supports as has_sql_twin
-
-    options = spec.options
-    unsupported = [
-        name
-        for name, used in (
-            ("by=", bool(options.by)),
-            ("complete=True", options.complete),
-            ("top=", options.top is not None),
-            ("ties='average'", options.ties == "average"),
-            ("duplicates='first'", options.duplicates == "first"),
-        )
-        if used
-    ]
-    if unsupported:
+    if spec.options.ties == "average":
         return (
-            f"engine='spark' does not support {', '.join(unsupported)} yet; use the polars "
-            "or duckdb engine (e.g. on run_df.toPandas() through polars)"
+            "engine='spark' does not support ties='average' (the SQL has no closed form for "
+            "it yet); use ties='trec_eval' or the polars engine"
         )
-    return has_sql_twin(measure, spec)
+    if measure.family.name not in FAMILIES_SQL:
+        return f"{measure}: engine='spark' has no SQL formula for {measure.family.name} yet"
+    return None
 
 
 def evaluate_spec(spec: Spec, *, conventions: str, rel: float | None) -> DataFrame:
     """``rk.evaluate`` on pyspark DataFrames: :func:`evaluate` with the spec's options."""
-    c = spec.columns
+    c, o = spec.columns, spec.options
     return evaluate(
-        spec.run, spec.qrels, spec.names, spec.options.per_query,
-        conventions=conventions, rel=rel, query=c.query, item=c.item, score=c.score,
-        rank=c.rank or "rank", relevant=c.relevant, relevance=c.relevance,
-    )
+        spec.run, spec.qrels, spec.names, o.per_query, by=o.by, complete=o.complete,
+        conventions=conventions, duplicates=o.duplicates, rel=rel, top=o.top, ties=o.ties,
+        query=c.query, item=c.item, score=c.score, rank=c.rank, relevant=c.relevant,
+        relevance=c.relevance,
+    )  # fmt: skip

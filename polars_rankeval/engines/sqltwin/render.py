@@ -1,66 +1,63 @@
-"""Render the SQL twin for a warehouse: Spark SQL, PostgreSQL, BigQuery, Snowflake, DuckDB.
+"""Render the SQL entry point for a warehouse: Spark SQL, PostgreSQL, BigQuery, Snowflake, DuckDB.
 
-``render(measures, dialect=...)`` builds the same one-pass evaluation query the DuckDB
-engine runs, then, on sqlglot's syntax tree: inlines the ``rankeval_*`` macros of the
-``sql/`` files, puts the measure parameters in as literals, replaces the macros' table
-reads by the user's tables (with the user's column names), and prints it in the target
-dialect.  Nothing is pasted into SQL text: table and column names become identifiers
-(quoted unless they are plain words), values become literals.
+``render(measures, dialect=...)`` returns one statement: the canonical one-pass SQL of
+:func:`polars_rankeval._sqlentry.compute_sql` (the SQL of ``sql/rankeval.sql``'s
+``rankeval_per_query``/``rankeval_summary`` and of the dbt package), filled in for the
+dialect (:mod:`.targets`) with the user's tables and column names as identifiers and the
+measures, parsed and validated in Python, as literal rows of ``_specs``.  This mirrors in
+Python what the dbt package does in Jinja.  Nothing the user gives is pasted into SQL:
+names are quoted identifiers (plain words stay unquoted, so the warehouse folds their case
+as usual), values are literals of validated numbers and escaped strings.
 
-Needs the optional ``sqlglot`` dependency (``pip install polars_rankeval[sql]``).
+Needs the optional ``sqlglot`` dependency (``pip install polars_rankeval[sql]``) for the
+dialects' keyword lists.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass
 
-from polars_rankeval._errors import InputError
+from polars_rankeval._errors import InputError, MeasureError
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval._registry import Measure
-from polars_rankeval.engines.sqltwin.build import build_query, macros
-
-if TYPE_CHECKING:
-    from sqlglot import exp
+from polars_rankeval._sqlentry import (
+    FAMILIES_SQL,
+    Dialect,
+    _dot,
+    _is_choice,
+    all_params,
+    compute_sql,
+)
+from polars_rankeval.engines.sqltwin.targets import DIALECTS, TARGETS, Target, require_sqlglot
+from polars_rankeval.options import Columns, EvalOptions
 
 __all__ = ["DIALECTS", "render"]
 
-DIALECTS = ("spark", "postgres", "bigquery", "snowflake", "duckdb")
-
-_RUN = "_rk_run"
-_QRELS = "_rk_qrels"
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+OUTPUT_COLUMNS = ("measure", "value")
 
 
-def _sqlglot() -> Any:
-    try:
-        import sqlglot
-    except ImportError:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "polars_rankeval.sql.render needs sqlglot: pip install 'polars_rankeval[sql]'"
-        ) from None
-    return sqlglot
+@dataclass(frozen=True)
+class _Call:
+    """One render call, checked: the target, the quoted names and the options."""
+
+    t: Target
+    run: str  # the run table reference, quoted
+    qrels: str | None
+    by: tuple[str, ...]  # the user's names
+    columns: Columns
+    order: str  # the column ranking the run (score, or rank with rank_mode)
+    rank_mode: bool
+    options: EvalOptions
+
+    def col(self, name: str, what: str = "column") -> str:
+        return "x." + self.t.identifier(name, what)
 
 
-def _identifier(name: object, what: str) -> exp.Identifier:
-    """A user's table or column name as an identifier: a plain word stays unquoted (so
-    case folding works as the user expects), anything else is quoted and escaped, so it
-    is always a name and never SQL."""
-    from sqlglot import exp
-    from sqlglot.tokens import Tokenizer
-
-    if not isinstance(name, str) or not name or "\x00" in name:
-        raise InputError(f"{what} must be a non-empty string, got {name!r}")
-    plain = bool(_PLAIN.fullmatch(name)) and name.upper() not in Tokenizer.KEYWORDS
-    return exp.to_identifier(name, quoted=not plain)
-
-
-def _table(name: str | Sequence[str], what: str) -> exp.Table:
-    """``"db.table"`` or ``("catalog", "db", "table")`` as a table reference; the dotted
-    form splits on dots, the sequence form takes each part as is."""
-    from sqlglot import exp
-
+def _table(t: Target, name: str | Sequence[str], what: str) -> str:
+    """``"db.table"`` or ``("catalog", "db", "table")`` as a table reference: the dotted
+    form splits on dots, the sequence form takes each part as is (DuckDB reads a part
+    such as ``"runs.parquet"`` as a Parquet file)."""
     if isinstance(name, str):
         parts = name.split(".")
     elif isinstance(name, list | tuple):
@@ -69,207 +66,199 @@ def _table(name: str | Sequence[str], what: str) -> exp.Table:
         raise InputError(f"{what} must be a table name or a sequence of its parts, got {name!r}")
     if not 1 <= len(parts) <= 3:
         raise InputError(f"{what} {name!r}: expected table, db.table or catalog.db.table")
-    ids = [_identifier(p, what) for p in parts]
-    return exp.Table(
-        this=ids[-1],
-        db=ids[-2] if len(ids) > 1 else None,
-        catalog=ids[-3] if len(ids) > 2 else None,
+    return ".".join(t.identifier(p, what) for p in parts)
+
+
+def _dialect(c: _Call) -> Dialect:
+    """compute_sql's dialect: the group columns _g0, _g1... and the options as literals."""
+    n = len(c.by)
+    o = c.options
+    return Dialect(
+        g=lambda a: "".join(f"{_dot(a)}_g{i}, " for i in range(n)),
+        gj=lambda a, b: "".join(f"{a}._g{i} IS NOT DISTINCT FROM {b}._g{i} AND " for i in range(n)),
+        fail=c.t.fail,
+        double=c.t.double,
+        real=c.t.real,
+        top="NULL" if o.top is None else str(int(o.top)),
+        complete="TRUE" if o.complete else "FALSE",
+        first="TRUE" if o.duplicates == "first" else "FALSE",
+        text=c.t.text,
+        bytes_order=lambda x: f"CAST({x} AS {c.t.text}){c.t.collate}",
     )
 
 
-def _literal(value: object) -> exp.Expression:
-    from sqlglot import exp
-
-    if value is None:
-        return exp.Null()
-    if isinstance(value, str):
-        return exp.Literal.string(value)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"cannot render {value!r}")
-    text = repr(abs(value)) if isinstance(value, float) else str(abs(value))
-    number = exp.Literal.number(text)
-    return exp.Neg(this=number) if value < 0 else number
+def _message(c: _Call, text: str, example: str, example_col: str) -> str:
+    """A text expression: ``text`` then ``example: <the row's value>``."""
+    value = f"COALESCE(CAST({c.col(example_col)} AS {c.t.text}), 'NULL')"
+    return f"{c.t.literal(f'{text}; example {example}: ')} || {value}"
 
 
-def _source(table: exp.Table, columns: list[tuple[str, exp.Expression]]) -> exp.Expression:
-    """``(SELECT <expr> AS <canonical>, ... FROM <table>)``: the user's table under the
-    column names the macros read."""
-    from sqlglot import exp
-
-    select = exp.select(*[exp.alias_(e, name) for name, e in columns]).from_(table.copy())
-    return select
+def _not_null(c: _Call, what: str, name: str, kind: str, other: str, other_kind: str) -> str:
+    """The column, raising when it is null (CASE's types stay the column's)."""
+    x = c.col(name)
+    fail = c.t.fail(_message(c, f"{what} column '{name}': {kind} id is null", other_kind, other))
+    return f"CASE WHEN {x} IS NULL THEN CASE WHEN {fail} = 0 THEN {x} END ELSE {x} END"
 
 
-def _bind(call: exp.Anonymous, body: exp.Expression) -> exp.Expression:
-    """A scalar or table macro's ``body`` with the call's arguments (positional, named,
-    else the macro's defaults) put in for its parameters."""
-    import sqlglot
-    from sqlglot import exp
-
-    macro = macros()[call.name.lower()]
-    values: dict[str, exp.Expression] = {}
-    positional = [a for a in call.expressions if not isinstance(a, exp.PropertyEQ)]
-    for pname, arg in zip(macro.params, positional, strict=False):
-        values[pname.lower()] = arg
-    for arg in call.expressions:
-        if isinstance(arg, exp.PropertyEQ):
-            values[arg.this.name.lower()] = arg.expression
-    for pname, default in macro.defaults.items():
-        default_value = cast(exp.Expression, sqlglot.parse_one(default, read="duckdb"))
-        values.setdefault(pname.lower(), default_value)
-    missing = [p for p in macro.params if p.lower() not in values]
-    if missing:
-        raise RuntimeError(f"{macro.name}: no value for {missing}")
-
-    def substitute(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Column) and not node.table and node.name.lower() in values:
-            value = values[node.name.lower()].copy()
-            simple = (exp.Column, exp.Literal, exp.Null, exp.Paren, exp.Neg)
-            return value if isinstance(value, simple) else exp.Paren(this=value)
-        return node
-
-    return body.transform(substitute)
+def _keys(c: _Call, what: str) -> str:
+    q, i = c.columns.query, c.columns.item
+    return (
+        f"{_not_null(c, what, q, 'query', i, 'item')} AS _q,\n"
+        f"        {_not_null(c, what, i, 'item', q, 'query')} AS _item"
+    )
 
 
-def _inline(tree: exp.Expression, sources: dict[str, exp.Expression]) -> exp.Expression:
-    """Expand every ``rankeval_*`` macro call (scalar and table) and every
-    ``query_table('<view>')`` read, recursively, on the syntax tree."""
-    import sqlglot
-    from sqlglot import exp
-
-    known = macros()
-    parsed: dict[str, exp.Expression] = {}
-
-    def bind(call: exp.Anonymous) -> exp.Expression:
-        name = call.name.lower()
-        if name not in parsed:
-            parsed[name] = cast(exp.Expression, sqlglot.parse_one(known[name].body, read="duckdb"))
-        return _bind(call, parsed[name].copy())
-
-    def visit(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
-            call = node.this
-            alias = node.args.get("alias")
-            if call.name.lower() == "query_table":
-                (arg,) = call.expressions
-                if not (isinstance(arg, exp.Literal) and arg.is_string and arg.this in sources):
-                    raise RuntimeError(f"query_table of an unknown table: {arg.sql()}")
-                return exp.Subquery(this=sources[arg.this].copy(), alias=alias)
-            if call.name.lower() in known:
-                return exp.Subquery(this=bind(call), alias=alias)
-        if isinstance(node, exp.Anonymous) and node.name.lower() in known:
-            return exp.Paren(this=bind(node))
-        return node
-
-    for _ in range(50):
-        tree = tree.transform(visit)
-        remaining = [
-            n
-            for n in tree.find_all(exp.Anonymous)
-            if n.name.lower() in known or n.name.lower() == "query_table"
-        ]
-        if not remaining:
-            return tree
-    raise RuntimeError("macro expansion does not terminate")
-
-
-def _sources(
-    run_table: str | Sequence[str],
-    qrels_table: str | Sequence[str] | None,
-    columns: dict[str, str | None],
-) -> dict[str, exp.Expression]:
-    """The user's tables under the column names the macros read: the run as ``query,
-    item, score`` (minus the rank with ``score=None``; plus ``relevance`` without qrels),
-    the qrels (or the run's labels) as ``query, item, relevance``."""
-    from sqlglot import exp
-
-    def col(keyword: str) -> exp.Expression:
-        return exp.column(_identifier(columns[keyword], keyword))
-
-    run = _table(run_table, "run_table")
-    score = columns["score"]
-    order = col("score") if score is not None else exp.Neg(this=exp.Paren(this=col("rank")))
-    run_columns = [("query", col("query")), ("item", col("item")), ("score", order)]
-    if qrels_table is not None:
-        judged, label = _table(qrels_table, "qrels_table"), col("relevance")
+def _run_sql(c: _Call) -> str:
+    """The ``_run`` CTE: group columns, _q, _item, _key (higher ranks first)."""
+    t, o = c.t, c.col(c.order)
+    q = c.columns.query
+    if c.rank_mode:
+        bad = _message(c, f"run column '{c.order}': rank must be a positive integer (1 = top)",
+                       "query", q)  # fmt: skip
+        key = (f"CASE WHEN {o} > 0 AND {o} = FLOOR({o}) THEN -CAST({o} AS {t.double})"
+               f" ELSE {t.fail(bad)} END")  # fmt: skip
     else:
-        run_columns.append(("relevance", col("relevant")))
-        judged, label = run, col("relevant")
-    qrels = _source(judged, [("query", col("query")), ("item", col("item")), ("relevance", label)])
-    return {_RUN: _source(run, run_columns), _QRELS: qrels}
+        bad = _message(c, f"run column '{c.order}': score is null, NaN or infinite", "query", q)
+        key = (f"CASE WHEN {t.finite(f'CAST({o} AS {t.double})')} THEN {t.real(o)}"
+               f" ELSE {t.fail(bad)} END")  # fmt: skip
+    groups = "".join(f"{c.col(b, 'by')} AS _g{i}, " for i, b in enumerate(c.by))
+    return (
+        f"_run AS (\n    SELECT {groups}\n        {_keys(c, 'run')},\n        {key} AS _key\n"
+        f"    FROM {c.run} AS x\n)"
+    )
 
 
-def _in(names: Sequence[str]) -> exp.Expression:
-    from sqlglot import exp
+def _qrels_sql(c: _Call) -> str:
+    """The ``_qrels`` CTE: _q, _item, _rel (from the run's labels without qrels)."""
+    t = c.t
+    what, label, table = (
+        ("qrels", c.columns.relevance, c.qrels)
+        if c.qrels is not None
+        else ("run", c.columns.relevant, c.run)
+    )
+    r = c.col(label)
+    bad = _message(c, f"{what} column '{label}': relevance is null, NaN or infinite", "query",
+                   c.columns.query)  # fmt: skip
+    rel = (f"CASE WHEN {t.finite(f'CAST({r} AS {t.double})')} THEN CAST({r} AS {t.double})"
+           f" ELSE {t.fail(bad)} END")  # fmt: skip
+    return f"_qrels AS (\n    SELECT {_keys(c, what)},\n        {rel} AS _rel\n    FROM {table} AS x\n)"
 
-    if not names:
-        return exp.false()
-    return exp.In(this=exp.column("measure", "e"), expressions=[_literal(n) for n in names])
+
+def _spec_row(t: Target, idx: int, name: str, m: Measure) -> list[tuple[str, str]]:
+    """One requested measure as literals: (expression, column) pairs, every parameter a
+    typed column."""
+    params = dict(m.params)
+    k = f"CAST(NULL AS {t.integer})" if m.k is None else str(int(m.k))
+    cols = [
+        (str(idx), "_idx"), (t.literal(name), "_name"), (t.literal(m.family.name), "_family"),
+        (t.literal(m.family.aggregate), "_agg"), (k, "_k"), (t.number(m.rel), "_level"),
+    ]  # fmt: skip
+    for p in all_params():
+        value = params.get(p)
+        if _is_choice(p):
+            text = "NULL" if value is None else t.literal(str(value))
+            cols.append((f"CAST({text} AS {t.text})", f"_p_{p}"))
+        else:
+            number = f"CAST(NULL AS {t.double})" if value is None else t.number(float(value))
+            cols.append((number, f"_p_{p}"))
+    return cols
 
 
-def _summary(tree: exp.Expression, resolved: Sequence[tuple[str, Measure]]) -> exp.Expression:
-    """Per-query rows ``e(query, measure, value)`` -> ``measure, value``: the one
-    aggregation rule of :func:`~polars_rankeval.engines.finish.aggregate` in SQL (sum for
-    counts, trec_eval's floored geometric mean, else the mean), in the measures' order."""
-    from sqlglot import exp
+def _specs_sql(t: Target, resolved: Sequence[tuple[str, Measure]]) -> str:
+    """The ``_specs`` CTE's body: one row per measure, as a VALUES list where the
+    dialect has one in FROM (a long UNION ALL takes Spark's planner minutes), else as
+    one SELECT per row (BigQuery, Snowflake)."""
+    rows = [_spec_row(t, i, name, m) for i, (name, m) in enumerate(resolved, start=1)]
+    if t.values:
+        names = ", ".join(c for _, c in rows[0])
+        tuples = ",\n        ".join("(" + ", ".join(e for e, _ in row) + ")" for row in rows)
+        return f"SELECT * FROM (VALUES\n        {tuples}\n    ) AS s({names})"
+    return "\n    UNION ALL\n    ".join(
+        "SELECT " + ", ".join(f"{e} AS {c}" for e, c in row) for row in rows
+    )
 
-    value = exp.column("value", "e")
 
-    def kind(aggregate: str) -> list[str]:
-        return [name for name, m in resolved if m.family.aggregate == aggregate]
-
-    ifs = [exp.If(this=_in(kind("sum")), true=exp.func("SUM", value))]
-    if kind("gmean"):  # trec_eval's gm_map: EXP(AVG(LN(max(value, 0.00001))))
-        floor = exp.Literal.number("0.00001")
-        floored = exp.Case(
-            ifs=[exp.If(this=exp.GT(this=value.copy(), expression=floor), true=value.copy())],
-            default=floor.copy(),
+def _output_sql(c: _Call) -> str:
+    """The final SELECT: per query rows or the summary per group, in the measures' order."""
+    g = [f"v._g{i}" for i in range(len(c.by))]
+    named = "".join(f"{x} AS {c.t.identifier(b, 'by')}, " for x, b in zip(g, c.by, strict=True))
+    if c.options.per_query:
+        query = c.t.identifier(c.columns.query, "query")
+        return (
+            f"SELECT {named}v._q AS {query}, v._name AS measure, v._value AS value\n"
+            f"FROM _values AS v\nORDER BY {', '.join([*g, 'v._q', 'v._idx'])}"
         )
-        gmean = exp.func("EXP", exp.func("AVG", exp.func("LN", floored)))
-        ifs.append(exp.If(this=_in(kind("gmean")), true=gmean))
-    aggregated = exp.Case(ifs=ifs, default=exp.func("AVG", value.copy()))
-    order_case = exp.Case(
-        ifs=[
-            exp.If(
-                this=exp.EQ(this=exp.column("measure", "e"), expression=_literal(name)),
-                true=_literal(i),
-            )
-            for i, (name, _) in enumerate(resolved)
-        ]
+    # the one aggregation rule of engines/finish.aggregate: sums for the counts,
+    # trec_eval's floored geometric mean (gm_map), else the mean
+    value = (
+        "CASE MIN(v._agg) WHEN 'sum' THEN SUM(v._value) WHEN 'gmean' THEN EXP(AVG(LN("
+        "CASE WHEN v._value > 0.00001 THEN v._value ELSE 0.00001 END))) ELSE AVG(v._value) END"
     )
     return (
-        exp.select(exp.column("measure", "e"), exp.alias_(aggregated, "value"))
-        .from_(exp.Subquery(this=tree, alias=exp.TableAlias(this=exp.to_identifier("e"))))
-        .group_by(exp.column("measure", "e"))
-        .order_by(exp.Ordered(this=exp.func("MIN", order_case)))
+        f"SELECT {named}v._name AS measure, {value} AS value\nFROM _values AS v\n"
+        f"GROUP BY {', '.join([*g, 'v._idx', 'v._name'])}\nORDER BY {', '.join([*g, 'v._idx'])}"
     )
 
 
-def _for_dialect(tree: exp.Expression, dialect: str) -> exp.Expression:
-    """Null placement and collation the target needs."""
-    from sqlglot import exp
-    from sqlglot.dialects.dialect import Dialect
+def _resolve(
+    c: _Call, measures: str | Iterable[str], conventions: str, rel: float | None
+) -> list[tuple[str, Measure]]:
+    resolved = resolve_measures(measures, conventions=conventions, rel=rel)
+    for name, m in resolved:
+        if m.family.name not in FAMILIES_SQL:
+            raise MeasureError(
+                f"{name}: {m.family.name} has no SQL formula yet, so render(dialect="
+                f"{c.t.name!r}) cannot compute it; use polars_rankeval.evaluate"
+            )
+    return resolved
 
-    target = Dialect.get_or_raise(dialect)
-    for ordered in tree.find_all(exp.Ordered):
-        # our sort keys are never null: use the target's default null placement, so no
-        # NULLS FIRST/LAST clause is needed (BigQuery has none in window functions)
-        desc = bool(ordered.args.get("desc"))
-        ordering = target.NULL_ORDERING
-        nulls_first = (
-            (not desc)
-            if ordering == "nulls_are_small"
-            else (desc if ordering == "nulls_are_large" else False)
+
+def _options(
+    dialect: str, *, by: str | Sequence[str] | None, per_query: bool, complete: bool,
+    duplicates: str, top: int | None, ties: str, has_qrels: bool,
+) -> EvalOptions:
+    """evaluate's checks of the options (same messages), then what SQL cannot do."""
+    if ties not in ("first", "trec_eval", "average"):
+        raise InputError(f"ties={ties!r}: choose 'first' (= 'trec_eval') or 'average'")
+    options = EvalOptions(
+        per_query=per_query, by=by, complete=complete,  # type: ignore[arg-type]
+        duplicates=duplicates, top=top, ties="trec_eval" if ties == "first" else ties,
+    )  # fmt: skip
+    if options.ties == "average":
+        raise InputError(
+            f"ties='average' is not available in rendered SQL (dialect={dialect!r}): use "
+            "ties='first' (trec_eval's order) or polars_rankeval.evaluate(..., ties='average')"
         )
-        ordered.set("nulls_first", nulls_first)
-    if dialect == "postgres":
-        # byte order for the item tie-break, whatever the database collation
-        for cast in list(tree.find_all(exp.Cast)):
-            if cast.to.is_type("varchar", "text") and isinstance(cast.parent, exp.Ordered):
-                cast.replace(
-                    exp.Collate(this=cast.copy(), expression=exp.to_identifier("C", quoted=True))
-                )
-    return tree
+    if not has_qrels:
+        used = [n for n, on in (("by", bool(options.by)), ("top", top is not None),
+                                ("duplicates='first'", duplicates == "first")) if on]  # fmt: skip
+        if used:
+            raise InputError(
+                f"qrels_table=None (labels from the run's column) with {', '.join(used)} is not"
+                f" available in rendered SQL (dialect={dialect!r}): give a qrels table"
+            )
+    return options
+
+
+def _columns(
+    query: str, item: str, score: str | None, rank: str | None, relevant: str, relevance: str,
+    by: Sequence[str],
+) -> tuple[Columns, str, bool]:
+    """The column names checked, and the one that ranks the run (rank: with rank=, or
+    score=None)."""
+    columns = Columns(query, item, rank, score, relevant, relevance)
+    rank_mode = rank is not None or score is None
+    order = (rank or "rank") if rank_mode else score
+    assert order is not None
+    if len(set(by)) != len(by) or query in by:
+        raise InputError(f"by={list(by)!r} must not repeat columns or contain the query column")
+    for name in (*by, query):
+        if name in OUTPUT_COLUMNS:
+            raise InputError(
+                f"the key column {name!r} has the name of an output column "
+                f"({', '.join(OUTPUT_COLUMNS)}); rename it in a view first"
+            )
+    return columns, order, rank_mode
 
 
 def render(
@@ -278,78 +267,80 @@ def render(
     *,
     run_table: str | Sequence[str] = "run",
     qrels_table: str | Sequence[str] | None = "qrels",
-    per_query: bool = True,
-    conventions: str = "trec_eval",
-    rel: float | None = None,
+    by: str | Sequence[str] | None = None,
     query: str = "query",
     item: str = "item",
     score: str | None = "score",
-    rank: str = "rank",
-    relevant: str = "relevant",
+    rank: str | None = None,
     relevance: str = "relevance",
-    pretty: bool = True,
+    relevant: str = "relevant",
+    rel: float | None = None,
+    complete: bool = False,
+    conventions: str = "trec_eval",
+    ties: str = "first",
+    top: int | None = None,
+    duplicates: str = "error",
+    per_query: bool = True,
 ) -> str:
-    """SQL text evaluating ``measures`` on ``run_table`` (and ``qrels_table``) in ``dialect``.
+    """One SQL statement evaluating ``measures`` on ``run_table`` and ``qrels_table`` in ``dialect``.
 
-    The query reads ``run_table(query, item, score)`` (or ``rank`` with ``score=None``)
-    and ``qrels_table(query, item, relevance)`` under the given column names, ranks as
-    trec_eval does (score descending, ties by item descending in byte order) and
-    returns ``query, measure, value`` for the queries in both tables, or with
-    ``per_query=False`` ``measure, value``: the mean over those queries (the sum for
-    NumRet, NumRel, NumRelRet, NumQ; the geometric mean for GMAP).  Without
-    ``qrels_table`` relevance comes from the run's ``relevant`` column.  Duplicate
-    (query, item) run rows are not checked: remove them first (the polars and DuckDB
-    engines refuse them).
+    The statement is the SQL entry point's (``rankeval_per_query``/``rankeval_summary``
+    of ``sql/rankeval.sql``, the dbt package's ``rankeval.evaluate``) for ``"spark"``,
+    ``"postgres"``, ``"bigquery"``, ``"snowflake"`` or ``"duckdb"``.  It reads
+    ``run_table(<by...>, query, item, score | rank)`` and ``qrels_table(query, item,
+    relevance)`` under the given column names, ranks as trec_eval does (score descending,
+    ties by item descending in byte order; with ``rank=`` or ``score=None``: rank
+    ascending) and returns ``<by...>, <query>, measure, value`` rows (``per_query=True``,
+    the default) or ``<by...>, measure, value``: the mean per group (the sum for the
+    counts, the geometric mean for GMAP and GMBpref), measures in the order given.
 
-    Values equal ``evaluate(...)``'s to 1e-9; on PostgreSQL the item tie-break uses
-    ``COLLATE "C"`` (byte order, whatever the database's collation).
+    The options are :func:`polars_rankeval.evaluate`'s, with the same checks: ``by``
+    (columns of the run: each group is evaluated as its own run; judgments join on the
+    query only), ``rel``, ``complete``, ``conventions``, ``top``, ``duplicates``
+    (``"error"`` raises in SQL on repeated (by..., query, item) rows, ``"first"`` keeps
+    the best-ranked), ``ties`` (``"first"`` = ``"trec_eval"``; ``"average"`` is refused).
+    Bad data raises at run time in the warehouse (null ids, NaN scores, duplicates),
+    with messages as the SQL entry point's.  Without ``qrels_table`` the relevance comes
+    from the run's ``relevant`` column (not with ``by``, ``top`` or duplicates).
+
+    Table names: ``"db.table"`` splits on dots; a sequence gives the parts as they are.
+    Values equal ``evaluate(...)``'s to 1e-9 (PostgreSQL and Spark are tested for real);
+    BigQuery and Snowflake have no single-precision float, so their scores are compared
+    in double precision.
 
     >>> import duckdb
     >>> con = duckdb.connect()
     >>> con.execute(
-    ...     "CREATE TABLE runs AS SELECT * FROM (VALUES ('q1', 'a', 2.0), ('q1', 'b', 1.0))"
-    ...     " AS t(qid, doc, score)"
+    ...     "CREATE TABLE runs AS SELECT * FROM (VALUES ('A', 'q1', 'a', 2.0), ('A', 'q1', 'b', 1.0),"
+    ...     " ('B', 'q1', 'b', 3.0)) AS t(sys, qid, doc, sim)"
     ... ).execute(
-    ...     "CREATE TABLE judgments AS SELECT * FROM (VALUES ('q1', 'b', 1)) AS t(qid, doc, relevance)"
+    ...     "CREATE TABLE judgments AS SELECT * FROM (VALUES ('q1', 'b', 1)) AS t(qid, doc, grade)"
     ... ).fetchall()
     [(1,)]
     >>> sql = render(["P@1", "RR"], "duckdb", run_table="runs", qrels_table="judgments",
-    ...              query="qid", item="doc")
+    ...              by=["sys"], query="qid", item="doc", score="sim", relevance="grade")
     >>> con.execute(sql).fetchall()
-    [('q1', 'P@1', 0.0), ('q1', 'RR', 0.5)]
+    [('A', 'q1', 'P@1', 0.0), ('A', 'q1', 'RR', 0.5), ('B', 'q1', 'P@1', 1.0), ('B', 'q1', 'RR', 1.0)]
     >>> 'COLLATE "C"' in render(["P@1"], "postgres")
     True
     """
-    sqlglot = _sqlglot()
-    from sqlglot import exp
-    from sqlglot.optimizer.simplify import simplify
-
-    if dialect not in DIALECTS:
+    if dialect not in TARGETS:
         raise InputError(f"dialect={dialect!r}: choose one of {', '.join(DIALECTS)}")
-    resolved = resolve_measures(measures, conventions=conventions, rel=rel)
-    columns = {"query": query, "item": item, "score": score, "rank": rank,
-               "relevant": relevant, "relevance": relevance}
-    sources = _sources(run_table, qrels_table, columns)
-    built = build_query(
-        [m for _, m in resolved],
-        run_view=_RUN,
-        qrels_view=_QRELS,
-        stats_view=_QRELS,
-        raw_query=lambda alias: f"{alias}.query",
-        duplicates="error",
-        final="long",
-        has_qrels=qrels_table is not None,
-        names=[name for name, _ in resolved],
+    require_sqlglot()
+    t = TARGETS[dialect]
+    options = _options(
+        dialect, by=by, per_query=per_query, complete=complete, duplicates=duplicates, top=top,
+        ties=ties, has_qrels=qrels_table is not None,
+    )  # fmt: skip
+    columns, order, rank_mode = _columns(query, item, score, rank, relevant, relevance, options.by)
+    call = _Call(
+        t, _table(t, run_table, "run_table"),
+        None if qrels_table is None else _table(t, qrels_table, "qrels_table"),
+        options.by, columns, order, rank_mode, options,
+    )  # fmt: skip
+    resolved = _resolve(call, measures, conventions, rel)
+    specs = _specs_sql(t, resolved)
+    return (
+        f"WITH\n_specs AS (\n    {specs}\n),\n{_run_sql(call)},\n{_qrels_sql(call)},\n"
+        f"{compute_sql(_dialect(call)).strip(chr(10))}\n{_output_sql(call)}"
     )
-    tree = sqlglot.parse_one(built.sql, read="duckdb")
-    tree = tree.transform(
-        lambda n: _literal(built.params[n.name]) if isinstance(n, exp.Placeholder) else n
-    )
-    tree = _inline(tree, sources)
-    if per_query:
-        # name the output query column as the user's
-        tree.expressions[0].set("alias", _identifier(query, "query"))
-    else:
-        tree = _summary(tree, resolved)
-    tree = _for_dialect(simplify(tree, dialect=dialect), dialect)
-    return tree.sql(dialect=dialect, pretty=pretty)

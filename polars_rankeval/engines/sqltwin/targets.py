@@ -1,0 +1,134 @@
+"""The few places where the warehouses' SQL differs, one :class:`Target` per dialect.
+
+The same choices as the dbt package's dispatched macros (``sql/dbt/macros/dialect.sql``):
+the double and text types, how an expression raises an error, the score at trec_eval's
+single precision, the finite-number test, byte-order text for the item tie-break; plus
+how a name is quoted and a string literal escaped (Spark, BigQuery and Snowflake read
+backslash escapes in string literals, PostgreSQL and DuckDB do not).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from polars_rankeval._errors import InputError
+
+__all__ = ["DIALECTS", "TARGETS", "Target", "require_sqlglot"]
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One SQL dialect: types, error raising, quoting."""
+
+    name: str
+    quote: str  # the identifier quote character
+    backslash: bool  # string literals and quoted names read backslash escapes
+    double: str
+    text: str
+    integer: str
+    fail: Callable[[str], str]  # an expression raising the message (a text expression)
+    real: Callable[[str], str]  # the score as trec_eval compares it (single precision)
+    finite: Callable[[str], str]  # x is a number, not null, NaN or infinite
+    collate: str = ""  # appended to text sorted in byte order
+    values: bool = True  # VALUES lists in FROM (typed NULLs in them)
+
+    def literal(self, text: str) -> str:
+        """``text`` as a string literal of this dialect."""
+        if self.backslash:
+            for raw, escaped in (("\\", "\\\\"), ("'", "\\'"), ("\n", "\\n"), ("\r", "\\r")):
+                text = text.replace(raw, escaped)
+            return f"'{text}'"
+        return "'" + text.replace("'", "''") + "'"
+
+    def identifier(self, name: object, what: str) -> str:
+        """A user's table or column name: a plain word that is no keyword stays unquoted
+        (so the warehouse folds its case as it does for the user's own queries), anything
+        else is quoted and escaped: always a name, never SQL."""
+        if not isinstance(name, str) or not name or "\x00" in name:
+            raise InputError(f"{what} must be a non-empty string without NUL, got {name!r}")
+        if _PLAIN.fullmatch(name) and name.upper() not in _keywords(self.name):
+            return name
+        q = self.quote
+        if self.name == "bigquery":  # quoted names read escapes as literals do
+            body = self.literal(name)[1:-1].replace("\\'", "'").replace("`", "\\`")
+        else:
+            body = name.replace(q, q + q)
+        return f"{q}{body}{q}"
+
+    def number(self, value: float) -> str:
+        return f"CAST({float(value)!r} AS {self.double})"
+
+
+def require_sqlglot() -> None:
+    """ImportError naming the extra when sqlglot (its keyword lists) is missing."""
+    try:
+        import sqlglot  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "polars_rankeval.sql.render needs sqlglot: pip install 'polars_rankeval[sql]'"
+        ) from None
+
+
+@functools.cache
+def _keywords(dialect: str) -> frozenset[str]:
+    """sqlglot's keywords of the dialect (with the SQL standard's reserved words)."""
+    from sqlglot.dialects.dialect import Dialect
+
+    return frozenset(Dialect.get_or_raise(dialect).tokenizer_class.KEYWORDS)
+
+
+def _postgres_finite(x: str) -> str:
+    special = ", ".join(
+        f"CAST('{v}' AS DOUBLE PRECISION)" for v in ("NaN", "Infinity", "-Infinity")
+    )
+    return f"({x} IS NOT NULL AND {x} NOT IN ({special}))"
+
+
+def _snowflake_finite(x: str) -> str:
+    # Snowflake's NaN equals itself (unlike IEEE), so NOT IN finds it
+    special = ", ".join(f"CAST('{v}' AS DOUBLE)" for v in ("NaN", "inf", "-inf"))
+    return f"({x} IS NOT NULL AND {x} NOT IN ({special}))"
+
+
+TARGETS: dict[str, Target] = {
+    "duckdb": Target(
+        "duckdb", '"', False, "DOUBLE", "VARCHAR", "INTEGER",
+        fail=lambda m: f"error({m})",
+        real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE)",
+        finite=lambda x: f"isfinite({x})",
+    ),
+    "postgres": Target(
+        "postgres", '"', False, "DOUBLE PRECISION", "TEXT", "INTEGER",
+        # no raise in an expression: casting the message to a number fails with it
+        fail=lambda m: f"CAST(({m}) AS INTEGER)",
+        real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE PRECISION)",
+        finite=_postgres_finite,
+        collate=' COLLATE "C"',  # byte order, whatever the database's collation
+    ),
+    "spark": Target(
+        "spark", "`", True, "DOUBLE", "STRING", "INT",
+        fail=lambda m: f"raise_error({m})",
+        real=lambda x: f"CAST(CAST({x} AS FLOAT) AS DOUBLE)",
+        finite=lambda x: f"({x} IS NOT NULL AND NOT isnan({x}) AND abs({x}) <> double('infinity'))",
+    ),
+    "bigquery": Target(
+        "bigquery", "`", True, "FLOAT64", "STRING", "INT64",
+        fail=lambda m: f"ERROR({m})",
+        real=lambda x: f"CAST({x} AS FLOAT64)",  # no single precision: doubles compared
+        finite=lambda x: f"({x} IS NOT NULL AND NOT IS_NAN({x}) AND NOT IS_INF({x}))",
+        values=False,
+    ),
+    "snowflake": Target(
+        "snowflake", '"', True, "DOUBLE", "VARCHAR", "INTEGER",
+        fail=lambda m: f"CAST(({m}) AS INTEGER)",
+        real=lambda x: f"CAST({x} AS DOUBLE)",  # no single precision: doubles compared
+        finite=_snowflake_finite,
+        values=False,  # its VALUES takes constants only: the typed NULLs are not sure to pass
+    ),
+}  # fmt: skip
+DIALECTS = ("spark", "postgres", "bigquery", "snowflake", "duckdb")

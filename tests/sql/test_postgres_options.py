@@ -1,0 +1,65 @@
+"""The rendered SQL with every option of evaluate on a real PostgreSQL: two grouping
+columns (``by``), custom column names (one with a space), ``complete``, ``top``,
+``duplicates="first"`` and ``rel``; per query and summary equal to the polars engine to
+1e-9 and, per query, to pytrec_eval (trec_eval's measures; ``warehouse_cases``).
+
+Skipped, with the reason, only when PostgreSQL's binaries are absent (as
+``test_postgres.py``, whose throwaway cluster it uses).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from polars_rankeval.sql import render
+from tests.parity import assert_oracle, assert_same
+from tests.sql import test_postgres
+from tests.sql.test_postgres import MISSING, Postgres
+from tests.sql.warehouse_cases import (
+    MEASURES,
+    OPTIONS,
+    option_case,
+    polars_values,
+    pytrec_expected,
+    with_group,
+)  # fmt: skip
+
+cluster = test_postgres.postgres  # test_postgres' module-scoped cluster, as a fixture
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(MISSING), reason="PostgreSQL not installed")]
+
+
+def _values(server: Postgres, want: pl.DataFrame, *, per_query: bool) -> pl.DataFrame:
+    sql = render(MEASURES, "postgres", run_table="runs", qrels_table=("public", "judgments"),
+                 per_query=per_query, **OPTIONS)  # fmt: skip
+    return server.query(sql, dict(want.schema))
+
+
+@pytest.mark.parametrize("duplicates", [True, False], ids=["repeated_rows", "distinct_rows"])
+def test_options_equal_polars_and_pytrec_eval(cluster: Postgres, duplicates: bool) -> None:
+    run, qrels = option_case(41, 12, duplicates=duplicates)
+    cluster.load("runs", run)
+    cluster.load("judgments", qrels)
+    expected = None if duplicates else pytrec_expected(run, qrels)
+    for per_query in (True, False):
+        want = polars_values(run, qrels, per_query=per_query)
+        got = _values(cluster, want, per_query=per_query)
+        assert_same(got, want, what=f"postgres per_query={per_query}")
+        # the statement orders the rows: groups, (query,) measures as given
+        assert got.drop("value").rows() == want.sort(got.columns[:-2], maintain_order=True).drop(
+            "value"
+        ).rows()
+        if expected is not None:  # repeated rows have no trec_eval counterpart
+            assert len(expected) > 1000
+            assert_oracle(with_group(got), expected, by="group", per_query=per_query)
+
+
+def test_bad_rows_raise_in_postgres(cluster: Postgres) -> None:
+    run, qrels = option_case(42, 3, duplicates=True)
+    cluster.load("runs", run)
+    cluster.load("judgments", qrels)
+    options = dict(OPTIONS, duplicates="error")
+    sql = render(["AP"], "postgres", run_table="runs", qrels_table="judgments", **options)
+    with pytest.raises(RuntimeError, match=r"run: duplicate \(query, item\) rows"):
+        cluster.psql(sql)

@@ -1,0 +1,67 @@
+"""polars_rankeval.spark.evaluate and rk.evaluate(spark_df, ...) with every option of
+evaluate on Spark local mode: two grouping columns (``by``), custom column names (one
+with a space), ``complete``, ``top``, ``duplicates="first"`` and ``rel``; per query and
+summary equal to the polars engine to 1e-9 and, per query, to pytrec_eval (trec_eval's
+measures; ``warehouse_cases``).
+
+Skipped, with the reason, only when pyspark or Java is absent (as ``test_spark.py``,
+whose session it uses).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import polars_rankeval as rk
+from tests.parity import assert_oracle, assert_same
+from tests.sql import test_spark
+from tests.sql.test_spark import _to_polars, _to_spark, spark_evaluate
+from tests.sql.warehouse_cases import (
+    MEASURES,
+    OPTIONS,
+    option_case,
+    polars_values,
+    pytrec_expected,
+    with_group,
+)  # fmt: skip
+
+session = test_spark.spark  # test_spark's module-scoped SparkSession, as a fixture
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+]
+
+
+@pytest.mark.parametrize("duplicates", [True, False], ids=["repeated_rows", "distinct_rows"])
+def test_options_equal_polars_and_pytrec_eval(session: Any, duplicates: bool) -> None:
+    run, qrels = option_case(51, 10, duplicates=duplicates)
+    run_df, qrels_df = _to_spark(session, run), _to_spark(session, qrels)
+    expected = None if duplicates else pytrec_expected(run, qrels)
+    for per_query in (True, False):
+        want = polars_values(run, qrels, per_query=per_query)
+        if per_query:  # the module function and the front's dispatch, one each
+            result = spark_evaluate(run_df, qrels_df, MEASURES, per_query, **OPTIONS)
+        else:
+            result = rk.evaluate(run_df, qrels_df, MEASURES, per_query=per_query, **OPTIONS)
+        got = _to_polars(result, want.schema)
+        assert_same(got, want, what=f"spark per_query={per_query}")
+        keys = got.columns[:-2]  # groups (and query): the statement orders by them
+        assert got.drop("value").rows() == want.sort(keys, maintain_order=True).drop("value").rows()
+        if expected is not None:  # repeated rows have no trec_eval counterpart
+            assert len(expected) > 1000
+            assert_oracle(with_group(got), expected, by="group", per_query=per_query)
+
+
+def test_options_are_checked_before_spark_runs(session: Any) -> None:
+    run, qrels = option_case(52, 2, duplicates=True)
+    run_df, qrels_df = _to_spark(session, run), _to_spark(session, qrels)
+    options = dict(OPTIONS, duplicates="error")
+    with pytest.raises(rk.InputError, match=r"run: duplicate \(system, day, qid, doc id\) rows"):
+        spark_evaluate(run_df, qrels_df, ["AP"], **options)
+    with pytest.raises(rk.MeasureError, match="ties='average'"):
+        rk.evaluate(run_df, qrels_df, ["AP"], ties="average", **dict(OPTIONS, top=None,
+                    duplicates="error"))  # fmt: skip
+    with pytest.raises(rk.InputError, match="top=0"):
+        spark_evaluate(run_df, qrels_df, ["AP"], **dict(OPTIONS, top=0))

@@ -1,0 +1,85 @@
+"""Data and expected values of the warehouse option tests (``test_postgres_options.py``,
+``test_spark_options.py``): a run with two grouping columns and custom column names,
+evaluated with ``by``, ``complete``, ``top``, ``duplicates="first"`` and ``rel``.
+
+Expected values come from the polars engine (every option, 1e-9) and, independently,
+from pytrec_eval for the measures trec_eval has: each (system, day) group's run cut to
+its top rows in trec_eval's order (computed here in Python: score descending, item
+descending in byte order), every qrels query kept with ``complete``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import polars as pl
+
+from tests.parity import GRID, Expected, oracle, polars_reference, random_cases
+
+BY = ["system", "day"]
+NAMES = {"query": "qid", "item": "doc id", "score": "sim", "relevance": "grade"}
+OPTIONS: dict[str, Any] = {
+    "by": BY, "complete": True, "top": 4, "duplicates": "first", "rel": 2,
+    "query": "qid", "item": "doc id", "score": "sim", "relevance": "grade",
+}  # fmt: skip
+# the grid's measures that take the default rel (rel=2 then applies to them too)
+MEASURES = [n for n in GRID if "rel=" not in n]
+
+
+def option_case(seed: int, cases: int, *, duplicates: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(run, qrels) under the custom names: four (system, day) groups drawn from one
+    random case set (each keeps a random part of the run with new scores); with
+    ``duplicates``, some groups repeat a (query, item) row with another score."""
+    data = random_cases(seed, cases, int_ids=False)
+    rng = random.Random(seed)
+    base = data["run"].rows()
+    groups = []
+    for system in ("A", "B"):
+        for day in (1, 2):
+            rows = [
+                (system, day, q, it, rng.choice((0.0, 0.5, 1.0, 2.0)))
+                for q, it, _ in base
+                if rng.random() < 0.8
+            ]
+            if duplicates:
+                rows += [(system, day, q, it, rng.choice((0.5, 3.0)))
+                         for _, _, q, it, _ in rng.sample(rows, min(4, len(rows)))]  # fmt: skip
+            groups += rows
+    run = pl.DataFrame(
+        groups,
+        schema={"system": pl.String, "day": pl.Int64, "qid": pl.String, "doc id": pl.String,
+                "sim": pl.Float64},
+        orient="row",
+    )
+    qrels = data["qrels"].rename({"query": "qid", "item": "doc id", "relevance": "grade"})
+    return run, qrels
+
+
+def polars_values(run: pl.DataFrame, qrels: pl.DataFrame, *, per_query: bool) -> pl.DataFrame:
+    return polars_reference(run, qrels, MEASURES, per_query=per_query, **OPTIONS)
+
+
+def pytrec_expected(run: pl.DataFrame, qrels: pl.DataFrame) -> Expected:
+    """pytrec_eval's per-query values keyed by ("<system>/<day>", query, measure), on
+    each group's top ``OPTIONS["top"]`` rows (a run without repeated rows)."""
+    top = OPTIONS["top"]
+    ranked = (
+        run.with_columns(
+            pl.format("{}/{}", "system", "day").alias("group"),
+            pl.col("doc id").map_elements(lambda s: s.encode(), return_dtype=pl.Binary).alias("b"),
+        )
+        .sort(["group", "qid", "sim", "b"], descending=[False, False, True, True])
+        .with_columns(pl.int_range(1, pl.len() + 1).over("group", "qid").alias("rank"))
+        .filter(pl.col("rank") <= top)
+        .select("group", pl.col("qid").alias("query"), pl.col("doc id").alias("item"), "rank")
+    )
+    judged = qrels.rename({"qid": "query", "doc id": "item", "grade": "relevance"})
+    return oracle(ranked, judged, MEASURES, complete=True, by="group", by_rank=True, rel=2)
+
+
+def with_group(frame: pl.DataFrame) -> pl.DataFrame:
+    """Our result with the oracle's key: one ``group`` column, ``query``."""
+    return frame.with_columns(pl.format("{}/{}", "system", "day").alias("group")).rename(
+        {"qid": "query"}, strict=False
+    )
