@@ -42,6 +42,8 @@ SLOW = (
     "tests/sql/test_sql_dbt.py",
     "tests/sql/test_spark_oracle.py",
     "tests/sql/test_postgres_oracle.py",
+    "tests/sql/test_postgres_options.py",
+    "tests/sql/test_spark_options.py",
     "tests/compare/test_report_browser.py",
     "tests/docs/test_docs_site.py",
     "tests/engines/test_determinism.py",
