@@ -232,6 +232,22 @@ def safe_div(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     )
 
 
+def divide_by(numerator: pl.Expr, constant: float) -> pl.Expr:
+    """numerator / constant as Float64, correctly rounded like C's division.
+
+    polars divides a column by a scalar as a product with its reciprocal, so 3 / 5 came
+    out as 0.6000000000000001 whenever several queries were evaluated together (and 0.6
+    for one): the constant is made a column of the numerator's length, which polars
+    divides element by element.
+
+    >>> import polars as pl
+    >>> pl.DataFrame({"h": [3.0, 1.0]}).select(divide_by(pl.col("h"), 5))["h"].to_list()
+    [0.6, 0.2]
+    """
+    numerator = numerator.cast(pl.Float64)
+    return numerator / (numerator * 0.0 + float(constant))
+
+
 @dataclass(frozen=True)
 class Family:
     """The declaration of one measure family; see the modules in ``measures/``."""

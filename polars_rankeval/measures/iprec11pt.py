@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rankeval._registry import Family, Judged, Measure, Stat, register
+from polars_rankeval._registry import Family, Judged, Measure, Stat, divide_by, register
 from polars_rankeval.measures.iprec import ROUNDING, interpolated_precision
 
 # trec_eval's recall levels (m_11pt_avg.c), as the same double constants
@@ -16,7 +16,7 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
     total = interpolated_precision(LEVELS[0], rounding, m.rel, j)
     for level in LEVELS[1:]:
         total = total + interpolated_precision(level, rounding, m.rel, j)
-    return total / float(len(LEVELS))
+    return divide_by(total, len(LEVELS))  # trec_eval: sum / 11
 
 
 IPREC_11PT = register(

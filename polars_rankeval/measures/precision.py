@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rankeval._registry import Family, Judged, Measure, Param, register, safe_div
+from polars_rankeval._registry import (
+    Family,
+    Judged,
+    Measure,
+    Param,
+    divide_by,
+    register,
+    safe_div,
+)
 
 
 def _expression(m: Measure, j: Judged) -> pl.Expr:
@@ -13,7 +21,7 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
         return safe_div(hits, j.num_ret)  # trec_eval set_P
     if m["norm"] == "ret":
         return safe_div(hits, j.count_top(m.k))
-    return hits / m.k  # trec_eval P_k: divide by k even if fewer were retrieved
+    return divide_by(hits, m.k)  # trec_eval P_k: divide by k even if fewer were retrieved
 
 
 def _expected(m: Measure, j: Judged) -> pl.Expr:
@@ -25,7 +33,7 @@ def _expected(m: Measure, j: Judged) -> pl.Expr:
         return safe_div(hits, j.num_ret)
     if m["norm"] == "ret":
         return safe_div(hits, j.count_top(m.k))
-    return hits / m.k
+    return divide_by(hits, m.k)
 
 
 P = register(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rankeval._registry import Family, Judged, Measure, register, safe_div
+from polars_rankeval._registry import Family, Judged, Measure, divide_by, register, safe_div
 
 
 def _expression(m: Measure, j: Judged) -> pl.Expr:
@@ -17,7 +17,7 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
 def _share(m: Measure, j: Judged, unjudged: pl.Expr) -> pl.Expr:
     # the rows missing below a short ranking count as judged, so divide by k
     if m.k is not None:
-        return unjudged / float(m.k)
+        return divide_by(unjudged, m.k)
     return safe_div(unjudged, j.num_ret)
 
 
