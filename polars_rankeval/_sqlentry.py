@@ -184,12 +184,23 @@ _DOUBLE_SUMS = (
 
 
 def _ordered(d: Dialect, sums: list[str], key: str) -> list[str]:
-    """``sums`` with the dialect's ORDER BY ``key`` in each double-valued SUM."""
+    """``sums`` with the dialect's ORDER BY ``key`` in each double-valued SUM.
+
+    ``SUM(CASE WHEN c THEN v END)`` becomes ``SUM(v ORDER BY key) FILTER (WHERE c)``: an
+    ordered aggregate sorts the rows it is given, and the filter gives it only its own
+    family's rows (each spec row has one family), not every row 11 times over.
+    """
+    if not d.order(key):
+        return sums
     out = []
     for item in sums:
         head, _, alias = item.rpartition(") AS ")
-        ordered = item.startswith("SUM(") and alias in _DOUBLE_SUMS
-        out.append(f"{head}{d.order(key)}) AS {alias}" if ordered else item)
+        if not (alias in _DOUBLE_SUMS and head.startswith("SUM(CASE WHEN ")):
+            out.append(item)
+            continue
+        body = head.removeprefix("SUM(CASE WHEN ").removesuffix(" END")
+        condition, _, value = body.partition(" THEN ")
+        out.append(f"SUM({value}{d.order(key)}) FILTER (WHERE {condition}) AS {alias}")
     return out
 
 
