@@ -68,9 +68,10 @@ def _judged_queries(chunk: pl.DataFrame, pairs: pl.DataFrame) -> int:
     """How many queries of ``chunk`` have a judged retrieved row (2 when its first rows
     have that many: only "fewer than 2" matters), the groups of the
     engine's per-query aggregation.  polars divides a lone group's aggregate by a
-    literal exactly but several groups' by multiplying with its reciprocal (P@5 of 3
-    hits: 0.6 or 0.6000000000000001), so a chunk must not be one group where the run
-    has more (:func:`_evaluate_chunks` merges such a chunk with a neighbour)."""
+    literal exactly but several groups' by multiplying with its reciprocal; the measures
+    divide exactly now (``_registry.divide_by``), and a chunk of one group is still
+    merged with a neighbour (:func:`_evaluate_chunks`) so that no other scalar
+    arithmetic can make it differ from the whole run."""
     for rows in (8192, None):  # its first rows usually have 2 already (~1/10 the cost)
         part = chunk.select("query", "item").head(rows) if rows else chunk
         mine = pairs.filter(pl.col("query").is_in(part.get_column("query").unique().implode()))

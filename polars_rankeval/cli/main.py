@@ -19,7 +19,7 @@ def _dispatch(arguments: list[str], reader: Reader) -> int:
         from polars_rankeval.cli.compare import compare_command
 
         return compare_command(arguments[1:], reader)
-    from polars_rankeval.cli.eval import eval_command
+    from polars_rankeval.cli.eval_command import eval_command
 
     return eval_command(arguments, reader)
 

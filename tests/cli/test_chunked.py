@@ -140,14 +140,16 @@ def test_a_grouped_run_is_not_read_whole(tmp_path: Path, monkeypatch: pytest.Mon
 def test_a_last_chunk_of_one_query_is_merged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """P_5 of 3 hits is 3/5 = 0.6 evaluated alone, 0.6000000000000001 (3 * 0.2) among
-    other queries: the last query alone in its chunk would change the bits."""
+    """A last chunk of one query is merged with its neighbour and gives the whole run's
+    bytes.  (Before P@k divided exactly, P_5 of 3 hits was 3/5 = 0.6 alone and
+    0.6000000000000001 among other queries, so a lone query changed the bits; now both
+    are 0.6, trec_eval's value: tests/oracles/test_exact_division.py.)"""
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("1 0 d1 0\n2 0 d1 1\n2 0 d10 1\n2 0 d9 1\n")
     run.write_text("1 Q0 d1 1 1 r\n2 Q0 d1 1 1 r\n2 Q0 d10 1 1 r\n2 Q0 d9 1 1 r\n")
     args = ["-q", "--format", "csv", "-m", "P.5", str(qrels), str(run)]
     whole = _rankeval(args)
-    assert b"2,P_5,0.6000000000000001" in whole[1]
+    assert b"2,P_5,0.6\n" in whole[1]
     monkeypatch.setattr(plain, "CHUNK_ROWS", 1)
     monkeypatch.setattr(plain, "BLOCK", 24)  # one line a block: q1, then q2
     assert [f.height for f in plain.RunChunks(run)] == [1, 3]

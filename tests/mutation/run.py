@@ -308,7 +308,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): _KEYWORD_ONLY,
     ("cli_trec", "*,", "/,"): _KEYWORD_ONLY + " (trec_text, _per_query_lines)",
     ("cli_trec", "summary: bool = True,", "summary: bool = False,"): (
-        "trec_text's default: its one caller (cli/eval.py) always passes summary="
+        "trec_text's default: its one caller (cli/eval_command.py) always passes summary="
     ),
     (
         "cli_trec",
@@ -317,7 +317,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "a stable sort only orders equal keys, and (query, measure) is unique among the "
     "lines: one value per query and measure, relstring's text only under its own measure",
     ("cli_trec", "zscores: bool = False,", "zscores: bool = True,"): (
-        "trec_text's default: its one caller (cli/eval.py) always passes zscores="
+        "trec_text's default: its one caller (cli/eval_command.py) always passes zscores="
     ),
     (
         "significance",
