@@ -212,7 +212,7 @@ def test_compat_is_refused_by_the_sql_paths() -> None:
     from polars_rankeval._sqlentry import build_rankeval_sql
 
     run, qrels = frames([("q", "a", 1.0)], [("q", "a", 1)])
-    with pytest.raises(MeasureError, match="Compat has no SQL twin.*use engine='polars'"):
+    with pytest.raises(MeasureError, match="no formula for Compat.*use engine='polars'"):
         rk.evaluate(run, qrels, ["Compat"], engine="duckdb")
     con = duckdb.connect()
     con.execute(build_rankeval_sql())

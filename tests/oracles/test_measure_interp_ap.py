@@ -223,7 +223,7 @@ def test_interp_ap_is_refused_by_the_sql_paths() -> None:
 
     run = pl.DataFrame({"query": ["c"], "item": ["a"], "score": [1.0]})
     qrels = pl.DataFrame({"query": ["c"], "item": ["a"], "relevance": [1]})
-    with pytest.raises(MeasureError, match="InterpAP has no SQL twin.*use engine='polars'"):
+    with pytest.raises(MeasureError, match="no formula for InterpAP.*use engine='polars'"):
         rk.evaluate(run, qrels, ["InterpAP(interp=voc11)"], engine="duckdb")
     con = duckdb.connect()
     con.execute(build_rankeval_sql())
