@@ -1,0 +1,254 @@
+"""The C/W/L measures (INST, INSQ, NERR8-NERR11, SDCG, BPM) against two oracles, per
+query and mean, on hypothesis-generated runs and qrels (graded -1..4, tied scores,
+unjudged rows, queries on one side only), and by hand:
+
+* ir_measures 0.4.3's ``cwl_eval`` provider (its gain scaling by min_rel / max_rel, its
+  max_n = 1000); it orders the run by score, ties in input order, so it gets scores
+  n, n-1, .., 1 in our (trec_eval's) order: score descending, then item descending;
+* cwl-eval 1.0.12 itself, from files, as its command line reads them (the run in file
+  order: cwl-eval ignores the score and rank columns), with our gains written into its
+  gain file, through its library (its command line prints 4 decimals; one test runs it).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+import ir_measures
+import polars as pl
+import pytest
+from hypothesis import given, settings
+
+import polars_rankeval as rk
+from polars_rankeval._errors import MeasureError
+from tests.oracles.ir_measures_data import SETTINGS, Rows, cases, frames, our_values
+from tests.oracles.pytrec_data import trec_ranks
+
+NAMES = [
+    "INST", "INST(T=2,max_rel=4)", "INST(T=0.3,min_rel=1,max_rel=3)", "INSQ(max_rel=4)",
+    "INSQ(T=0.4,max_rel=2)", "NERR8(max_rel=4)@5", "NERR8(max_rel=2)@1", "NERR9(max_rel=4)@5",
+    "NERR9(max_rel=3)@3", "NERR10(max_rel=4)", "NERR10(p=0.5,max_rel=2)", "NERR11(max_rel=4)",
+    "NERR11(T=2.5,max_rel=3)", "SDCG(max_rel=4)@5", "SDCG(max_rel=2)@20", "BPM(max_rel=4)@5",
+    "BPM(T=2,max_rel=3)@10", "BPM(T=0.5)@3",
+]  # fmt: skip
+# cwl-eval's classes and arguments for our measures (its metrics file's lines)
+CWL_CLASSES = {
+    "INST": "INSTCWLMetric", "INSQ": "INSQCWLMetric", "NERR8": "NERReq8CWLMetric",
+    "NERR9": "NERReq9CWLMetric", "NERR10": "NERReq10CWLMetric", "NERR11": "NERReq11CWLMetric",
+    "SDCG": "NDCGCWLMetric", "BPM": "BPMCWLMetric",
+}  # fmt: skip
+
+
+def _irm(name: str) -> ir_measures.Measure:
+    """ir_measures requires max_rel: our default is 1."""
+    measure = ir_measures.parse_measure(name)
+    return measure if "max_rel" in name else measure(max_rel=1)
+
+
+def _ranked(run: Rows, qrels: Rows) -> dict[str, list[str]]:
+    """Each query's items in our order (trec_eval's)."""
+    ranked = trec_ranks(frames(run, qrels)[0]).sort("query", "rank")
+    out: dict[str, list[str]] = defaultdict(list)
+    for q, it in ranked.select("query", "item").iter_rows():
+        out[q].append(it)
+    return dict(out)
+
+
+def _irm_values(run: Rows, qrels: Rows) -> tuple[dict, dict]:
+    """ir_measures' per-query values {(query, name): value} and means {name: value}."""
+    judged: dict[str, dict[str, int]] = defaultdict(dict)
+    for q, it, g in qrels:
+        judged[q][it] = int(g)
+    scored = {q: {it: float(len(items) - i) for i, it in enumerate(items)}
+              for q, items in _ranked(run, qrels).items()}  # fmt: skip
+    measures = {name: _irm(name) for name in NAMES}
+    by_measure = {m: n for n, m in measures.items()}
+    per_query, means = {}, {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r in ir_measures.cwl_eval.iter_calc(list(measures.values()), judged, scored):
+            per_query[r.query_id, by_measure[r.measure]] = r.value
+        aggregate = ir_measures.cwl_eval.calc_aggregate(list(measures.values()), judged, scored)
+    means = {by_measure[m]: v for m, v in aggregate.items()}
+    return per_query, means
+
+
+@settings(SETTINGS, max_examples=25)
+@given(case=cases())
+def test_cwl_matches_ir_measures(case: tuple[Rows, Rows]) -> None:
+    run, qrels = case
+    ours = our_values(run, qrels, NAMES, "polars")
+    expected, means = _irm_values(run, qrels)
+    # ir_measures reports the queries of the run that have qrels, as we do, and 0 for
+    # the qrels' queries missing from the run
+    in_run = {q for q, _, _ in run}
+    assert all(v == 0 for (q, _), v in expected.items() if q not in in_run)
+    expected = {key: v for key, v in expected.items() if key[0] in in_run}
+    assert set(expected) == set(ours)
+    for key, value in expected.items():
+        assert ours[key] == pytest.approx(value, abs=1e-9), (key, ours[key], value)
+    run_frame, qrels_frame = frames(run, qrels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        # ir_measures' mean: over every qrels query, 0 for one missing from the run
+        summary = rk.evaluate(run_frame, qrels_frame, NAMES, complete=True)
+    for name, value in summary.select("measure", "value").iter_rows():
+        assert value == pytest.approx(means[name], abs=1e-9), name
+
+
+def _cwl_metric(name: str) -> tuple[str, tuple[float, ...], float, float]:
+    """(cwl-eval class, its arguments, min_rel, max_rel) for one of our names."""
+    m = rk._parse.parse_measure(name)  # type: ignore[attr-defined]
+    family = m.family.name
+    if family == "BPM":
+        args: tuple[float, ...] = (float(m["T"]), m.k)
+    elif family in ("INST", "INSQ", "NERR11"):
+        args = (float(m["T"]),)
+    elif family == "NERR10":
+        args = (float(m["p"]),)
+    else:  # the cutoff
+        args = (m.k,)
+    return CWL_CLASSES[family], args, float(m["min_rel"]), float(m["max_rel"])
+
+
+def _cwl_eval_values(run: Rows, qrels: Rows, tmp: Path) -> dict:
+    """cwl-eval's expected utility per (query, name), read from its files as its command
+    line does, with its default max_depth 1000."""
+    from cwl import cwl_eval
+    from cwl.ruler import cwl_ruler
+
+    ranked = _ranked(run, qrels)
+    (tmp / "run").write_text("".join(f"{q} _ {it} {i + 1} 0 r\n" for q, items in ranked.items()
+                                     for i, it in enumerate(items)))  # fmt: skip
+    out: dict[tuple[str, str], float] = {}
+    for name in NAMES:
+        cls, args, lo, hi = _cwl_metric(name)
+        # the gain file: relevance clipped at 0, then to [min_rel, max_rel], scaled
+        gains = "".join(f"{q} 0 {it} {(min(max(max(g, 0), lo), hi) - lo) / (hi - lo)!r}\n"
+                        for q, it, g in qrels)  # fmt: skip
+        (tmp / "gains").write_text(gains)
+        handler = cwl_eval.TrecQrelHandler(str(tmp / "gains"))
+        # the class its metrics file names (CWLRuler's loader of metrics files imports
+        # 'ruler.measures', which only resolves from cwl-eval's own directory)
+        metric = getattr(cwl_ruler, cls)(*args)
+        judged_queries = {q for q, _, _ in qrels}
+        for q, items in ranked.items():
+            if q not in judged_queries:
+                continue
+            maker = cwl_eval.RankingMaker(q, handler, None, max_n=1000)
+            for it in items:
+                maker.add(it, "_")
+            out[q, name] = metric.measure(maker.get_ranking())
+    return out
+
+
+@settings(SETTINGS, max_examples=25)
+@given(case=cases())
+def test_cwl_matches_cwl_eval(case: tuple[Rows, Rows], tmp_path_factory) -> None:
+    run, qrels = case
+    ours = our_values(run, qrels, NAMES, "polars")
+    expected = _cwl_eval_values(run, qrels, tmp_path_factory.mktemp("cwl"))
+    assert set(expected) == set(ours)
+    for key, value in expected.items():
+        assert ours[key] == pytest.approx(value, abs=1e-9), (key, ours[key], value)
+
+
+def test_cwl_eval_command_line(tmp_path: Path) -> None:
+    # cwl-eval's own program on files (run as its cwl-eval script does: its package's
+    # directory on the path, for its metrics-file loader); it prints 4 decimals
+    import cwl
+
+    env = {**os.environ, "PYTHONPATH": str(Path(cwl.__file__).parent)}
+    run = [("1", "a", 3.0), ("1", "b", 2.0), ("1", "c", 1.0), ("2", "x", 1.0)]
+    qrels = [("1", "a", 1), ("1", "c", 1), ("2", "x", 0), ("2", "y", 1)]
+    (tmp_path / "run").write_text("1 _ a 1 3 r\n1 _ b 2 2 r\n1 _ c 3 1 r\n2 _ x 1 1 r\n")
+    (tmp_path / "gains").write_text("1 0 a 1.0\n1 0 c 1.0\n2 0 x 0.0\n2 0 y 1.0\n")
+    lines = {"INSTCWLMetric(2.0)": "INST(T=2)", "NERReq8CWLMetric(3)": "NERR8@3",
+             "BPMCWLMetric(2.0,3)": "BPM(T=2)@3", "NDCGCWLMetric(3)": "SDCG@3"}  # fmt: skip
+    (tmp_path / "metrics").write_text("\n".join(lines) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "cwl.cwl_eval", "gains", "run", "-m", "metrics"], cwd=tmp_path,
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    printed = {}
+    for row in done.stdout.splitlines():
+        topic, metric, value, *_ = row.split("\t")
+        printed[topic, metric.strip()] = float(value)
+    run_frame, qrels_frame = frames(run, qrels)
+    got = rk.evaluate(run_frame, qrels_frame, list(lines.values()), per_query=True)
+    ours = {(q, m): v for q, m, v in got.iter_rows()}
+    cwl_names = {"INST(T=2)": "INST-T=2.0", "NERR8@3": "NERR-EQ8@k=3",
+                 "BPM(T=2)@3": "BPM-Static-T=2.0-K=3", "SDCG@3": "NDCG-k@3"}  # fmt: skip
+    for (q, name), value in ours.items():
+        assert value == pytest.approx(printed[q, cwl_names[name]], abs=5e-5), (q, name)
+
+
+def _one(gains: list[float | None], name: str) -> float:
+    """Our value for one query whose run holds items with these relevance grades (None:
+    unjudged), in this order."""
+    items = [f"d{i}" for i in range(len(gains))]
+    run = pl.DataFrame({"query": ["q"] * len(items), "item": items,
+                        "score": [float(len(items) - i) for i in range(len(items))]})  # fmt: skip
+    judged = [(it, g) for it, g in zip(items, gains, strict=True) if g is not None]
+    qrels = pl.DataFrame({"query": ["q"] * len(judged), "item": [it for it, _ in judged],
+                          "relevance": [g for _, g in judged]},
+                         schema_overrides={"relevance": pl.Float64})  # fmt: skip
+    return rk.evaluate(run, qrels, [name])["value"][0]
+
+
+def test_cwl_by_hand() -> None:
+    squares = math.fsum(1.0 / i**2 for i in range(1, 1001))  # sum_{i<=1000} 1 / i^2
+    # INST(T=1), one item of gain 1: a_1 = 1 + 2 - 1 = 2, C_1 = (1/2)^2; then G = 1,
+    # a_i = i + 1, C_i = (i / (i + 1))^2: prod_{j<i} C_j = 1 / i^2 for every i <= 1000
+    assert _one([1], "INST") == pytest.approx(1.0 / squares, abs=1e-12)
+    # INSQ(T=1): weights 1 / (i + 1)^2; one gain 1 at position 2
+    insq = (1 / 9) / math.fsum(1.0 / (i + 1) ** 2 for i in range(1, 1001))
+    assert _one([0, 1], "INSQ") == pytest.approx(insq, abs=1e-12)
+    # NERR8@3, gains 0.5 0.5 1 (max_rel=2): S = 1, 0.5, 0.25:
+    # (0.5 + 0.25 + 0.25) / (1 + 0.5 + 0.25) = 4/7; an unjudged middle item: S = 1, 0.5,
+    # 0.5: (0.5 + 0.5) / 2
+    assert _one([1, 1, 2], "NERR8(max_rel=2)@3") == pytest.approx(4 / 7, abs=1e-15)
+    assert _one([1, None, 2], "NERR8(max_rel=2)@3") == pytest.approx(0.5, abs=1e-15)
+    # NERR9@3, same gains: S_i / i = 1, 0.25, 0.25/3
+    nerr9 = (0.5 + 0.5 * 0.25 + 0.25 / 3) / (1 + 0.25 + 0.25 / 3)
+    assert _one([1, 1, 2], "NERR9(max_rel=2)@3") == pytest.approx(nerr9, abs=1e-15)
+    # NERR10(p=0.5), gain 1 at position 1: the user always stops there
+    assert _one([1, 0, 1], "NERR10(p=0.5)") == 1.0
+    # SDCG@2, gain 1 at position 2: (1 / log2 3) / (1 + 1 / log2 3)
+    assert _one([0, 1], "SDCG@2") == pytest.approx(1 / (math.log2(3) + 1), abs=1e-15)
+    # BPM(T=2)@5, gains 1 0 1 1: the goal is reached at 3: 2 / 3; @2 stops first: 1 / 2;
+    # negative judgments gain 0
+    assert _one([1, -1, 1, 1], "BPM(T=2)@5") == pytest.approx(2 / 3, abs=1e-15)
+    assert _one([1, 0, 1, 1], "BPM(T=2)@2") == 0.5
+
+
+def test_bare_names_run_to_depth_1000() -> None:
+    # ir_measures requires a cutoff for NERR8/9, SDCG, BPM; without one we run to
+    # cwl-eval's depth (k = 1000): equal to @1000
+    for family in ("NERR8", "NERR9", "SDCG", "BPM"):
+        assert _one([1, 0, 1], family) == _one([1, 0, 1], f"{family}@1000")
+
+
+@pytest.mark.parametrize(
+    "name, problem",
+    [("INST(min_rel=2,max_rel=2)", "min_rel .* must be below max_rel"),
+     ("INST(T=0)", "T must be > 0"), ("NERR10(p=1.5)", "p must be <= 1"),
+     ("INSQ@5", "cutoff")],
+)  # fmt: skip
+def test_bad_parameters_are_named(name: str, problem: str) -> None:
+    run, qrels = frames([("q", "a", 1.0)], [("q", "a", 1)])
+    with pytest.raises(MeasureError, match=problem):
+        rk.evaluate(run, qrels, [name])
+
+
+@pytest.mark.parametrize("name", ["INST", "NERR8@5", "BPM@5", "INSQ", "SDCG@5"])
+def test_ties_average_is_refused_by_name(name: str) -> None:
+    run, qrels = frames([("q", "a", 1.0), ("q", "b", 1.0)], [("q", "a", 1)])
+    with pytest.raises(MeasureError, match=name.replace("@", "@")):
+        rk.evaluate(run, qrels, [name], ties="average")
