@@ -79,7 +79,15 @@ CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
         ('binG', 'mean', true, NULL),
         ('G', 'mean', true, NULL),
         ('Compat', 'mean', false, NULL),
-        ('Accuracy', 'mean', true, NULL)
+        ('Accuracy', 'mean', true, NULL),
+        ('INST', 'mean', false, NULL),
+        ('INSQ', 'mean', false, NULL),
+        ('NERR8', 'mean', true, NULL),
+        ('NERR9', 'mean', true, NULL),
+        ('NERR10', 'mean', false, NULL),
+        ('NERR11', 'mean', false, NULL),
+        ('SDCG', 'mean', true, NULL),
+        ('BPM', 'mean', true, NULL)
     ) AS t(family, aggregate, cutoff, at_param);
 CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
     SELECT * FROM (VALUES
@@ -132,7 +140,15 @@ CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
         ('BinG', 'binG'),
         ('G', 'G'),
         ('Compat', 'Compat'),
-        ('Accuracy', 'Accuracy')
+        ('Accuracy', 'Accuracy'),
+        ('INST', 'INST'),
+        ('INSQ', 'INSQ'),
+        ('NERR8', 'NERR8'),
+        ('NERR9', 'NERR9'),
+        ('NERR10', 'NERR10'),
+        ('NERR11', 'NERR11'),
+        ('SDCG', 'SDCG'),
+        ('BPM', 'BPM')
     ) AS t(name, family);
 CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
     SELECT * FROM (VALUES
@@ -192,7 +208,36 @@ CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
         ('Compat', 'p', '0.95', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
         ('Compat', 'normalize', 'true', ['true', 'false']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('Compat', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
-        ('Accuracy', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
+        ('Accuracy', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('INST', 'T', '1.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, false),
+        ('INST', 'min_rel', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('INST', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('INST', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('INSQ', 'T', '1.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, false),
+        ('INSQ', 'min_rel', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('INSQ', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('INSQ', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR8', 'min_rel', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR8', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR8', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR9', 'min_rel', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR9', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR9', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR10', 'p', '0.9', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
+        ('NERR10', 'min_rel', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR10', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR10', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR11', 'T', '1.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, false),
+        ('NERR11', 'min_rel', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR11', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NERR11', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('SDCG', 'min_rel', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('SDCG', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('SDCG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('BPM', 'T', '1.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, false),
+        ('BPM', 'min_rel', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('BPM', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('BPM', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
     ) AS t(family, param, default_value, choices, minimum, maximum, closed);
 CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
     SELECT * FROM (VALUES
@@ -244,7 +289,7 @@ CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
         ('spark', 'nDCG', 'gain', 'exp'),
         ('torchmetrics', 'AP', 'norm', 'hits')
     ) AS t(conventions, family, param, value);
-CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap';
+CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy, INST, INSQ, NERR8, NERR9, NERR10, NERR11, SDCG, BPM; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap';
 
 -- The measure parser: measure names as given -> one resolved spec per distinct name
 -- (twin of polars_rankeval/_parse.py: trec_eval aliases, Name(param=value,...)@k,
@@ -425,7 +470,8 @@ SELECT r._idx, r._name, r._family, r._agg, r._k, s._p_rel AS _level, s.* EXCLUDE
 FROM raised AS r
 LEFT JOIN (
     SELECT v._idx,
-        TRY_CAST(MAX(CASE WHEN v.param = 'a' THEN v.value END) AS DOUBLE) AS _p_a,
+        TRY_CAST(MAX(CASE WHEN v.param = 'T' THEN v.value END) AS DOUBLE) AS _p_T,
+            TRY_CAST(MAX(CASE WHEN v.param = 'a' THEN v.value END) AS DOUBLE) AS _p_a,
             TRY_CAST(MAX(CASE WHEN v.param = 'b' THEN v.value END) AS DOUBLE) AS _p_b,
             TRY_CAST(MAX(CASE WHEN v.param = 'beta' THEN v.value END) AS DOUBLE) AS _p_beta,
             TRY_CAST(MAX(CASE WHEN v.param = 'c' THEN v.value END) AS DOUBLE) AS _p_c,
@@ -434,6 +480,8 @@ LEFT JOIN (
             MAX(CASE WHEN v.param = 'gain' THEN v.value END) AS _p_gain,
             MAX(CASE WHEN v.param = 'ideal' THEN v.value END) AS _p_ideal,
             MAX(CASE WHEN v.param = 'interp' THEN v.value END) AS _p_interp,
+            TRY_CAST(MAX(CASE WHEN v.param = 'max_rel' THEN v.value END) AS DOUBLE) AS _p_max_rel,
+            TRY_CAST(MAX(CASE WHEN v.param = 'min_rel' THEN v.value END) AS DOUBLE) AS _p_min_rel,
             TRY_CAST(MAX(CASE WHEN v.param = 'mult' THEN v.value END) AS DOUBLE) AS _p_mult,
             MAX(CASE WHEN v.param = 'norm' THEN v.value END) AS _p_norm,
             MAX(CASE WHEN v.param = 'normalize' THEN v.value END) AS _p_normalize,

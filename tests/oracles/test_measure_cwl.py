@@ -252,3 +252,23 @@ def test_ties_average_is_refused_by_name(name: str) -> None:
     run, qrels = frames([("q", "a", 1.0), ("q", "b", 1.0)], [("q", "a", 1)])
     with pytest.raises(MeasureError, match=name.replace("@", "@")):
         rk.evaluate(run, qrels, [name], ties="average")
+
+
+@pytest.mark.parametrize("name", ["INST", "INSQ", "NERR8@5", "NERR9@5", "NERR10", "NERR11",
+                                  "SDCG@5", "BPM@5"])  # fmt: skip
+def test_sql_refuses_them_by_name(name: str) -> None:
+    """No SQL form yet (tests/helpers.py POLARS_ONLY): engine='duckdb' and the generated
+    SQL entry point refuse each by name."""
+    import duckdb
+
+    from polars_rankeval.engines.duckdb import install_entry_point
+
+    run, qrels = frames([("q", "a", 2.0), ("q", "b", 1.0)], [("q", "a", 1)])
+    with pytest.raises(rk.RankevalError, match=name.split("@")[0]):
+        rk.evaluate(run, qrels, [name], engine="duckdb")
+    con = duckdb.connect()
+    install_entry_point(con)
+    con.register("r", run.to_arrow())
+    con.register("j", qrels.to_arrow())
+    with pytest.raises(duckdb.Error, match=f"{name} is not available in SQL"):
+        con.sql(f"SELECT * FROM rankeval_summary('r', 'j', ['{name}'])").fetchall()

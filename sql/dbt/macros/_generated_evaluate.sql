@@ -44,6 +44,7 @@ _specs AS (
 {% for name, spec in specs %}
         SELECT {{ loop.index }} AS _idx, '{{ name | replace("'", "''") }}' AS _name, '{{ spec.family }}' AS _family, '{{ spec.aggregate }}' AS _agg,
             {% if spec.k is none %}CAST(NULL AS INTEGER){% else %}{{ spec.k }}{% endif %} AS _k, CAST({{ spec.rel }} AS {{ rankeval.double() }}) AS _level,
+            {% if spec.get('T') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['T'] }} AS {{ rankeval.double() }}){% endif %} AS _p_T,
             {% if spec.get('a') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['a'] }} AS {{ rankeval.double() }}){% endif %} AS _p_a,
             {% if spec.get('b') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['b'] }} AS {{ rankeval.double() }}){% endif %} AS _p_b,
             {% if spec.get('beta') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['beta'] }} AS {{ rankeval.double() }}){% endif %} AS _p_beta,
@@ -53,6 +54,8 @@ _specs AS (
             {% if spec.get('gain') is none %}CAST(NULL AS {{ rankeval.text() }}){% else %}'{{ spec['gain'] }}'{% endif %} AS _p_gain,
             {% if spec.get('ideal') is none %}CAST(NULL AS {{ rankeval.text() }}){% else %}'{{ spec['ideal'] }}'{% endif %} AS _p_ideal,
             {% if spec.get('interp') is none %}CAST(NULL AS {{ rankeval.text() }}){% else %}'{{ spec['interp'] }}'{% endif %} AS _p_interp,
+            {% if spec.get('max_rel') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['max_rel'] }} AS {{ rankeval.double() }}){% endif %} AS _p_max_rel,
+            {% if spec.get('min_rel') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['min_rel'] }} AS {{ rankeval.double() }}){% endif %} AS _p_min_rel,
             {% if spec.get('mult') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['mult'] }} AS {{ rankeval.double() }}){% endif %} AS _p_mult,
             {% if spec.get('norm') is none %}CAST(NULL AS {{ rankeval.text() }}){% else %}'{{ spec['norm'] }}'{% endif %} AS _p_norm,
             {% if spec.get('normalize') is none %}CAST(NULL AS {{ rankeval.text() }}){% else %}'{{ spec['normalize'] }}'{% endif %} AS _p_normalize,

@@ -741,6 +741,294 @@
      "closed": false
     }
    ]
+  },
+  "INST": {
+   "aggregate": "mean",
+   "cutoff": false,
+   "at_param": none,
+   "params": [
+    {
+     "name": "T",
+     "default": 1.0,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "min_rel",
+     "default": 0.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "max_rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "INSQ": {
+   "aggregate": "mean",
+   "cutoff": false,
+   "at_param": none,
+   "params": [
+    {
+     "name": "T",
+     "default": 1.0,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "min_rel",
+     "default": 0.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "max_rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "NERR8": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "min_rel",
+     "default": 0.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "max_rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "NERR9": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "min_rel",
+     "default": 0.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "max_rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "NERR10": {
+   "aggregate": "mean",
+   "cutoff": false,
+   "at_param": none,
+   "params": [
+    {
+     "name": "p",
+     "default": 0.9,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": 1.0,
+     "closed": true
+    },
+    {
+     "name": "min_rel",
+     "default": 0.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "max_rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "NERR11": {
+   "aggregate": "mean",
+   "cutoff": false,
+   "at_param": none,
+   "params": [
+    {
+     "name": "T",
+     "default": 1.0,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "min_rel",
+     "default": 0.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "max_rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "SDCG": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "min_rel",
+     "default": 0.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "max_rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "BPM": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "T",
+     "default": 1.0,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "min_rel",
+     "default": 0.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "max_rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
   }
  },
  "names": [
@@ -943,6 +1231,38 @@
   [
    "Accuracy",
    "Accuracy"
+  ],
+  [
+   "INST",
+   "INST"
+  ],
+  [
+   "INSQ",
+   "INSQ"
+  ],
+  [
+   "NERR8",
+   "NERR8"
+  ],
+  [
+   "NERR9",
+   "NERR9"
+  ],
+  [
+   "NERR10",
+   "NERR10"
+  ],
+  [
+   "NERR11",
+   "NERR11"
+  ],
+  [
+   "SDCG",
+   "SDCG"
+  ],
+  [
+   "BPM",
+   "BPM"
   ]
  ],
  "trec": [
@@ -1112,6 +1432,6 @@
    }
   }
  },
- "known": "known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap"
+ "known": "known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy, INST, INSQ, NERR8, NERR9, NERR10, NERR11, SDCG, BPM; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap"
 }) }}
 {% endmacro %}
