@@ -14,6 +14,9 @@ it) divided by ``sum_m prod_{j<m} C_j``; the measure is its continuation probabi
   position past the run's end gains 0 (cwl-eval's lower bound, ``worse_case``);
 * every item costs 1.
 
+With ``ties="average"``, INSQ and SDCG (linear in the gains) put each tie group's mean
+gain at its positions; the others (products of the gains) refuse it.
+
 Per position the weights have closed forms (``B(m)`` a table of cumulative sums of
 ``b``), so only the judged rows are aggregated; the unjudged positions between them are
 sums of ``b`` over ranges.
@@ -88,19 +91,22 @@ def _table(kind: str, value: float, depth: int) -> pl.Series:
     return pl.Series([0.0] + [base(i) for i in range(1, depth + 1)]).cum_sum()
 
 
-def _rows(m: Measure, j: Judged) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+def _rows(m: Measure, j: Judged, gain: pl.Expr | None = None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """(position, gain, next position) of the rows within the depth, in rank order; the
-    next position of the last row is depth + 1."""
+    next position of the last row is depth + 1.  ``gain``: per row, in rank order
+    (default: the row's own)."""
     keep = (j.pos <= _depth(m)).sort_by(j.pos)
     pos = j.pos.sort().filter(keep).cast(pl.Float64)
-    gain = _gain(m, j).sort_by(j.pos).filter(keep)
+    gain = (_gain(m, j).sort_by(j.pos) if gain is None else gain).filter(keep)
     return pos, gain, pos.shift(-1, fill_value=float(_depth(m)))
 
 
-def _weighted(m: Measure, j: Judged, table: pl.Series, *, stopping: bool) -> pl.Expr:
+def _weighted(
+    m: Measure, j: Judged, table: pl.Series, *, stopping: bool, gain: pl.Expr | None = None
+) -> pl.Expr:
     """sum_r S_{r-1} g_r b(p_r) / (B(p_1) + sum_r S_r (B(next_r) - B(p_r))): S_r is the
     product of (1 - g) over rows 1..r when the gain stops the user (NERR), else 1."""
-    pos, gain, nxt = _rows(m, j)
+    pos, gain, nxt = _rows(m, j, gain)
     index = pos.cast(pl.Int64)
     b = lookup(table, index) - lookup(table, index - 1)
     after = (1.0 - gain).cum_prod() if stopping else pl.lit(1.0)
@@ -109,6 +115,32 @@ def _weighted(m: Measure, j: Judged, table: pl.Series, *, stopping: bool) -> pl.
     first = lookup(table, pos.first().fill_null(float(_depth(m))).cast(pl.Int64)).first()
     rest = after * (lookup(table, nxt.cast(pl.Int64)) - lookup(table, index))
     return (before * gain * b).sum() / (first + rest.sum())
+
+
+def _tie_mean_gain(m: Measure, j: Judged) -> pl.Expr:
+    """Per row, in rank order: the mean gain of its tie group (every row of the query is
+    there with ties="average", at positions 1..n; the group holds above+1..above+size)."""
+    assert j.ties is not None
+    gain = _gain(m, j).sort_by(j.pos)
+    size = j.ties.size.sort_by(j.pos)
+    start = j.ties.above.sort_by(j.pos).cast(pl.Int64)  # 0-based index of its first row
+    total = gain.cum_sum()
+    # the group's sum: the running sum at its last row minus the one before its first
+    return (total.gather(start + size.cast(pl.Int64) - 1) - (total - gain).gather(start)) / size
+
+
+def _linear(kind: str, value: Callable[[Measure], float], depth: Callable[[Measure], int]):
+    """(expression, expected): a measure linear in the gains (INSQ, SDCG), whose expected
+    value over the orderings of tied rows puts each group's mean gain at its positions."""
+
+    def expression(m: Measure, j: Judged) -> pl.Expr:
+        return _weighted(m, j, _table(kind, value(m), depth(m)), stopping=False)
+
+    def expected(m: Measure, j: Judged) -> pl.Expr:
+        table = _table(kind, value(m), depth(m))
+        return _weighted(m, j, table, stopping=False, gain=_tie_mean_gain(m, j))
+
+    return expression, expected
 
 
 def _trigamma(x: pl.Expr) -> pl.Expr:
@@ -158,6 +190,9 @@ def _family(name: str, order: int, **kw: object) -> Family:
     return register(Family(name=name, order=order, trec_eval="- (cwl-eval)", **kw))  # type: ignore[arg-type]
 
 
+_INSQ = _linear("square", lambda m: float(m["T"]), lambda m: DEPTH)
+_SDCG = _linear("log", lambda m: 0.0, _depth)
+
 INST = _family(
     "INST", 320, cutoff=False, params=(GOAL, MIN_REL, MAX_REL),
     examples=("INST(T=2,max_rel=4)", "INST(T=0.5,min_rel=1,max_rel=3)"),
@@ -173,7 +208,7 @@ INSQ = _family(
     summary="INSQ (Moffat et al. 2012): expected gain per item with the continuation "
     "((i + 2T - 1) / (i + 2T))^2.",
     formula="sum_i g_i / (i + 2T - 1)^2 / sum_{i=1..1000} 1 / (i + 2T - 1)^2" + GAIN_NOTE,
-    expression=lambda m, j: _weighted(m, j, _table("square", float(m["T"]), DEPTH), stopping=False),
+    expression=_INSQ[0], expected=_INSQ[1],
 )  # fmt: skip
 NERR8 = _family(
     "NERR8", 322, params=(MIN_REL, MAX_REL), examples=("NERR8(max_rel=4)@5",),
@@ -216,7 +251,7 @@ SDCG = _family(
     "1, as if k fully relevant items existed.",
     formula="sum_{i<=k} g_i / log2(i + 1) / sum_{i<=k} 1 / log2(i + 1); k = 1000 without "
     "a cutoff" + GAIN_NOTE,
-    expression=lambda m, j: _weighted(m, j, _table("log", 0.0, _depth(m)), stopping=False),
+    expression=_SDCG[0], expected=_SDCG[1],
 )  # fmt: skip
 BPM = _family(
     "BPM", 327, params=(GOAL, MIN_REL, MAX_REL), examples=("BPM(T=2,max_rel=4)@5",),
