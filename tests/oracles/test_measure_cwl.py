@@ -161,19 +161,48 @@ def test_cwl_matches_cwl_eval(case: tuple[Rows, Rows], tmp_path_factory) -> None
         assert ours[key] == pytest.approx(value, abs=1e-9), (key, ours[key], value)
 
 
-def test_cwl_eval_command_line(tmp_path: Path) -> None:
-    # cwl-eval's own program on files (run as its cwl-eval script does: its package's
-    # directory on the path, for its metrics-file loader); it prints 4 decimals
+# cwl-eval's own test files (github.com/ireval/cwl, cwl/tests/test_qrel_file and
+# test_result_file): gains in 0..1, the same ten items ranked D1..D10 for T1, T2, T3
+CWL_GAINS = {
+    "T1": {"D1": 1.0, "D2": 0.0, "D3": 1.0, "D4": 1.0, "D7": 1.0, "D8": 0.0, "D9": 1.0,
+           "D10": 0.0},
+    "T2": {"D1": 0.2, "D2": 0.4, "D5": 1.0, "D6": 0.0, "D7": 0.2, "D8": 1.0, "D9": 0.4,
+           "D10": 0.0},
+    "T3": {"D4": 0.0, "D5": 0.0, "D6": 0.8, "D7": 0.2, "D8": 0.4, "D9": 0.0, "D10": 1.0},
+}  # fmt: skip
+# its metrics-file lines, the names it prints, and ours
+CWL_LINES = {
+    "INSTCWLMetric(1.0)": ("INST-T=1.0", "INST"),
+    "INSTCWLMetric(2.0)": ("INST-T=2.0", "INST(T=2)"),
+    "INSQCWLMetric(1.0)": ("INSQ-T=1.0", "INSQ"),
+    "INSQCWLMetric(2.0)": ("INSQ-T=2.0", "INSQ(T=2)"),
+    "NDCGCWLMetric(5)": ("NDCG-k@5", "SDCG@5"),
+    "NDCGCWLMetric(10)": ("NDCG-k@10", "SDCG@10"),
+    "BPMCWLMetric(1,1000)": ("BPM-Static-T=1-K=1000", "BPM(T=1)@1000"),
+    "BPMCWLMetric(1000,10)": ("BPM-Static-T=1000-K=10", "BPM(T=1000)@10"),
+    "BPMCWLMetric(1.2,10)": ("BPM-Static-T=1.2-K=10", "BPM(T=1.2)@10"),
+    "NERReq8CWLMetric(5)": ("NERR-EQ8@k=5", "NERR8@5"),
+    "NERReq9CWLMetric(5)": ("NERR-EQ9@k=5", "NERR9@5"),
+    "NERReq10CWLMetric(0.9)": ("NERR-EQ10@phi=0.9", "NERR10"),
+    "NERReq11CWLMetric(2.0)": ("NERR-EQ11@T=2.0", "NERR11(T=2)"),
+}
+
+
+def test_cwl_eval_command_line_on_its_test_files(tmp_path: Path) -> None:
+    """cwl-eval's own program on its own test files (run as its cwl-eval script does:
+    its package's directory on the path, for its metrics-file loader); it prints 4
+    decimals.  (Its README's sample output matches none of its shipped files: there
+    P@5 = 0.36 for T1, where T1's gains give 0.6.)"""
     import cwl
 
     env = {**os.environ, "PYTHONPATH": str(Path(cwl.__file__).parent)}
-    run = [("1", "a", 3.0), ("1", "b", 2.0), ("1", "c", 1.0), ("2", "x", 1.0)]
-    qrels = [("1", "a", 1), ("1", "c", 1), ("2", "x", 0), ("2", "y", 1)]
-    (tmp_path / "run").write_text("1 _ a 1 3 r\n1 _ b 2 2 r\n1 _ c 3 1 r\n2 _ x 1 1 r\n")
-    (tmp_path / "gains").write_text("1 0 a 1.0\n1 0 c 1.0\n2 0 x 0.0\n2 0 y 1.0\n")
-    lines = {"INSTCWLMetric(2.0)": "INST(T=2)", "NERReq8CWLMetric(3)": "NERR8@3",
-             "BPMCWLMetric(2.0,3)": "BPM(T=2)@3", "NDCGCWLMetric(3)": "SDCG@3"}  # fmt: skip
-    (tmp_path / "metrics").write_text("\n".join(lines) + "\n")
+    items = [f"D{i}" for i in range(1, 11)]
+    (tmp_path / "run").write_text("".join(f"{t} E1 {it} {i + 1} {10 - i} R1\n"
+                                          for t in CWL_GAINS for i, it in enumerate(items)))  # fmt: skip
+    (tmp_path / "gains").write_text("".join(f"{t} 00 {it} {g}\n"
+                                            for t, gains in CWL_GAINS.items()
+                                            for it, g in gains.items()))  # fmt: skip
+    (tmp_path / "metrics").write_text("\n".join(CWL_LINES) + "\n")
     done = subprocess.run(
         [sys.executable, "-m", "cwl.cwl_eval", "gains", "run", "-m", "metrics"], cwd=tmp_path,
         capture_output=True, text=True, check=True, env=env,
@@ -182,13 +211,18 @@ def test_cwl_eval_command_line(tmp_path: Path) -> None:
     for row in done.stdout.splitlines():
         topic, metric, value, *_ = row.split("\t")
         printed[topic, metric.strip()] = float(value)
-    run_frame, qrels_frame = frames(run, qrels)
-    got = rk.evaluate(run_frame, qrels_frame, list(lines.values()), per_query=True)
-    ours = {(q, m): v for q, m, v in got.iter_rows()}
-    cwl_names = {"INST(T=2)": "INST-T=2.0", "NERR8@3": "NERR-EQ8@k=3",
-                 "BPM(T=2)@3": "BPM-Static-T=2.0-K=3", "SDCG@3": "NDCG-k@3"}  # fmt: skip
-    for (q, name), value in ours.items():
-        assert value == pytest.approx(printed[q, cwl_names[name]], abs=5e-5), (q, name)
+    assert len(printed) == 3 * len(CWL_LINES)
+    run = pl.DataFrame({"query": [t for t in CWL_GAINS for _ in items], "item": items * 3,
+                        "score": [float(10 - i) for i in range(10)] * 3})  # fmt: skip
+    qrels = pl.DataFrame([(t, it, g) for t, gains in CWL_GAINS.items() for it, g in gains.items()],
+                         schema=["query", "item", "relevance"], orient="row")  # fmt: skip
+    ours = {name for _, name in CWL_LINES.values()}
+    got = rk.evaluate(run, qrels, sorted(ours), per_query=True)
+    values = {(q, m): v for q, m, v in got.iter_rows()}
+    for cwl_name, name in CWL_LINES.values():
+        for topic in CWL_GAINS:
+            assert values[topic, name] == pytest.approx(printed[topic, cwl_name], abs=5e-5), (
+                topic, name, values[topic, name], printed[topic, cwl_name])  # fmt: skip
 
 
 def _one(gains: list[float | None], name: str) -> float:
