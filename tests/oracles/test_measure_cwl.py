@@ -29,6 +29,7 @@ from hypothesis import given, settings
 
 import polars_rankeval as rk
 from polars_rankeval._errors import MeasureError
+from tests.helpers import examples
 from tests.oracles.ir_measures_data import SETTINGS, Rows, cases, frames, our_values
 from tests.oracles.pytrec_data import trec_ranks
 
@@ -81,7 +82,7 @@ def _irm_values(run: Rows, qrels: Rows) -> tuple[dict, dict]:
     return per_query, means
 
 
-@settings(SETTINGS, max_examples=25)
+@settings(SETTINGS, max_examples=examples(25))
 @given(case=cases())
 def test_cwl_matches_ir_measures(case: tuple[Rows, Rows]) -> None:
     run, qrels = case
@@ -150,7 +151,7 @@ def _cwl_eval_values(run: Rows, qrels: Rows, tmp: Path) -> dict:
     return out
 
 
-@settings(SETTINGS, max_examples=25)
+@settings(SETTINGS, max_examples=examples(25))
 @given(case=cases())
 def test_cwl_matches_cwl_eval(case: tuple[Rows, Rows], tmp_path_factory) -> None:
     run, qrels = case
@@ -339,3 +340,25 @@ def test_sql_refuses_them_by_name(name: str) -> None:
     con.register("j", qrels.to_arrow())
     with pytest.raises(duckdb.Error, match=f"{name} is not available in SQL"):
         con.sql(f"SELECT * FROM rankeval_summary('r', 'j', ['{name}'])").fetchall()
+
+
+def test_runs_longer_than_the_depth_are_cut_at_1000() -> None:
+    """cwl-eval (max_n = 1000) reads the first 1000 rows: a 1200-row run, gains spread
+    over it (some past 1000), against ir_measures' provider."""
+    n = 1200
+    items = [f"d{i}" for i in range(n)]
+    grades = {it: (i * 7) % 5 - 1 for i, it in enumerate(items) if i % 3 == 0 or i > 995}
+    run = [("q", it, float(n - i)) for i, it in enumerate(items)]
+    qrels = [("q", it, g) for it, g in grades.items()]
+    ours = our_values(run, qrels, NAMES, "polars")
+    expected, _ = _irm_values(run, qrels)
+    for key, value in expected.items():
+        assert ours[key] == pytest.approx(value, abs=1e-9), (key, ours[key], value)
+    # nothing past position 1000 counts: only d1000.. relevant gives 0
+    late = [("q", it, 1) for it in items[1000:]]
+    assert _one_frame(run, late, ["INST", "INSQ", "NERR10", "SDCG", "BPM"]) == [0.0] * 5
+
+
+def _one_frame(run: Rows, qrels: Rows, names: list[str]) -> list[float]:
+    run_frame, qrels_frame = frames(run, qrels)
+    return rk.evaluate(run_frame, qrels_frame, names)["value"].to_list()
