@@ -14,6 +14,10 @@ it) divided by ``sum_m prod_{j<m} C_j``; the measure is its continuation probabi
   position past the run's end gains 0 (cwl-eval's lower bound, ``worse_case``);
 * every item costs 1.
 
+Tied scores: cwl-eval reads the run in file order (it ignores the score and rank
+columns) and ir_measures sorts by score, ties in input order; here, as for every
+measure, ties="trec_eval" orders them as trec_eval does (item descending).
+
 With ``ties="average"``, INSQ and SDCG (linear in the gains) put each tie group's mean
 gain at its positions; the others (products of the gains) refuse it.
 
