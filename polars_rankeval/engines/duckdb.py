@@ -224,15 +224,17 @@ def _sources(judgement: Judgement, spec: Spec) -> _Sources:
 
 def _count_checks(
     con: _duckdb.DuckDBPyConnection, judgement: Judgement, sources: _Sources, n_by: int,
-    *, first: bool,
+    *, first: bool, top: int | None,
 ) -> tuple[dict[str, int], int]:
     """Counts of every data check (by check name), in one scan of each source table,
     and (``first``: duplicates='first', whose warning gives it) the number of run rows
-    repeating the (by..., query, item) of another row."""
+    repeating the (by..., query, item) of another row (within the ``top`` rows of
+    their query, as the polars engine counts them)."""
     run_keys = [*(f"_b{n}" for n in range(n_by)), "_q", "item"]
     repeated_sql = (
         f"COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT {', '.join(run_keys)} "
         f"FROM {RUN_SOURCE}) AS d)"
+        if top is None else _repeated_in_top(run_keys, top, score_mode=sources.score_mode)
     )
     counts: dict[str, int] = {}
     repeated = 0
@@ -257,6 +259,19 @@ def _count_checks(
             else:
                 repeated = int(value or 0)
     return counts, repeated
+
+
+def _repeated_in_top(run_keys: list[str], top: int, *, score_mode: bool) -> str:
+    """The run rows within the first ``top`` positions of their query (trec_eval's
+    order, the macro's) that repeat a better-ranked row's (by..., query, item)."""
+    query_keys = ", ".join(run_keys[:-1])
+    best = "CAST(score AS REAL) DESC" if score_mode else "_rank"
+    return (
+        f"(SELECT COUNT(*) FROM (SELECT ROW_NUMBER() OVER (PARTITION BY {query_keys} "
+        f"ORDER BY {best}, CAST(item AS VARCHAR) DESC) AS _pos, ROW_NUMBER() OVER "
+        f"(PARTITION BY {', '.join(run_keys)} ORDER BY {best}) AS _nth FROM {RUN_SOURCE}) "
+        f"AS t WHERE t._pos <= {int(top)} AND t._nth > 1)"
+    )
 
 
 class _Plan(Protocol):
@@ -285,7 +300,7 @@ def _run(
         # which the SQL's own checks cannot
         counts, repeated = _count_checks(
             con, judgement, sources, len(spec.options.by),
-            first=spec.options.duplicates == "first",
+            first=spec.options.duplicates == "first", top=_pushed_top(spec),
         )
         raise_for_checks(
             pl.DataFrame({name: [value] for name, value in counts.items()}),
@@ -320,8 +335,19 @@ def _plan(spec: Spec, sources: _Sources) -> _Plan:
     if spec.options.ties == "average":
         return AverageQuery(spec, score_mode=sources.score_mode, run_source=RUN_SOURCE)
     return EntryQuery(
-        spec, score_mode=sources.score_mode, run_source=RUN_SOURCE, qrels_source=QRELS_SOURCE
+        spec, score_mode=sources.score_mode, run_source=RUN_SOURCE, qrels_source=QRELS_SOURCE,
+        top=_pushed_top(spec),
     )
+
+
+def _pushed_top(spec: Spec) -> int | None:
+    """``top`` when the macro applies it (``top :=``): with qrels and ties='first'.
+    Otherwise the run is cut in polars first (:func:`per_query`): without qrels the
+    judgments are the kept rows' own labels, and the ties='average' macros take no top."""
+    options = spec.options
+    if spec.qrels is None or options.ties == "average":
+        return None
+    return options.top
 
 
 def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
@@ -331,7 +357,7 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     Bad input raises the polars engine's :class:`InputError` (schemas now, data checks
     at collect time) and skipped data gives the same warnings."""
     options = spec.options
-    if options.top is not None:  # the same rows as the polars engine, checks included
+    if options.top is not None and _pushed_top(spec) is None:  # the polars engine's rows
         spec = replace(spec, run=keep_top(
             spec.run.lazy(), options.top, columns=spec.columns, by=options.by
         ))

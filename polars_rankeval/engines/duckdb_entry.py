@@ -84,7 +84,7 @@ def _long_rows(spec: Spec, *, score_mode: bool, run_table: str, qrels_table: str
         f"rankeval_per_query('{run_table}', '{qrels_table}', $measures, "
         f"\"by\" := [{', '.join(groups)}]::VARCHAR[], query := '{'_q' if has_qrels else '_k'}', "
         f"item := 'item', {order}, relevance := 'relevance', complete := $complete, "
-        "duplicates := $duplicates)"
+        "duplicates := $duplicates, top := $top)"
     )
     if has_qrels:
         keys = [*(f"v._b{n}" for n in range(len(by))), "v._q"]
@@ -110,9 +110,10 @@ class EntryQuery:
     ``_in_qrels``), with a row per run key and per qrels query."""
 
     def __init__(
-        self, spec: Spec, *, score_mode: bool, run_source: str, qrels_source: str
+        self, spec: Spec, *, score_mode: bool, run_source: str, qrels_source: str,
+        top: int | None = None,
     ) -> None:
-        self.spec, self.score_mode = spec, score_mode
+        self.spec, self.score_mode, self.top = spec, score_mode, top
         self.run_source, self.qrels_source = run_source, qrels_source
         self.keys = [*(f"_b{n}" for n in range(len(spec.options.by))), "_q"]
         # value columns: _m{i} by measure, stat columns (complete=True fills the queries
@@ -171,7 +172,7 @@ class EntryQuery:
         names = list(dict.fromkeys(self.columns.values()))
         params: dict[str, object] = {
             "measures": names, "complete": self.spec.options.complete,
-            "duplicates": self.spec.options.duplicates,
+            "duplicates": self.spec.options.duplicates, "top": self.top,
             **{f"n{i}": name for i, name in enumerate(names)},
         }
         pivot = ", ".join(
