@@ -9,6 +9,11 @@ is what ``evaluate(..., engine="duckdb")`` runs: the same checks, warnings and n
 as the polars engine, computed by ``rankeval_per_query`` in an in-process DuckDB when
 the result is collected (by the low-level ``rankeval_<family>_expected`` macros for
 ``ties="average"``, which the entry point does not take yet).
+
+The macros are installed once per process, in one of two in-memory databases: small
+in-memory inputs (:data:`SMALL_ROWS`) go to one that plans without DuckDB's optimizer on
+one thread (planning the entry macro is most of a small call), the rest to the default
+one.  With qrels, ``top`` is the macro's ``top :=``.
 """
 
 from __future__ import annotations
