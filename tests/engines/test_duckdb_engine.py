@@ -366,9 +366,9 @@ def test_small_and_default_databases_give_the_same_bits(
     used: list[bool] = []
     connection = duckdb_engine._connection
 
-    def spy(*, small: bool = False) -> duckdb.DuckDBPyConnection:
+    def spy(*, small: bool = False, low_level: bool = False) -> duckdb.DuckDBPyConnection:
         used.append(small)
-        return connection(small=small)
+        return connection(small=small, low_level=low_level)
 
     monkeypatch.setattr(duckdb_engine, "_connection", spy)
     kw = {**kw, "per_query": True}
@@ -411,3 +411,25 @@ def test_top_without_qrels_still_cuts_the_run_first() -> None:
     polars (the macro would read labels beyond top)."""
     run = RUN.with_columns(relevant=pl.Series([0, 1, 1, 1, 0]))
     _same(run, None, ["NumRel", "AP", "P@1"], top=1, per_query=True)
+
+
+def test_low_level_layer_installed_only_for_ties_average(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh engine database gets the entry point only; the first ties='average' call
+    adds the per-family macros it runs; both give the polars engine's numbers."""
+    monkeypatch.setattr(duckdb_engine, "_DATABASES", {})
+    monkeypatch.setattr(duckdb_engine, "_WITH_LOW_LEVEL", set())
+    entry, low_level = duckdb_engine._sql_parts()
+    assert "CREATE OR REPLACE MACRO rankeval_per_query(" in entry
+    assert "CREATE OR REPLACE MACRO rankeval_AP(" in low_level
+    assert "rankeval_AP(" not in entry and "rankeval_per_query(" not in low_level
+
+    def macros() -> set[str]:
+        database = duckdb_engine._DATABASES[True]
+        rows = database.execute("SELECT function_name FROM duckdb_functions() "
+                                "WHERE function_name LIKE 'rankeval_%'").fetchall()
+        return {name for (name,) in rows}
+
+    _same(RUN, QRELS, per_query=True)
+    assert "rankeval_per_query" in macros() and "rankeval_AP" not in macros()
+    _same(RUN, QRELS, ["AP", "P@2"], ties="average", per_query=True)
+    assert "rankeval_AP" in macros()
