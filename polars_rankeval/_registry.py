@@ -313,15 +313,34 @@ class Measure:
         return float(self["rel"])
 
     def __str__(self) -> str:
+        return self._name(_format_value)
+
+    @property
+    def exact_name(self) -> str:
+        """The canonical name with every float written exactly (``repr``: it reads back
+        as the same float), where ``str()`` rounds to 6 digits for display.  It omits
+        the defaults as ``str()`` does, so it parses back to this measure under the
+        default conventions ('trec_eval', no presets) and ``rel``.
+
+        >>> from polars_rankeval._parse import parse_measure
+        >>> m = parse_measure("RBP(p=0.123456789)@10")
+        >>> str(m), m.exact_name
+        ('RBP(p=0.123457)@10', 'RBP(p=0.123456789)@10')
+        >>> parse_measure(m.exact_name) == m
+        True
+        """
+        return self._name(_exact_value)
+
+    def _name(self, value_text: Callable[[ParamValue], str]) -> str:
         at = self.family.at_param
         changed = [
-            f"{name}={_format_value(value)}"
+            f"{name}={value_text(value)}"
             for name, value in self.params
             if value != self.family.param(name).default and name != at
         ]
         text = self.family.name + (f"({','.join(changed)})" if changed else "")
         if at is not None:
-            return f"{text}@{_format_value(self[at])}"
+            return f"{text}@{value_text(self[at])}"
         return text + (f"@{self.k}" if self.k is not None else "")
 
     def expression(self, judged: Judged) -> pl.Expr:
@@ -362,6 +381,11 @@ def _format_value(value: ParamValue) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def _exact_value(value: ParamValue) -> str:
+    # repr() of a float is the shortest text that reads back as the same float
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 REGISTRY: dict[str, Family] = {}

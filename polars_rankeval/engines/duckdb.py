@@ -9,6 +9,11 @@ is what ``evaluate(..., engine="duckdb")`` runs: the same checks, warnings and n
 as the polars engine, computed by ``rankeval_per_query`` in an in-process DuckDB when
 the result is collected (by the low-level ``rankeval_<family>_expected`` macros for
 ``ties="average"``, which the entry point does not take yet).
+
+The macros are installed once per process, in one of two in-memory databases: small
+in-memory inputs (:data:`SMALL_ROWS`) go to one that plans without DuckDB's optimizer on
+one thread (planning the entry macro is most of a small call), the rest to the default
+one.  With qrels, ``top`` is the macro's ``top :=``.
 """
 
 from __future__ import annotations
@@ -90,32 +95,69 @@ def install_entry_point(con: _duckdb.DuckDBPyConnection) -> None:
     con.execute(sql_dir().joinpath(ENTRY).read_text(encoding="utf-8"))
 
 
-_DATABASE: _duckdb.DuckDBPyConnection | None = None
+# Inputs up to this many run rows (frames in memory) go to the small-input database.
+SMALL_ROWS = 100_000
+
+# The small-input database plans without DuckDB's optimizer and runs on the calling
+# thread: a small call is mostly planning (~0.05 s of optimizer on the entry macro), and
+# worker threads only add hand-offs on a few rows.  The optimizer changes how rows are
+# computed, never which values come out (the sums are ordered: the same bits).
+_SMALL_CONFIG: dict[str, object] = {"threads": 1, "enable_optimizer": False}
+
+_DATABASES: dict[bool, _duckdb.DuckDBPyConnection] = {}
+_WITH_LOW_LEVEL: set[bool] = set()  # the databases that have the low-level layer too
 _DATABASE_LOCK = threading.Lock()
 
+# Where sql/rankeval.sql's low-level layer (the per-family macros) begins.
+_LOW_LEVEL = "-- The low-level layer"
 
-def _connection() -> _duckdb.DuckDBPyConnection:
-    """A new connection to a process-wide in-memory database that has the macros.
 
-    Installing the macros once saves ~0.1 s per evaluation; each evaluation gets its
-    own connection (a cursor), so its temporary views and registered frames are its
-    own, and concurrent evaluations do not meet.
+def _sql_parts() -> tuple[str, str]:
+    """sql/rankeval.sql as (the entry point, the low-level layer): the entry point does
+    not call the low-level macros, which only ties='average' runs ("" when the file has
+    no such part: everything is installed at once)."""
+    text = sql_dir().joinpath(ENTRY).read_text(encoding="utf-8")
+    entry, marker, low_level = text.partition(_LOW_LEVEL)
+    return (entry, marker + low_level) if marker else (text, "")
+
+
+def _connection(*, small: bool = False, low_level: bool = False) -> _duckdb.DuckDBPyConnection:
+    """A new connection to a process-wide in-memory database that has the macros
+    (``small``: the one tuned for small inputs, :data:`_SMALL_CONFIG`; ``low_level``:
+    with the low-level layer too, installed the first time it is asked for).
+
+    Installing the macros once per process saves ~0.2 s per evaluation, installing the
+    low-level layer only for ties='average' half of that on the first call; each
+    evaluation gets its own connection (a cursor), so its temporary views and
+    registered frames are its own, and concurrent evaluations do not meet.
     """
-    global _DATABASE
     import duckdb
 
     with _DATABASE_LOCK:
-        if _DATABASE is None:
+        database = _DATABASES.get(small)
+        if database is None:
             # row order is never relied upon (results are sorted in polars): not keeping
             # it lets DuckDB stream more.  It spills to the system's temporary folder
             # (an in-memory database's default is ./.tmp, the user's working folder).
             spill = os.path.join(tempfile.gettempdir(), f"rankeval-duckdb-{os.getpid()}")
-            database = duckdb.connect(
-                config={"preserve_insertion_order": False, "temp_directory": spill}
-            )
-            install_entry_point(database)  # the low-level layer is in it too
-            _DATABASE = database
-        return _DATABASE.cursor()
+            config: dict[str, object] = {"preserve_insertion_order": False, "temp_directory": spill}
+            database = duckdb.connect(config={**config, **(_SMALL_CONFIG if small else {})})
+            database.execute(_sql_parts()[0])
+            _DATABASES[small] = database
+        if low_level and small not in _WITH_LOW_LEVEL:
+            if _sql_parts()[1]:
+                database.execute(_sql_parts()[1])
+            _WITH_LOW_LEVEL.add(small)
+        return database.cursor()
+
+
+def _is_small(spec: Spec) -> bool:
+    """Both inputs in memory and the run at most :data:`SMALL_ROWS` rows."""
+    run, qrels = spec.run, spec.qrels
+    return (
+        isinstance(run, pl.DataFrame) and run.height <= SMALL_ROWS
+        and (qrels is None or isinstance(qrels, pl.DataFrame))
+    )
 
 
 def _hand_over(
@@ -206,15 +248,17 @@ def _sources(judgement: Judgement, spec: Spec) -> _Sources:
 
 def _count_checks(
     con: _duckdb.DuckDBPyConnection, judgement: Judgement, sources: _Sources, n_by: int,
-    *, first: bool,
+    *, first: bool, top: int | None,
 ) -> tuple[dict[str, int], int]:
     """Counts of every data check (by check name), in one scan of each source table,
     and (``first``: duplicates='first', whose warning gives it) the number of run rows
-    repeating the (by..., query, item) of another row."""
+    repeating the (by..., query, item) of another row (within the ``top`` rows of
+    their query, as the polars engine counts them)."""
     run_keys = [*(f"_b{n}" for n in range(n_by)), "_q", "item"]
     repeated_sql = (
         f"COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT {', '.join(run_keys)} "
         f"FROM {RUN_SOURCE}) AS d)"
+        if top is None else _repeated_in_top(run_keys, top, score_mode=sources.score_mode)
     )
     counts: dict[str, int] = {}
     repeated = 0
@@ -241,6 +285,19 @@ def _count_checks(
     return counts, repeated
 
 
+def _repeated_in_top(run_keys: list[str], top: int, *, score_mode: bool) -> str:
+    """The run rows within the first ``top`` positions of their query (trec_eval's
+    order, the macro's) that repeat a better-ranked row's (by..., query, item)."""
+    query_keys = ", ".join(run_keys[:-1])
+    best = "CAST(score AS REAL) DESC" if score_mode else "_rank"
+    return (
+        f"(SELECT COUNT(*) FROM (SELECT ROW_NUMBER() OVER (PARTITION BY {query_keys} "
+        f"ORDER BY {best}, CAST(item AS VARCHAR) DESC) AS _pos, ROW_NUMBER() OVER "
+        f"(PARTITION BY {', '.join(run_keys)} ORDER BY {best}) AS _nth FROM {RUN_SOURCE}) "
+        f"AS t WHERE t._pos <= {int(top)} AND t._nth > 1)"
+    )
+
+
 class _Plan(Protocol):
     """How the evaluation is computed once the sources are in DuckDB: the public entry
     point (:class:`EntryQuery`), or the low-level macros for ties='average'."""
@@ -255,7 +312,7 @@ def _run(
 ) -> tuple[pl.DataFrame, int]:
     """Hand the sources over, check them, run the evaluation: the per-query frame, and
     the number of repeated run rows."""
-    con = _connection()
+    con = _connection(small=_is_small(spec), low_level=spec.options.ties == "average")
     folder = tempfile.TemporaryDirectory(prefix="rankeval-duckdb-")
     try:
         _hand_over(con, RUN_SOURCE, sources.run,
@@ -267,7 +324,7 @@ def _run(
         # which the SQL's own checks cannot
         counts, repeated = _count_checks(
             con, judgement, sources, len(spec.options.by),
-            first=spec.options.duplicates == "first",
+            first=spec.options.duplicates == "first", top=_pushed_top(spec),
         )
         raise_for_checks(
             pl.DataFrame({name: [value] for name, value in counts.items()}),
@@ -302,8 +359,19 @@ def _plan(spec: Spec, sources: _Sources) -> _Plan:
     if spec.options.ties == "average":
         return AverageQuery(spec, score_mode=sources.score_mode, run_source=RUN_SOURCE)
     return EntryQuery(
-        spec, score_mode=sources.score_mode, run_source=RUN_SOURCE, qrels_source=QRELS_SOURCE
+        spec, score_mode=sources.score_mode, run_source=RUN_SOURCE, qrels_source=QRELS_SOURCE,
+        top=_pushed_top(spec),
     )
+
+
+def _pushed_top(spec: Spec) -> int | None:
+    """``top`` when the macro applies it (``top :=``): with qrels and ties='first'.
+    Otherwise the run is cut in polars first (:func:`per_query`): without qrels the
+    judgments are the kept rows' own labels, and the ties='average' macros take no top."""
+    options = spec.options
+    if spec.qrels is None or options.ties == "average":
+        return None
+    return options.top
 
 
 def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
@@ -313,7 +381,7 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     Bad input raises the polars engine's :class:`InputError` (schemas now, data checks
     at collect time) and skipped data gives the same warnings."""
     options = spec.options
-    if options.top is not None:  # the same rows as the polars engine, checks included
+    if options.top is not None and _pushed_top(spec) is None:  # the polars engine's rows
         spec = replace(spec, run=keep_top(
             spec.run.lazy(), options.top, columns=spec.columns, by=options.by
         ))

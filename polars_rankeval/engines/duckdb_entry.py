@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rankeval._registry import Judged, Measure, ParamValue, Stat
+from polars_rankeval._registry import Judged, Measure, Stat
 from polars_rankeval._sqlentry import FAMILIES_SQL
 from polars_rankeval.engines.finish import IN_QRELS, value_column
 from polars_rankeval.engines.spec import Spec
@@ -28,23 +28,18 @@ RUN_VIEW = "_rk_run"
 QRELS_VIEW = "_rk_qrels"
 
 
-def _value(value: ParamValue) -> str:
-    # repr() of a float round-trips (str(measure) prints 6 digits: p=0.123457)
-    return repr(float(value)) if isinstance(value, float) else str(value)
-
-
 def sql_name(m: Measure) -> str:
-    """The measure with every parameter written out, for the SQL parser.
+    """The measure's name for the SQL parser: its exact canonical name (floats written
+    in full; ``str(m)`` rounds them to 6 digits), which reads back as ``m`` under the
+    conventions the engine calls the macro with (the default, 'trec_eval').
 
     >>> from polars_rankeval._parse import parse_measure
     >>> sql_name(parse_measure("RBP(p=0.123456789)@10"))
-    'RBP(gain=graded,p=0.123456789,rel=1.0)@10'
+    'RBP(p=0.123456789)@10'
     >>> sql_name(parse_measure("IPrec@0.5"))
-    'IPrec(recall=0.5,rel=1.0,rounding=v10)'
+    'IPrec@0.5'
     """
-    params = ",".join(f"{name}={_value(value)}" for name, value in m.params)
-    at = "" if m.k is None or m.family.at_param is not None else f"@{m.k}"
-    return f"{m.family.name}({params}){at}"
+    return m.exact_name
 
 
 def missing_stats(m: Measure) -> list[Stat]:
@@ -62,7 +57,7 @@ def _stat_name(stat: Stat) -> str:
     """The measure whose per-query value is the stat (only R is ever needed)."""
     if stat.kind != "num_rel" or stat.level is None:
         raise ValueError(f"no measure gives the stat {stat.kind}")
-    return f"NumRel(rel={_value(float(stat.level))})"
+    return f"NumRel(rel={float(stat.level)!r})"
 
 
 def supports_entry(measure: Measure) -> str | None:
@@ -89,7 +84,7 @@ def _long_rows(spec: Spec, *, score_mode: bool, run_table: str, qrels_table: str
         f"rankeval_per_query('{run_table}', '{qrels_table}', $measures, "
         f"\"by\" := [{', '.join(groups)}]::VARCHAR[], query := '{'_q' if has_qrels else '_k'}', "
         f"item := 'item', {order}, relevance := 'relevance', complete := $complete, "
-        "duplicates := $duplicates)"
+        "duplicates := $duplicates, top := $top)"
     )
     if has_qrels:
         keys = [*(f"v._b{n}" for n in range(len(by))), "v._q"]
@@ -115,9 +110,10 @@ class EntryQuery:
     ``_in_qrels``), with a row per run key and per qrels query."""
 
     def __init__(
-        self, spec: Spec, *, score_mode: bool, run_source: str, qrels_source: str
+        self, spec: Spec, *, score_mode: bool, run_source: str, qrels_source: str,
+        top: int | None = None,
     ) -> None:
-        self.spec, self.score_mode = spec, score_mode
+        self.spec, self.score_mode, self.top = spec, score_mode, top
         self.run_source, self.qrels_source = run_source, qrels_source
         self.keys = [*(f"_b{n}" for n in range(len(spec.options.by))), "_q"]
         # value columns: _m{i} by measure, stat columns (complete=True fills the queries
@@ -176,7 +172,7 @@ class EntryQuery:
         names = list(dict.fromkeys(self.columns.values()))
         params: dict[str, object] = {
             "measures": names, "complete": self.spec.options.complete,
-            "duplicates": self.spec.options.duplicates,
+            "duplicates": self.spec.options.duplicates, "top": self.top,
             **{f"n{i}": name for i, name in enumerate(names)},
         }
         pivot = ", ".join(

@@ -312,8 +312,11 @@ def test_install_into_user_connection_twice() -> None:
         assert math.isclose(value, expected, abs_tol=1e-12)
 
 
-def test_concurrent_evaluations() -> None:
-    """Each evaluation has its own connection to the shared database."""
+@pytest.mark.parametrize("small", [True, False], ids=["small-input db", "default db"])
+def test_concurrent_evaluations(small: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each evaluation has its own connection to the shared database (either one)."""
+    if not small:
+        monkeypatch.setattr(duckdb_engine, "SMALL_ROWS", -1)
     runs = [RUN.with_columns(pl.col("score") * (i % 3 - 1)) for i in range(8)]
     expected = [rk.evaluate(run, QRELS, MEASURES, per_query=True) for run in runs]
     barrier = threading.Barrier(4)
@@ -326,3 +329,107 @@ def test_concurrent_evaluations() -> None:
         results = list(pool.map(evaluate, runs))
     for got, want in zip(results, expected, strict=True):
         assert_frame_equal(got, want, abs_tol=1e-12)
+
+
+# a run with ties, by groups, duplicates and queries of either side only
+_WIDE_RUN = pl.DataFrame({
+    "sys": ["a"] * 9 + ["b"] * 5,
+    "query": ["q1"] * 5 + ["q2"] * 3 + ["q4"] + ["q1"] * 3 + ["q2"] * 2,
+    "item": ["a", "b", "a", "c", "e", "d", "e", "d", "z", "a", "b", "c", "d", "f"],
+    "score": [5.0, 4, 3, 4, 1, 3, 2, 1, 1, 3, 2, 2, 1, 1],
+})
+_WIDE_QRELS = pl.DataFrame({
+    "query": ["q1", "q1", "q1", "q2", "q2", "q2", "q3"],
+    "item": ["a", "c", "e", "d", "x", "f", "a"],
+    "relevance": [1, 2, 0, 1, 3, -1, 1],
+})
+_WIDE_MEASURES = [
+    "MAP", "AP(norm=min)@3", "nDCG@3", "nDCG(gain=exp)", "P@2", "R@2", "RR", "NumRet",
+    "NumRel", "NumRelRet", "Bpref", "infAP", "Rprec", "F1@3", "IPrec@0.3", "IPrec11pt",
+    "ERR@3", "Judged@2", "Unjudged@4", "RBP(p=0.123456789)", "RBP_resid(p=0.8)", "SetAP",
+    "RelP@2", "Utility(a=2.5,b=-0.1)", "binG", "G", "nDCG_rel", "RnDCG", "YAAP", "Accuracy",
+    "GMAP", "GMBpref", "Success@2", "NumQ",
+]  # fmt: skip
+_WIDE_OPTIONS = [
+    {"duplicates": "first", "by": ["sys"]},
+    {"duplicates": "first", "by": ["sys"], "complete": True, "top": 2},
+    {"duplicates": "first", "top": 3},
+]
+
+
+@pytest.mark.parametrize("kw", _WIDE_OPTIONS, ids=str)
+def test_small_and_default_databases_give_the_same_bits(
+    kw: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The small-input database (no optimizer, one thread) computes the same bits as the
+    default one, and the polars engine's values (to 1e-12) and warnings."""
+    used: list[bool] = []
+    connection = duckdb_engine._connection
+
+    def spy(*, small: bool = False, low_level: bool = False) -> duckdb.DuckDBPyConnection:
+        used.append(small)
+        return connection(small=small, low_level=low_level)
+
+    monkeypatch.setattr(duckdb_engine, "_connection", spy)
+    kw = {**kw, "per_query": True}
+    small = _outcome(lambda: rk.evaluate(_WIDE_RUN, _WIDE_QRELS, _WIDE_MEASURES, engine="duckdb", **kw))
+    monkeypatch.setattr(duckdb_engine, "SMALL_ROWS", -1)
+    default = _outcome(lambda: rk.evaluate(_WIDE_RUN, _WIDE_QRELS, _WIDE_MEASURES, engine="duckdb", **kw))
+    polars = _outcome(lambda: rk.evaluate(_WIDE_RUN, _WIDE_QRELS, _WIDE_MEASURES, **kw))
+    assert used == [True, False]
+    assert small[0] == default[0] == polars[0] == "ok", (small, default, polars)
+    assert small[1][0].height > 0
+    assert_frame_equal(small[1][0], default[1][0], check_exact=True)
+    # the polars engine adds RBP_resid's dropped-duplicate weights in another order
+    # (1 ulp on sys a, q1): 1e-12 as _same
+    assert_frame_equal(small[1][0], polars[1][0], abs_tol=1e-12)
+    assert small[1][1] == default[1][1] == polars[1][1]
+
+
+@pytest.mark.parametrize("kw", [
+    {"top": 2}, {"top": 1, "duplicates": "first"},
+    {"top": 3, "duplicates": "first", "by": ["sys"]},
+    {"top": 2, "duplicates": "first", "by": ["sys"], "complete": True},
+], ids=str)  # fmt: skip
+def test_top_is_applied_by_the_macro(kw: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With qrels, ``top`` goes to rankeval_per_query (``top :=``), the run is not cut
+    in polars first: the same values, errors and warnings (the duplicates dropped within
+    top) as the polars engine."""
+
+    def no_cut(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the run was cut in polars")
+
+    monkeypatch.setattr(duckdb_engine, "keep_top", no_cut)
+    run = _WIDE_RUN if "by" in kw else _WIDE_RUN.filter(pl.col("sys") == "a")
+    polars = _same(run, _WIDE_QRELS, _WIDE_MEASURES, per_query=True, **kw)
+    if polars[0] == "ok":
+        assert polars[1][0].height > 0
+
+
+def test_top_without_qrels_still_cuts_the_run_first() -> None:
+    """Without qrels the judgments are the kept rows' own labels: the run is cut in
+    polars (the macro would read labels beyond top)."""
+    run = RUN.with_columns(relevant=pl.Series([0, 1, 1, 1, 0]))
+    _same(run, None, ["NumRel", "AP", "P@1"], top=1, per_query=True)
+
+
+def test_low_level_layer_installed_only_for_ties_average(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh engine database gets the entry point only; the first ties='average' call
+    adds the per-family macros it runs; both give the polars engine's numbers."""
+    monkeypatch.setattr(duckdb_engine, "_DATABASES", {})
+    monkeypatch.setattr(duckdb_engine, "_WITH_LOW_LEVEL", set())
+    entry, low_level = duckdb_engine._sql_parts()
+    assert "CREATE OR REPLACE MACRO rankeval_per_query(" in entry
+    assert "CREATE OR REPLACE MACRO rankeval_AP(" in low_level
+    assert "rankeval_AP(" not in entry and "rankeval_per_query(" not in low_level
+
+    def macros() -> set[str]:
+        database = duckdb_engine._DATABASES[True]
+        rows = database.execute("SELECT function_name FROM duckdb_functions() "
+                                "WHERE function_name LIKE 'rankeval_%'").fetchall()
+        return {name for (name,) in rows}
+
+    _same(RUN, QRELS, per_query=True)
+    assert "rankeval_per_query" in macros() and "rankeval_AP" not in macros()
+    _same(RUN, QRELS, ["AP", "P@2"], ties="average", per_query=True)
+    assert "rankeval_AP" in macros()

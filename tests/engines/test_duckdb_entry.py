@@ -88,3 +88,18 @@ def test_a_family_without_entry_sql_is_refused_with_the_reason(
     assert rk.evaluate(run, qrels, ["DummyFam"])["value"].to_list() == [1.0]  # polars: fine
     with pytest.raises(MeasureError, match=r"DummyFam: the SQL entry point .* has no formula"):
         rk.evaluate(run, qrels, ["DummyFam", "AP"], engine="duckdb")
+
+
+def test_exact_name_parses_back_to_the_measure() -> None:
+    """``Measure.exact_name`` (what the engine hands the SQL) reads back as the same
+    measure, floats to the last bit, where ``str()`` rounds them to 6 digits."""
+    measures = [parse_measure(n) for n in NAMES]
+    for m in measures:
+        assert parse_measure(m.exact_name) == m, (m.exact_name, m)
+        assert sql_name(m) == m.exact_name
+    rbp = parse_measure("RBP(p=0.123456789)@7")
+    assert str(rbp) == "RBP(p=0.123457)@7"  # display: rounded
+    assert parse_measure(str(rbp)) != rbp  # ... so str() cannot name it to SQL
+    assert rbp.exact_name == "RBP(p=0.123456789)@7"
+    # defaults stay out of the name, as in str()
+    assert parse_measure("AP(norm=R)").exact_name == "AP"
