@@ -63,11 +63,93 @@ class Target:
     code: tuple[Code, ...]  # what is mutated
     tests: tuple[str, ...]  # pytest node ids or files: the fast tier for this code
     timeout: float = 300.0
+    # narrowed lists (tests/mutation/narrow.py): a mutated file's path or the mutated
+    # function's name -> the tests run first (after ``shared``); the whole ``tests`` list
+    # runs only when they pass, so no survivor is reported without it
+    narrow: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    shared: tuple[str, ...] = ()
 
 
 # Test paths are checked by tests/mutation/test_targets.py (files, node ids, functions).
 _CONFORMANCE = "tests/oracles/test_trec_eval_conformance.py"
 _COMPARE = "tests/compare/test_compare.py"
+
+# Narrowed lists for the measures target: each module's own tests, run after the shared
+# trec_eval conformance case (every trec_eval measure on its test data, about 1 s).
+_M = "polars_rankeval/measures/"
+_LIT = "tests/oracles/test_literature.py"
+_KNOWN = "tests/oracles/test_known_answers.py"
+_NORMS = "tests/engines/test_ties_average_norms.py"
+_SURV = "tests/oracles/test_mutation_survivors.py"
+_EDGES_M = "tests/oracles/test_measure_edges.py"
+_CONV = "tests/oracles/test_conventions_independent.py::test_conventions_equal_the_other_tools_formulas[polars]"
+_PARAMS = f"{_CONFORMANCE}::test_measure_parameters[polars]"
+_LEVEL = f"{_CONFORMANCE}::test_relevance_level_l2[polars]"
+_TREC = (_LIT, _NORMS, _SURV, _PARAMS, _LEVEL)  # a trec_eval measure's usual tests
+_RBP = (_KNOWN, _EDGES_M, "tests/oracles/test_rbp_trec_eval_bits.py", _CONV)
+_MEASURES_NARROW: dict[str, tuple[str, ...]] = {
+    **{
+        f"{_M}{m}.py": _TREC
+        for m in (
+            "bing", "bpref", "counts", "g", "gmbpref", "ndcg_rel", "precision", "recall",
+            "rndcg", "rr", "rprec", "setap", "success", "utility",
+        )
+    },
+    **{f"{_M}{m}.py": (_KNOWN, *_TREC) for m in ("gmap", "iprec", "iprec11pt", "numq", "infap")},
+    f"{_M}ap.py": (_LIT, _NORMS, _CONV, _PARAMS, _SURV),
+    f"{_M}ndcg.py": (_LIT, _CONV, _PARAMS, _LEVEL, _SURV),
+    f"{_M}rprec_mult.py": (_KNOWN, _EDGES_M, *_TREC),
+    f"{_M}relp.py": (_SURV, *_TREC),
+    f"{_M}f1.py": (_KNOWN, *_TREC),
+    f"{_M}judged.py": (_KNOWN, "tests/oracles/test_measure_num_nonrel_judged_ret.py"),
+    f"{_M}unjudged.py": (_KNOWN, "tests/oracles/test_exact_division.py"),
+    f"{_M}num_nonrel_judged_ret.py": ("tests/oracles/test_measure_num_nonrel_judged_ret.py",),
+    f"{_M}err.py": (
+        "tests/oracles/test_err_grade_clip.py",
+        "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
+    ),
+    f"{_M}rbp.py": _RBP,
+    f"{_M}rbp_resid.py": _RBP,
+    f"{_M}interp_ap.py": ("tests/oracles/test_measure_interp_ap.py",),
+    f"{_M}yaap.py": ("tests/oracles/test_measure_yaap.py",),
+    f"{_M}compat.py": ("tests/oracles/test_measure_compat.py",),
+    f"{_M}accuracy.py": ("tests/oracles/test_measure_compat.py",),
+}  # fmt: skip
+
+# significance, per function: the tests that call it (after the survivors' file)
+_T = (
+    "tests/compare/test_t_test_precision.py",
+    f"{_COMPARE}::test_t_distribution_matches_scipy",
+    f"{_COMPARE}::test_t_test_equals_ttest_rel",
+    "tests/compare/test_significance_edges.py",
+)
+_RESAMPLING = (
+    "tests/compare/test_significance_edges.py",
+    f"{_COMPARE}::test_randomization_is_exact_for_few_queries_and_equals_scipy",
+    f"{_COMPARE}::test_randomization_agrees_with_scipy_within_resampling_error",
+    f"{_COMPARE}::test_bootstrap_agrees_with_scipy_within_resampling_error",
+    f"{_COMPARE}::test_resampling_is_seeded_and_blocked_without_changing_results",
+)
+_SIGNIFICANCE_NARROW: dict[str, tuple[str, ...]] = {
+    "adjust": (
+        "tests/compare/test_corrections_capped.py",
+        f"{_COMPARE}::test_corrections_hand_computed",
+        f"{_COMPARE}::test_bh_equals_scipy",
+    ),
+    **{f: _T for f in ("paired_t", "t_two_sided_p", "t_ppf", "_betacf", "_betainc")},
+    **{
+        f: _RESAMPLING
+        for f in (
+            "_count_extreme", "randomization", "_randomization_batch", "_inverted_bounds",
+            "_exact", "bootstrap", "bootstrap_means", "_bootstrap_batch",
+        )
+    },
+    "effect_size": (
+        f"{_COMPARE}::test_effect_size_is_paired_cohens_d",
+        "tests/compare/test_significance_edges.py",
+    ),
+}  # fmt: skip
+
 TARGETS = {
     "significance": Target(
         (
@@ -113,6 +195,8 @@ TARGETS = {
             f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch",
             "tests/compare/test_mutation_survivors.py",
         ),
+        narrow=_SIGNIFICANCE_NARROW,
+        shared=("tests/compare/test_mutation_survivors.py",),
     ),
     "measures": Target(
         (Code("polars_rankeval/measures"),),
@@ -136,11 +220,18 @@ TARGETS = {
             f"{_CONFORMANCE}::test_complete_c_flag[polars]",
             "tests/oracles/test_fixtures.py",
             "tests/oracles/test_mutation_survivors.py",
+            "tests/oracles/test_measure_interp_ap.py",
+            "tests/oracles/test_measure_yaap.py",
+            "tests/oracles/test_measure_compat.py",
+            "tests/oracles/test_exact_division.py",
+            "tests/oracles/test_rbp_trec_eval_bits.py",
             "tests/docs/test_readme.py::test_every_generated_readme_section_is_fresh",
             # slow hypothesis oracles last: they run only for the mutants still alive
             "tests/oracles/test_oracle_ranx.py",
             "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
         ),
+        narrow=_MEASURES_NARROW,
+        shared=(f"{_CONFORMANCE}::test_all_trec_per_query[polars]",),
     ),
     "ranking": Target(
         (
@@ -672,6 +763,11 @@ class Outcome:
     planned: int = 0
     finished: bool = True
     seconds: float = 0.0
+    passes: list[dict] = field(default_factory=list)  # narrow.py's log lines
+
+
+def _log(repo: Path) -> Path:
+    return repo.parent / "narrow.jsonl"
 
 
 def _copy_tree(into: Path) -> Path:
@@ -682,12 +778,24 @@ def _copy_tree(into: Path) -> Path:
     shared = ROOT.parent / "shared"
     if shared.exists():
         (into / "shared").symlink_to(shared)
+    # the unmutated package, for narrow.py to find the mutated file
+    shutil.copytree(copy / "polars_rankeval", into / "pristine")
+    # cosmic-ray runs the tests with PYTHONDONTWRITEBYTECODE: without these every run
+    # compiles the whole package again; hash-checked .pyc files are never stale
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "--invalidation-mode", "checked-hash",
+         str(copy / "polars_rankeval")],
+        check=True,
+    )  # fmt: skip
     return copy
 
 
-def _config(repo: Path, target: Target, path: Path) -> None:
+def _config(repo: Path, target: Target, path: Path, name: str = "") -> None:
     tests = " ".join(target.tests)
     command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -o addopts= {tests}"
+    if target.narrow:
+        narrow = repo / "tests" / "mutation" / "narrow.py"
+        command = f"{sys.executable} {narrow} {name} {repo.parent / 'pristine'} {_log(repo)}"
     path.write_text(
         "[cosmic-ray]\n"
         f"module-path = {json.dumps([str(repo / c.path) for c in target.code])}\n"
@@ -826,7 +934,7 @@ def run_target(
     with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
         repo = _copy_tree(Path(tmp))
         config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
-        _config(repo, target, config)
+        _config(repo, target, config, name)
         subprocess.run([*COSMIC, "init", str(config), str(session)], cwd=repo, check=True)
         count = _select(session, target, limit)
         paths = ", ".join(c.path for c in target.code)
@@ -844,10 +952,31 @@ def run_target(
         finished = _exec(config, session, repo, minutes)
         if keep is not None:
             shutil.copy(session, keep)
+            if _log(repo).exists():
+                shutil.copy(_log(repo), keep.with_suffix(".jsonl"))
         out = _outcome(session, name)
+        if _log(repo).exists():
+            out.passes = [json.loads(x) for x in _log(repo).read_text().splitlines()]
         out.planned, out.finished = count, finished
         out.seconds = time.monotonic() - start
     return out
+
+
+def _passes(passes: list[dict]) -> list[str]:
+    """The narrowed lists' line: how many mutants each pass killed."""
+    if not passes:
+        return []
+    first = sum(1 for p in passes if p["narrow"] == "killed")
+    second = [p for p in passes if p["narrow"] != "killed"]
+    wide = sum(1 for p in second if p.get("wide") == "killed")
+    median = sorted(p["seconds"] for p in passes)[len(passes) // 2]
+    return [
+        (
+            f"- narrowed lists (narrow.py): {first} of {len(passes)} logged mutants killed by "
+            f"the narrowed list; {len(second)} passed it (or had none) and ran the whole list, "
+            f"which killed {wide} of them; median {median:.1f} s per mutant in the test command"
+        )
+    ]
 
 
 def _section(name: str, out: Outcome) -> str:
@@ -883,6 +1012,7 @@ def _section(name: str, out: Outcome) -> str:
         (f"- time: {out.seconds / 60:.1f} min" if out.seconds else "- from a kept session")
         + f", {time.strftime('%Y-%m-%d')}"
         + ("" if out.finished else f" (time-boxed: {out.total} of {out.planned} selected run)"),
+        *_passes(out.passes),
         "",
     ]
     for survivor in real + later + equivalent:
@@ -953,6 +1083,9 @@ def main(argv: list[str] | None = None) -> int:
         name, path = spec.split("=", 1)
         out = _outcome(Path(path), name)
         out.planned = out.total
+        log = Path(path).with_suffix(".jsonl")
+        if log.exists():
+            out.passes = [json.loads(x) for x in log.read_text().splitlines()]
         _write({**_previous(), name: _section(name, out)})
     if args.session:
         return 0
