@@ -194,9 +194,13 @@ TARGETS = {
             f"{_COMPARE}::test_compare_randomization_and_bootstrap_against_scipy",
             f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch",
             "tests/compare/test_mutation_survivors.py",
+            "tests/compare/test_mutation_survivors_full.py",
         ),
         narrow=_SIGNIFICANCE_NARROW,
-        shared=("tests/compare/test_mutation_survivors.py",),
+        shared=(
+            "tests/compare/test_mutation_survivors.py",
+            "tests/compare/test_mutation_survivors_full.py",
+        ),
     ),
     "measures": Target(
         (Code("polars_rankeval/measures"),),
@@ -461,6 +465,25 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise( 1.0)",
     ): "pairs of a tie group of one row: that row's index in its group is 1, so pairs is "
     "multiplied by (index - 1) = 0",
+    # session 12 (the full significance and measures sets)
+    (
+        "significance",
+        "d = 1.0 / (d if abs(d) > tiny else tiny)",
+        "d = 1.0 / (d if abs(d) >= tiny else tiny)",
+    ): "Lentz's guard against a zero denominator: differs only when |d| is exactly 1e-300",
+    (
+        "significance",
+        "if x < (a + 1.0) / (a + b + 2.0):",
+        "if x < (a + 1.0) / (a + b + 3.0):",
+    ): "the switch point between the two exact continued fractions moved: both are exact "
+    "on either side, the choice only changes how fast _betacf converges",
+    (
+        "significance",
+        "lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 1))",
+        "lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 0))",
+    ): "max(k, 1) and max(k, 0) differ only when k <= 0, and then _randomization_batch "
+    "returns infinite bounds without reading the kept values (_Smallest(0) keeps an "
+    "empty array without error)",
 }
 
 
@@ -472,7 +495,19 @@ _EDGES = "test_significance_edges.py"
 _RANKING = "oracles/test_mutation_survivors.py"  # ranking, aggregation, measures
 _CLI = "cli/test_mutation_survivors.py"
 _SIG = "compare/test_mutation_survivors.py"
+_SIG_FULL = "compare/test_mutation_survivors_full.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # session 12 (the full significance and measures sets)
+    (
+        "significance",
+        "k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * (1 + total) - 1) + 1",
+        "k = math.floor(alpha * total) + 0 if exact else math.floor(alpha * (1 + total) - 1) + 1",
+    ): f"{_SIG_FULL}::test_exact_randomization_interval_is_the_inverted_exact_test",
+    (
+        "significance",
+        "infinite = np.full(batch.shape[0], np.inf)",
+        "infinite = np.full(batch.shape[ 1], np.inf)",
+    ): f"{_SIG_FULL}::test_every_comparison_gets_an_interval_when_no_shift_can_be_rejected",
     (
         "significance",
         "if d.ndim not in (1, 2) or d.shape[-1] < 2:",

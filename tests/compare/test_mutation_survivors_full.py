@@ -1,0 +1,49 @@
+"""Tests written for mutants of ``_significance.py`` that survived the full mutation run
+of ``tests/mutation/run.py`` (session 12; see its RESULTS.md).  Expected values are
+computed here independently (every sign pattern enumerated) or by hand."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from polars_rankeval import _significance as sig
+
+
+def test_exact_randomization_interval_is_the_inverted_exact_test():
+    # 6 queries, 2^6 = 64 <= 1000 resamples: the exact test over all 64 sign patterns.
+    # The interval holds every shift delta whose exact p(delta) = #{s: |sum(s (d - delta))|
+    # >= |sum(d - delta)|} / 64 is above alpha = 0.1, i.e. at least floor(6.4) + 1 = 7
+    # extreme patterns.  p(delta) is counted here by enumerating the patterns, so just
+    # inside each end p > 0.1 and just outside p <= 0.1 (6 patterns: 0.09375).
+    d = np.array([0.3, 0.1, 0.4, -0.1, 0.5, 0.2])
+    alpha = 0.1
+    patterns = np.array(list(itertools.product([1.0, -1.0], repeat=d.size)))
+
+    def p(delta: float) -> float:
+        x = d - delta
+        return float(np.mean(np.abs(patterns @ x) >= abs(x.sum()) * (1 - 1e-12)))
+
+    [result] = sig.run_tests(
+        d[None, :], test="randomization", alpha=alpha, n_resamples=1000, seed=0
+    )
+    assert result.p_value == p(0.0)
+    low, high = result.ci_low, result.ci_high
+    assert np.isfinite(low) and np.isfinite(high) and low < d.mean() < high
+    eps = 1e-9
+    assert p(low + eps) > alpha and p(high - eps) > alpha
+    assert p(low - eps) <= alpha and p(high + eps) <= alpha
+
+
+def test_every_comparison_gets_an_interval_when_no_shift_can_be_rejected():
+    # 1 resample: p = (1 + count) / 2 >= 0.5 > alpha = 0.05, so no shift is ever
+    # rejected (k = floor(0.05 * 2 - 1) + 1 = 0) and every interval is (-inf, inf).
+    # A pass takes 2^20 // (2^20 // 2000) = 2^20 // 524 = 2001 comparisons of 2000
+    # queries: more comparisons than queries, and each still gets its own result.
+    assert sig._chunk(2000, 1) == 2001
+    d = np.random.default_rng(0).normal(size=(2001, 2000))
+    results = sig.run_tests(d, test="randomization", alpha=0.05, n_resamples=1, seed=0)
+    assert len(results) == 2001
+    assert {(r.ci_low, r.ci_high) for r in results} == {(-np.inf, np.inf)}
+    assert {r.p_value for r in results} <= {0.5, 1.0}
