@@ -61,9 +61,19 @@ def enclosing(source: str, row: int) -> str | None:
     return best[1] if best else None
 
 
-def _pytest(tests: list[str]) -> int:
+# The narrowed tests take seconds; a mutant that makes them run this long loops (a
+# bisection that never ends): killed, as cosmic-ray counts its own timeout.
+NARROW_TIMEOUT = 60.0  # the same in run.py
+
+
+def _pytest(tests: list[str], timeout: float | None = None) -> int:
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-    return subprocess.run([*command, "-o", "addopts=", *tests], cwd=REPO, check=False).returncode
+    try:
+        return subprocess.run(
+            [*command, "-o", "addopts=", *tests], cwd=REPO, check=False, timeout=timeout
+        ).returncode
+    except subprocess.TimeoutExpired:
+        return -1
 
 
 def main(argv: list[str]) -> int:
@@ -80,8 +90,10 @@ def main(argv: list[str]) -> int:
         narrow = list(target.narrow.get(path, ()) or target.narrow.get(function or "", ()))
     record: dict = {"module": found and found[0], "line": found and found[1], "function": function}
     start = time.monotonic()
-    code = _pytest([*target.shared, *narrow]) if narrow else 0
+    code = _pytest([*target.shared, *narrow], NARROW_TIMEOUT) if narrow else 0
     record["narrow"] = "killed" if code else ("passed" if narrow else "none")
+    if code == -1:
+        record["narrow"] = "timeout"
     record["narrow_seconds"] = round(time.monotonic() - start, 1)
     if code == 0:  # the second pass: the target's whole list
         code = _pytest(list(target.tests))

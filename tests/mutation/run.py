@@ -479,6 +479,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     "on either side, the choice only changes how fast _betacf converges",
     (
         "significance",
+        "high *= 2.0",
+        "high *= 3.0",
+    ): "the bracket of the bisection grows by 3 instead of 2 until it holds the quantile; "
+    "the bisection converges to the same value within its 1e-15 relative tolerance",
+    (
+        "significance",
         "lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 1))",
         "lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 0))",
     ): "max(k, 1) and max(k, 0) differ only when k <= 0, and then _randomization_batch "
@@ -876,6 +882,7 @@ def _select(session: Path, target: Target, limit: int | None) -> int:
     return len(chosen)
 
 
+NARROW_TIMEOUT = 60.0  # narrow.py's (a mutant that makes the narrowed tests loop)
 _ORDER = re.compile(r"^order=\s*(-?\s*\d+),$")
 _TABLE_ORDER = (
     "a family's position in the measure tables (REGISTRY sorts by (order, name)): no "
@@ -1001,14 +1008,15 @@ def _passes(passes: list[dict]) -> list[str]:
     """The narrowed lists' line: how many mutants each pass killed."""
     if not passes:
         return []
-    first = sum(1 for p in passes if p["narrow"] == "killed")
-    second = [p for p in passes if p["narrow"] != "killed"]
+    first = sum(1 for p in passes if p["narrow"] in ("killed", "timeout"))
+    timeouts = sum(1 for p in passes if p["narrow"] == "timeout")
+    second = [p for p in passes if p["narrow"] not in ("killed", "timeout")]
     wide = sum(1 for p in second if p.get("wide") == "killed")
     median = sorted(p["seconds"] for p in passes)[len(passes) // 2]
     return [
         (
             f"- narrowed lists (narrow.py): {first} of {len(passes)} logged mutants killed by "
-            f"the narrowed list; {len(second)} passed it (or had none) and ran the whole list, "
+            f"the narrowed list ({timeouts} by its {NARROW_TIMEOUT:.0f} s time-out); {len(second)} passed it (or had none) and ran the whole list, "
             f"which killed {wide} of them; median {median:.1f} s per mutant in the test command"
         )
     ]
