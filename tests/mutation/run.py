@@ -479,6 +479,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     "on either side, the choice only changes how fast _betacf converges",
     (
         "significance",
+        "return n < 63 and 2**n <= n_resamples",
+        "return n < 64 and 2**n <= n_resamples",
+    ): "n = 63 would need n_resamples >= 2^63 (9.2e18) resamples: unreachable",
+    (
+        "significance",
         "high *= 2.0",
         "high *= 3.0",
     ): "the bracket of the bisection grows by 3 instead of 2 until it holds the quantile; "
