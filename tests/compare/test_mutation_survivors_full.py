@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 
 from polars_rankeval import _significance as sig
 
@@ -47,3 +48,17 @@ def test_every_comparison_gets_an_interval_when_no_shift_can_be_rejected():
     assert len(results) == 2001
     assert {(r.ci_low, r.ci_high) for r in results} == {(-np.inf, np.inf)}
     assert {r.p_value for r in results} <= {0.5, 1.0}
+
+
+def test_bootstrap_interval_is_the_percentile_interval_of_the_drawn_means():
+    # The documented resampling, redone here: each of the 2000 resamples draws 12 query
+    # indexes uniformly with replacement (rng.integers(0, 12), one row per resample, in
+    # one block), its mean is the bootstrap mean; the 95% percentile interval is the
+    # 2.5th and 97.5th percentiles of those means (numpy's linear interpolation, as
+    # scipy.stats.bootstrap(method="percentile")).
+    d = np.random.default_rng(5).normal(0.1, 0.3, size=12)
+    index = np.random.default_rng(11).integers(0, d.size, size=(2000, d.size))
+    low, high = np.percentile(d[index].mean(axis=1), [2.5, 97.5])
+    result = sig.bootstrap(d, alpha=0.05, n_resamples=2000, rng=np.random.default_rng(11))
+    assert result.ci_low == pytest.approx(low, rel=1e-12)
+    assert result.ci_high == pytest.approx(high, rel=1e-12)

@@ -482,6 +482,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "return n < 63 and 2**n <= n_resamples",
         "return n < 64 and 2**n <= n_resamples",
     ): "n = 63 would need n_resamples >= 2^63 (9.2e18) resamples: unreachable",
+    **{
+        (
+            "significance",
+            "p, _, _ = _randomization_batch(batch, alpha=0.05, n_resamples=n_resamples, rng=rng)",
+            f"p, _, _ = _randomization_batch(batch, alpha={a}, n_resamples=n_resamples, rng=rng)",
+        ): "randomization() keeps only the p-values: alpha only sets the intervals it drops "
+        "(any alpha gives a valid k: k <= 0 skips the bounds, k above the patterns keeps all)"
+        for a in (" -0.95", " 1.05", " 0.0", " 1.0")
+    },
     (
         "significance",
         "high *= 2.0",
@@ -519,6 +528,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "infinite = np.full(batch.shape[0], np.inf)",
         "infinite = np.full(batch.shape[ 1], np.inf)",
     ): f"{_SIG_FULL}::test_every_comparison_gets_an_interval_when_no_shift_can_be_rejected",
+    (
+        "significance",
+        "q = [100 * alpha / 2, 100 * (1 - alpha / 2)]",
+        "q = [ 99 * alpha / 2, 100 * (1 - alpha / 2)]",
+    ): f"{_SIG_FULL}::test_bootstrap_interval_is_the_percentile_interval_of_the_drawn_means",
     (
         "significance",
         "if d.ndim not in (1, 2) or d.shape[-1] < 2:",
