@@ -62,3 +62,15 @@ def test_bootstrap_interval_is_the_percentile_interval_of_the_drawn_means():
     result = sig.bootstrap(d, alpha=0.05, n_resamples=2000, rng=np.random.default_rng(11))
     assert result.ci_low == pytest.approx(low, rel=1e-12)
     assert result.ci_high == pytest.approx(high, rel=1e-12)
+
+
+def test_exact_randomization_interval_is_infinite_when_no_shift_can_be_rejected():
+    # 5 queries, 2^5 = 32 patterns (exact).  Whatever the shift, the two all-equal
+    # patterns (+1 everywhere, -1 everywhere) are as extreme as the data, so the exact
+    # p is at least 2 / 32 = 0.0625 > alpha = 0.05: no shift is rejected and the
+    # interval is the whole line.  At alpha = 0.1 (> 0.0625) it is finite.
+    d = np.array([0.3, 0.1, 0.4, -0.1, 0.5])
+    [wide] = sig.run_tests(d[None, :], test="randomization", alpha=0.05, n_resamples=100, seed=0)
+    assert (wide.ci_low, wide.ci_high) == (-np.inf, np.inf)
+    [finite] = sig.run_tests(d[None, :], test="randomization", alpha=0.1, n_resamples=100, seed=0)
+    assert np.isfinite(finite.ci_low) and np.isfinite(finite.ci_high)

@@ -493,6 +493,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     },
     (
         "significance",
+        "if high - low <= 1e-15 * high:",
+        "if high + low <= 1e-15 * high:",
+    ): "the bisection's stopping test never fires (low >= 0): it runs its 200 halvings, "
+    "which end on the same quantile (the bracket stops shrinking at float precision)",
+    (
+        "significance",
+        "return float(p[0]) if single else p",
+        "return float(p[ -1]) if single else p",
+    ): "a single comparison is a batch of one row: p[-1] is p[0]",
+    (
+        "significance",
         "high *= 2.0",
         "high *= 3.0",
     ): "the bracket of the bisection grows by 3 instead of 2 until it holds the quantile; "
@@ -533,6 +544,16 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "q = [100 * alpha / 2, 100 * (1 - alpha / 2)]",
         "q = [ 99 * alpha / 2, 100 * (1 - alpha / 2)]",
     ): f"{_SIG_FULL}::test_bootstrap_interval_is_the_percentile_interval_of_the_drawn_means",
+    (
+        "significance",
+        "return p, -infinite, infinite",
+        "return p, +infinite, infinite",
+    ): f"{_SIG_FULL}::test_every_comparison_gets_an_interval_when_no_shift_can_be_rejected",
+    (
+        "significance",
+        "low = np.where(constant, -np.inf, np.minimum(one, two))",
+        "low = np.where(constant, np.inf, np.minimum(one, two))",
+    ): f"{_SIG_FULL}::test_exact_randomization_interval_is_infinite_when_no_shift_can_be_rejected",
     (
         "significance",
         "if d.ndim not in (1, 2) or d.shape[-1] < 2:",
