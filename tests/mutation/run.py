@@ -504,6 +504,23 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "a single comparison is a batch of one row: p[-1] is p[0]",
     (
         "significance",
+        "tiny = 1e-300",
+        "tiny = -1.0",
+    ): "Lentz's guard turned off (|x| > -1 always): it acts only on a denominator within "
+    "1e-300 of 0, which the t distribution's fraction does not produce on the side it is "
+    "used (the first is 1 - (a + b) x / (a + 1) > 2 / (a + b + 2) there)",
+    **{
+        (
+            "significance",
+            "return TestResult(float(p[0]), float(low[0]), float(high[0]))",
+            "return TestResult("
+            + ", ".join(f"float({v}[{' -1' if v == w else '0'}])" for v in ("p", "low", "high"))
+            + ")",
+        ): "bootstrap() runs a batch of one row: index -1 is index 0"
+        for w in ("p", "low", "high")
+    },
+    (
+        "significance",
         "high *= 2.0",
         "high *= 3.0",
     ): "the bracket of the bisection grows by 3 instead of 2 until it holds the quantile; "
