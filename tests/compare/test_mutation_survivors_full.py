@@ -74,3 +74,26 @@ def test_exact_randomization_interval_is_infinite_when_no_shift_can_be_rejected(
     assert (wide.ci_low, wide.ci_high) == (-np.inf, np.inf)
     [finite] = sig.run_tests(d[None, :], test="randomization", alpha=0.1, n_resamples=100, seed=0)
     assert np.isfinite(finite.ci_low) and np.isfinite(finite.ci_high)
+
+
+def test_sampled_randomization_interval_where_alpha_times_resamples_is_almost_whole():
+    # 38 random sign patterns: p = (1 + count) / 39, above alpha = 0.05 from count = 1
+    # (2 / 39 = 0.0513; 1 / 39 = 0.0256), i.e. k = floor(0.05 * 39 - 1) + 1 = 1 (0.05 * 39
+    # = 1.95 is just below a whole number, where an off-by-one in 1 + total shows).  The
+    # interval is every shift the same test (same seed) does not reject: just inside each
+    # end p > alpha, just outside p <= alpha.
+    d = np.random.default_rng(7).normal(0.05, 0.2, size=20)
+    alpha = 0.05
+
+    def test(shift: float) -> sig.TestResult:
+        [result] = sig.run_tests(
+            (d - shift)[None, :], test="randomization", alpha=alpha, n_resamples=38, seed=3
+        )
+        return result
+
+    result = test(0.0)
+    low, high = result.ci_low, result.ci_high
+    assert np.isfinite(low) and np.isfinite(high) and low < d.mean() < high
+    eps = 1e-9 * (high - low)
+    assert test(low + eps).p_value > alpha and test(high - eps).p_value > alpha
+    assert test(low - eps).p_value <= alpha and test(high + eps).p_value <= alpha

@@ -573,6 +573,14 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ): f"{_SIG_FULL}::test_exact_randomization_interval_is_infinite_when_no_shift_can_be_rejected",
     (
         "significance",
+        "k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * (1 + total) - 1) + 1",
+        "k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * ( 2 + total) - 1) + 1",
+    ): (
+        f"{_SIG_FULL}::"
+        "test_sampled_randomization_interval_where_alpha_times_resamples_is_almost_whole"
+    ),
+    (
+        "significance",
         "constant = np.abs(b) == 1.0",
         "constant = np.abs(b) == 2.0",
     ): f"{_SIG_FULL}::test_exact_randomization_interval_is_infinite_when_no_shift_can_be_rejected",
