@@ -521,6 +521,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     },
     (
         "significance",
+        "p = np.minimum(1.0, (1 + extreme) / (1 + n_resamples))",
+        "p = np.minimum( 2.0, (1 + extreme) / (1 + n_resamples))",
+    ): "(1 + extreme) / (1 + n_resamples) <= 1 always (extreme <= n_resamples): the cap never acts",
+    (
+        "significance",
         "high *= 2.0",
         "high *= 3.0",
     ): "the bracket of the bisection grows by 3 instead of 2 until it holds the quantile; "
