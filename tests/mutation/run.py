@@ -526,6 +526,33 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "(1 + extreme) / (1 + n_resamples) <= 1 always (extreme <= n_resamples): the cap never acts",
     (
         "significance",
+        "return n < 63 and 2**n <= n_resamples",
+        "return n <= 63 and 2**n <= n_resamples",
+    ): "n = 63 would need n_resamples >= 2^63 (9.2e18) resamples: unreachable",
+    (
+        "significance",
+        "lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 1))",
+        "lows, highs = _Smallest(max(k, 0)), _Smallest(max(k, 1))",
+    ): "max(k, 1) and max(k, 0) differ only when k <= 0, and then _randomization_batch "
+    "returns infinite bounds without reading the kept values (_Smallest(0) keeps an "
+    "empty array without error)",
+    (
+        "significance",
+        "size = _chunk(d.shape[1], n_resamples)",
+        "size = _chunk(d.shape[ 0], n_resamples)",
+    ): "the chunk size only bounds memory: each pass draws from the same seed, so a "
+    "comparison gets the same result in any chunking (held by test_compare.py::"
+    "test_a_comparison_gets_the_same_result_alone_or_in_a_batch)",
+    (
+        "significance",
+        "if method is None or m == 0:",
+        "if method is None or m == -1:",
+    ): "with no valid p-value every correction maps the empty array to an empty one (checked "
+    "by hand: holm, bonferroni, bh on [] and [nan, nan]); only an unknown method name on "
+    "such input would now raise, and compare() never passes one (TestOptions refuses it "
+    "first, options.py)",
+    (
+        "significance",
         "high *= 2.0",
         "high *= 3.0",
     ): "the bracket of the bisection grows by 3 instead of 2 until it holds the quantile; "
