@@ -531,6 +531,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "n = 63 would need n_resamples >= 2^63 (9.2e18) resamples: unreachable",
     (
         "significance",
+        "return n < 63 and 2**n <= n_resamples",
+        "return n < 62 and 2**n <= n_resamples",
+    ): "n = 62 would need n_resamples >= 2^62 (4.6e18) resamples: unreachable",
+    (
+        "significance",
         "lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 1))",
         "lows, highs = _Smallest(max(k, 0)), _Smallest(max(k, 1))",
     ): "max(k, 1) and max(k, 0) differ only when k <= 0, and then _randomization_batch "
