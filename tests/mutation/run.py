@@ -583,13 +583,24 @@ _RANKING = "oracles/test_mutation_survivors.py"  # ranking, aggregation, measure
 _CLI = "cli/test_mutation_survivors.py"
 _SIG = "compare/test_mutation_survivors.py"
 _SIG_FULL = "compare/test_mutation_survivors_full.py"
+_ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     # session 12 (the full significance and measures sets)
     (
         "measures",
         "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
         "last, size, fixed = chunk[- 2], size + _CHUNK, chunk[-1] == chunk[-2]",
-    ): "oracles/test_mutation_survivors_full.py::test_rbp_powers_equal_trec_evals_loop_across_chunks",
+    ): f"{_ORACLES_FULL}::test_rbp_powers_equal_trec_evals_loop_across_chunks",
+    (
+        "measures",
+        "beyond = table[-1] * pl.lit(p).pow((index - (size - 1)).cast(pl.Float64))",
+        "beyond = table[+1] * pl.lit(p).pow((index - (size - 1)).cast(pl.Float64))",
+    ): f"{_ORACLES_FULL}::test_rbp_weight_beyond_the_powers_table",
+    (
+        "measures",
+        "extra = (npos >= 1) & (retrieved >= npos + 2)",
+        "extra = (npos >= 1) & (retrieved >= npos + 3)",
+    ): f"{_ORACLES_FULL}::test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved",
     (
         "significance",
         "k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * (1 + total) - 1) + 1",

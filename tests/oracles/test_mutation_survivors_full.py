@@ -5,9 +5,13 @@ arithmetic in a comment)."""
 
 from __future__ import annotations
 
+import math
+
+import polars as pl
 import pytest
 
-from polars_rankeval.measures.rbp import powers
+from polars_rankeval import evaluate
+from polars_rankeval.measures.rbp import POWERS_MAX, powers, weight
 
 
 @pytest.mark.parametrize("p", [0.9, 0.99, 0.5])
@@ -26,3 +30,37 @@ def test_rbp_powers_equal_trec_evals_loop_across_chunks(p):
     table = powers(p).to_list()
     assert len(table) == len(expected)
     assert table == expected
+
+
+def test_rbp_weight_beyond_the_powers_table():
+    # p = 0.99999: p^(2^20) = exp(2^20 * ln 0.99999) ~ 2.8e-5 is no fixed point, so the
+    # table stops at POWERS_MAX = 2^20 values (and a bit) and deeper positions use
+    # table[-1] * p^(index - (2^20 - 1)) (pow(), within ~1e-16 relative per the module).
+    # Expected: trec_eval's cur_p after `index` multiplications, by its loop.
+    p = 0.99999
+    table = powers(p)
+    size = len(table)  # 1 + 256 chunks of 4096: the first chunk past POWERS_MAX values
+    assert size >= POWERS_MAX and table[-1] * p != table[-1]
+    for index in (5, size - 1, size + 5, size + 100_000):
+        cur = 1.0
+        for _ in range(index):
+            cur *= p
+        got = pl.select(weight(p, pl.lit(index, dtype=pl.Int64))).item()
+        assert got == pytest.approx(cur, rel=1e-9), index
+
+
+def test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved():
+    # trec_eval 10.0 m_Rndcg.c, traced by hand.  One relevant item a (gain 1, Npos = 1).
+    # Run x a y (n = 3 = Npos + 2): i = 0: ideal_dcg = 1 / log2(2) = 1; i = 1: the
+    # ideal gain drops (end b = 1), sum += DCG(1) / IDCG(1) = 0 / 1, then DCG += 1 /
+    # log2(3); the loop leaves at i = 2 < num_ret, so the implied end at n adds
+    # DCG(3) / IDCG(1) = 0.6309298: (0 + 0.6309298) / 2 = 0.3154649.
+    # Run x a (n = 2 = Npos + 1): the loop leaves at i = 2 = num_ret: no implied end,
+    # 0 / 1 = 0.
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    three = pl.DataFrame({"query": ["q"] * 3, "item": ["x", "a", "y"], "score": [3.0, 2.0, 1.0]})
+    two = three.head(2)
+    got3 = evaluate(three, qrels, ["RnDCG"])["value"].item()
+    got2 = evaluate(two, qrels, ["RnDCG"])["value"].item()
+    assert got3 == pytest.approx((1 / math.log2(3)) / 2, abs=1e-12)
+    assert got2 == 0.0
