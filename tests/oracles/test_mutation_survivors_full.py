@@ -64,3 +64,25 @@ def test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved():
     got2 = evaluate(two, qrels, ["RnDCG"])["value"].item()
     assert got3 == pytest.approx((1 / math.log2(3)) / 2, abs=1e-12)
     assert got2 == 0.0
+
+
+def test_families_with_values_above_1_are_declared_unbounded():
+    # Family.bounded=True promises per-query values in [0, 1] (the property tests check
+    # only the families that promise it).  3 retrieved (a b c); judged a:2 c:1 d:0 e:3:
+    # NumRet = 3, NumRel = #{a, c, e} = 3, NumRelRet = #{a, c} = 2, all above 1.
+    from polars_rankeval._registry import REGISTRY
+
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame(
+        {"query": ["q"] * 4, "item": ["a", "c", "d", "e"], "relevance": [2, 1, 0, 3]}
+    )
+    got = evaluate(run, qrels, sorted(REGISTRY), per_query=True)
+    values = dict(got.select("measure", "value").iter_rows())
+    assert {k: values[k] for k in ("NumRet", "NumRel", "NumRelRet")} == {
+        "NumRet": 3.0,
+        "NumRel": 3.0,
+        "NumRelRet": 2.0,
+    }
+    above = {name for name, value in values.items() if value > 1.0}
+    assert above == {"NumRet", "NumRel", "NumRelRet"}
+    assert not any(REGISTRY[name].bounded for name in above)
