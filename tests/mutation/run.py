@@ -604,6 +604,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "beyond = table[-1] * pl.lit(p).pow((index - (size - 1)).cast(pl.Float64))",
         "beyond = table[+1] * pl.lit(p).pow((index - (size - 1)).cast(pl.Float64))",
     ): f"{_ORACLES_FULL}::test_rbp_weight_beyond_the_powers_table",
+    (
+        "measures",
+        "beyond = table[-1] * pl.lit(p).pow((index - (size - 1)).cast(pl.Float64))",
+        "beyond = table[-1] * pl.lit(p).pow((index - (size - 2)).cast(pl.Float64))",
+    ): f"{_ORACLES_FULL}::test_rbp_weight_beyond_the_powers_table",
     ("measures:counts.py", "bounded=False,", "bounded=True,"): (
         f"{_ORACLES_FULL}::test_families_with_values_above_1_are_declared_unbounded"
     ),
