@@ -567,6 +567,20 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (
         "measures",
         "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[- 0] == chunk[-2]",
+    ): "RBP's powers table: chunk[0] == chunk[-2] holds only in a chunk that is all "
+    "fixed-point values, one chunk after the original sees it; the table is cut at the "
+    "first occurrence of the fixed point either way (and past POWERS_MAX the uncut tail "
+    "is the fixed point, which weight() reads the same)",
+    (
+        "measures",
+        'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit(1.0))',
+        'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null( 0.0), pl.lit(1.0))',
+    ): "a missing max_rel filled with 0 instead of 1 is raised to 1 by max_horizontal(., 1) "
+    "on the same line",
+    (
+        "measures",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
         "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[+2]",
     ): "RBP's powers table: the fixed point is seen one chunk later (the next chunk is all "
     "fixed-point values, so its [-1] equals its [2]) and the table is cut at the first "
@@ -621,6 +635,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "measures",
         "extra = (npos >= 1) & (retrieved >= npos + 2)",
         "extra = (npos >= 1) & (retrieved >= npos + 3)",
+    ): f"{_ORACLES_FULL}::test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved",
+    (
+        "measures",
+        "extra = (npos >= 1) & (retrieved >= npos + 2)",
+        "extra = (npos >= 1) & (retrieved > npos + 2)",
     ): f"{_ORACLES_FULL}::test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved",
     (
         "significance",
