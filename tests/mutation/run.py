@@ -574,6 +574,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     "is the fixed point, which weight() reads the same)",
     (
         "measures",
+        "while not fixed and size < POWERS_MAX:",
+        "while not fixed and size <= POWERS_MAX:",
+    ): "size is 1 + 4096 k, never equal to POWERS_MAX = 2^20, so < and <= stop alike",
+    (
+        "measures",
         'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit(1.0))',
         'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null( 0.0), pl.lit(1.0))',
     ): "a missing max_rel filled with 0 instead of 1 is raised to 1 by max_horizontal(., 1) "
@@ -636,6 +641,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "extra = (npos >= 1) & (retrieved >= npos + 2)",
         "extra = (npos >= 1) & (retrieved >= npos + 3)",
     ): f"{_ORACLES_FULL}::test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved",
+    (
+        "measures",
+        't = (level * (pos.max() + 1).cast(pl.Float64) + pos).rank("ordinal")',
+        't = (level * (pos.max() - 1).cast(pl.Float64) + pos).rank("ordinal")',
+    ): f"{_ORACLES_FULL}::test_compat_lower_gain_retrieved_first_equals_ir_measures",
     (
         "measures",
         "extra = (npos >= 1) & (retrieved >= npos + 2)",

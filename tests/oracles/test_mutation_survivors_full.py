@@ -86,3 +86,21 @@ def test_families_with_values_above_1_are_declared_unbounded():
     above = {name for name, value in values.items() if value > 1.0}
     assert above == {"NumRet", "NumRel", "NumRelRet"}
     assert not any(REGISTRY[name].bounded for name in above)
+
+
+@pytest.mark.parametrize("name", ["Compat", "Compat(p=0.5)", "Compat(normalize=false)"])
+def test_compat_lower_gain_retrieved_first_equals_ir_measures(name):
+    # b (gain 1) at position 1, a (gain 2) at position 2: in the ideal ranking a comes
+    # first.  The ideal order sorts by (gain level, position); with the last position
+    # (2) of one level and the first (1) of the next, a too small level stride would tie
+    # them and put b first.  Oracle: ir_measures' own Compat provider.
+    import ir_measures
+
+    measure = ir_measures.parse_measure(name.replace("false", "False"))
+    qrels, scores = {"q": {"a": 2, "b": 1}}, {"q": {"b": 2.0, "a": 1.0}}
+    [expected] = [x.value for x in ir_measures.compat.iter_calc([measure], qrels, scores)]
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["b", "a"], "score": [2.0, 1.0]})
+    judged = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [2, 1]})
+    got = evaluate(run, judged, [name])["value"].item()
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert got < 1.0  # the run is not the ideal ranking
