@@ -574,6 +574,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     "is the fixed point, which weight() reads the same)",
     (
         "measures",
+        "npos = j.stat(NUM_POS).fill_null(0.0)  # null: a run-only query (not evaluated)",
+        "npos = j.stat(NUM_POS).fill_null( 1.0)  # null: a run-only query (not evaluated)",
+    ): "Compat's NUM_POS is null only for a query in the run but not in the qrels, which is "
+    "not evaluated (trec_eval's rule: such queries are dropped before the output); the "
+    "fill only keeps the expression defined on its rows",
+    (
+        "measures",
         "while not fixed and size < POWERS_MAX:",
         "while not fixed and size <= POWERS_MAX:",
     ): "size is 1 + 4096 k, never equal to POWERS_MAX = 2^20, so < and <= stop alike",
