@@ -650,6 +650,16 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ): f"{_ORACLES_FULL}::test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved",
     (
         "measures",
+        "term = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)",
+        "term = pl.when(nonrel_above > -1).then(1.0 - penalty).otherwise(1.0)",
+    ): f"{_ORACLES_FULL}::test_bpref_without_judged_non_relevant_items",
+    (
+        "measures",
+        "return pl.when(j.rel > 0).then(j.rel / top).otherwise(pl.lit(0.0))",
+        "return pl.when(j.rel > -1).then(j.rel / top).otherwise(pl.lit(0.0))",
+    ): f"{_ORACLES_FULL}::test_rbp_graded_gain_of_a_fractional_negative_judgment_is_0",
+    (
+        "measures",
         't = (level * (pos.max() + 1).cast(pl.Float64) + pos).rank("ordinal")',
         't = (level * (pos.max() - 1).cast(pl.Float64) + pos).rank("ordinal")',
     ): f"{_ORACLES_FULL}::test_compat_lower_gain_retrieved_first_equals_ir_measures",

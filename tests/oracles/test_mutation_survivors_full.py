@@ -104,3 +104,23 @@ def test_compat_lower_gain_retrieved_first_equals_ir_measures(name):
     got = evaluate(run, judged, [name])["value"].item()
     assert got == pytest.approx(expected, abs=1e-12)
     assert got < 1.0  # the run is not the ideal ranking
+
+
+def test_bpref_without_judged_non_relevant_items():
+    # trec_eval m_bpref.c: a relevant retrieved item adds 1 when no judged non-relevant
+    # item is above it (else 1 - min(nonrel above, R) / min(num_nonrel, R)).  Judged
+    # a:1 b:1 only (num_nonrel = 0, R = 2); run a x: a adds 1, b is not retrieved:
+    # bpref = 1 / 2.  (The penalty's 0 / min(0, 2) is never taken.)
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "x"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [1, 1]})
+    assert evaluate(run, qrels, ["Bpref"])["value"].item() == 0.5
+
+
+def test_rbp_graded_gain_of_a_fractional_negative_judgment_is_0():
+    # trec_eval m_rbp.c: a negative judgment gains 0 (pooled, not judged), whatever its
+    # value.  Judged a:-0.5 b:2 (top level 2: gains 0 and 2 / 2 = 1); run a b, p = 0.5:
+    # RBP = (1 - p) * (0 * 1 + 1 * p) = 0.5 * 0.5 = 0.25.
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [-0.5, 2.0]})
+    got = evaluate(run, qrels, ["RBP(p=0.5,gain=graded)"])["value"].item()
+    assert got == pytest.approx(0.25, abs=1e-15)
