@@ -11,7 +11,11 @@ folder first, so a run never leaves a mutated file in the work tree, whatever ha
 The operators are cut to the ones that make a plausible bug (arithmetic swaps, comparison
 boundaries, ``&``/``|``, negations, constants, booleans); ``--max`` keeps an evenly spread
 sample of at most that many mutants per target, ``--minutes`` stops a target after that
-long and reports the mutants that ran.  The score and every surviving mutant
+long and reports the mutants that ran (cosmic-ray picks them in random order, so a
+time-boxed run is a random sample).  A target with ``narrow=`` lists runs each mutant
+through ``tests/mutation/narrow.py``: the tests of the mutated module (measures) or
+function (significance) first, and the whole list only when they pass, so a survivor
+has always survived the whole list.  The score and every surviving mutant
 (with its diff, and the reason when it is listed in ``EQUIVALENT`` below) are written
 to ``tests/mutation/RESULTS.md``; the results of targets not run are kept, and so is a
 record paragraph written by hand above the sections.
