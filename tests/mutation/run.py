@@ -11,7 +11,11 @@ folder first, so a run never leaves a mutated file in the work tree, whatever ha
 The operators are cut to the ones that make a plausible bug (arithmetic swaps, comparison
 boundaries, ``&``/``|``, negations, constants, booleans); ``--max`` keeps an evenly spread
 sample of at most that many mutants per target, ``--minutes`` stops a target after that
-long and reports the mutants that ran.  The score and every surviving mutant
+long and reports the mutants that ran (cosmic-ray picks them in random order, so a
+time-boxed run is a random sample).  A target with ``narrow=`` lists runs each mutant
+through ``tests/mutation/narrow.py``: the tests of the mutated module (measures) or
+function (significance) first, and the whole list only when they pass, so a survivor
+has always survived the whole list.  The score and every surviving mutant
 (with its diff, and the reason when it is listed in ``EQUIVALENT`` below) are written
 to ``tests/mutation/RESULTS.md``; the results of targets not run are kept, and so is a
 record paragraph written by hand above the sections.
@@ -63,11 +67,94 @@ class Target:
     code: tuple[Code, ...]  # what is mutated
     tests: tuple[str, ...]  # pytest node ids or files: the fast tier for this code
     timeout: float = 300.0
+    # narrowed lists (tests/mutation/narrow.py): a mutated file's path or the mutated
+    # function's name -> the tests run first (after ``shared``); the whole ``tests`` list
+    # runs only when they pass, so no survivor is reported without it
+    narrow: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    shared: tuple[str, ...] = ()
 
 
 # Test paths are checked by tests/mutation/test_targets.py (files, node ids, functions).
 _CONFORMANCE = "tests/oracles/test_trec_eval_conformance.py"
 _COMPARE = "tests/compare/test_compare.py"
+
+# Narrowed lists for the measures target: each module's own tests, run after the shared
+# trec_eval conformance case (every trec_eval measure on its test data, about 1 s).
+_M = "polars_rankeval/measures/"
+_LIT = "tests/oracles/test_literature.py"
+_KNOWN = "tests/oracles/test_known_answers.py"
+_NORMS = "tests/engines/test_ties_average_norms.py"
+_SURV = "tests/oracles/test_mutation_survivors.py"
+_SURV_FULL = "tests/oracles/test_mutation_survivors_full.py"
+_EDGES_M = "tests/oracles/test_measure_edges.py"
+_CONV = "tests/oracles/test_conventions_independent.py::test_conventions_equal_the_other_tools_formulas[polars]"
+_PARAMS = f"{_CONFORMANCE}::test_measure_parameters[polars]"
+_LEVEL = f"{_CONFORMANCE}::test_relevance_level_l2[polars]"
+_TREC = (_LIT, _NORMS, _SURV, _PARAMS, _LEVEL)  # a trec_eval measure's usual tests
+_RBP = (_SURV_FULL, _KNOWN, _EDGES_M, "tests/oracles/test_rbp_trec_eval_bits.py", _CONV)
+_MEASURES_NARROW: dict[str, tuple[str, ...]] = {
+    **{
+        f"{_M}{m}.py": _TREC
+        for m in (
+            "bing", "bpref", "counts", "g", "gmbpref", "ndcg_rel", "precision", "recall",
+            "rndcg", "rr", "rprec", "setap", "success", "utility",
+        )
+    },
+    **{f"{_M}{m}.py": (_KNOWN, *_TREC) for m in ("gmap", "iprec", "iprec11pt", "numq", "infap")},
+    f"{_M}ap.py": (_LIT, _NORMS, _CONV, _PARAMS, _SURV),
+    f"{_M}ndcg.py": (_LIT, _CONV, _PARAMS, _LEVEL, _SURV),
+    f"{_M}rprec_mult.py": (_KNOWN, _EDGES_M, *_TREC),
+    f"{_M}relp.py": (_SURV, *_TREC),
+    f"{_M}f1.py": (_KNOWN, *_TREC),
+    f"{_M}judged.py": (_KNOWN, "tests/oracles/test_measure_num_nonrel_judged_ret.py"),
+    f"{_M}unjudged.py": (_KNOWN, "tests/oracles/test_exact_division.py"),
+    f"{_M}num_nonrel_judged_ret.py": ("tests/oracles/test_measure_num_nonrel_judged_ret.py",),
+    f"{_M}err.py": (
+        "tests/oracles/test_err_grade_clip.py",
+        "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
+    ),
+    f"{_M}rbp.py": _RBP,
+    f"{_M}rbp_resid.py": _RBP,
+    f"{_M}interp_ap.py": ("tests/oracles/test_measure_interp_ap.py",),
+    f"{_M}yaap.py": ("tests/oracles/test_measure_yaap.py",),
+    f"{_M}compat.py": ("tests/oracles/test_measure_compat.py",),
+    f"{_M}accuracy.py": ("tests/oracles/test_measure_compat.py",),
+}  # fmt: skip
+
+# significance, per function: the tests that call it (after the survivors' file)
+_T = (
+    "tests/compare/test_t_test_precision.py",
+    f"{_COMPARE}::test_t_distribution_matches_scipy",
+    f"{_COMPARE}::test_t_test_equals_ttest_rel",
+    "tests/compare/test_significance_edges.py",
+)
+_RESAMPLING = (
+    "tests/compare/test_significance_edges.py",
+    f"{_COMPARE}::test_randomization_is_exact_for_few_queries_and_equals_scipy",
+    f"{_COMPARE}::test_randomization_agrees_with_scipy_within_resampling_error",
+    f"{_COMPARE}::test_bootstrap_agrees_with_scipy_within_resampling_error",
+    f"{_COMPARE}::test_resampling_is_seeded_and_blocked_without_changing_results",
+)
+_SIGNIFICANCE_NARROW: dict[str, tuple[str, ...]] = {
+    "adjust": (
+        "tests/compare/test_corrections_capped.py",
+        f"{_COMPARE}::test_corrections_hand_computed",
+        f"{_COMPARE}::test_bh_equals_scipy",
+    ),
+    **{f: _T for f in ("paired_t", "t_two_sided_p", "t_ppf", "_betacf", "_betainc")},
+    **{
+        f: _RESAMPLING
+        for f in (
+            "_count_extreme", "randomization", "_randomization_batch", "_inverted_bounds",
+            "_exact", "bootstrap", "bootstrap_means", "_bootstrap_batch",
+        )
+    },
+    "effect_size": (
+        f"{_COMPARE}::test_effect_size_is_paired_cohens_d",
+        "tests/compare/test_significance_edges.py",
+    ),
+}  # fmt: skip
+
 TARGETS = {
     "significance": Target(
         (
@@ -112,6 +199,12 @@ TARGETS = {
             f"{_COMPARE}::test_compare_randomization_and_bootstrap_against_scipy",
             f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch",
             "tests/compare/test_mutation_survivors.py",
+            "tests/compare/test_mutation_survivors_full.py",
+        ),
+        narrow=_SIGNIFICANCE_NARROW,
+        shared=(
+            "tests/compare/test_mutation_survivors.py",
+            "tests/compare/test_mutation_survivors_full.py",
         ),
     ),
     "measures": Target(
@@ -136,11 +229,19 @@ TARGETS = {
             f"{_CONFORMANCE}::test_complete_c_flag[polars]",
             "tests/oracles/test_fixtures.py",
             "tests/oracles/test_mutation_survivors.py",
+            "tests/oracles/test_mutation_survivors_full.py",
+            "tests/oracles/test_measure_interp_ap.py",
+            "tests/oracles/test_measure_yaap.py",
+            "tests/oracles/test_measure_compat.py",
+            "tests/oracles/test_exact_division.py",
+            "tests/oracles/test_rbp_trec_eval_bits.py",
             "tests/docs/test_readme.py::test_every_generated_readme_section_is_fresh",
             # slow hypothesis oracles last: they run only for the mutants still alive
             "tests/oracles/test_oracle_ranx.py",
             "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
         ),
+        narrow=_MEASURES_NARROW,
+        shared=(f"{_CONFORMANCE}::test_all_trec_per_query[polars]",),
     ),
     "ranking": Target(
         (
@@ -370,6 +471,144 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise( 1.0)",
     ): "pairs of a tie group of one row: that row's index in its group is 1, so pairs is "
     "multiplied by (index - 1) = 0",
+    # session 12 (the full significance and measures sets)
+    (
+        "significance",
+        "d = 1.0 / (d if abs(d) > tiny else tiny)",
+        "d = 1.0 / (d if abs(d) >= tiny else tiny)",
+    ): "Lentz's guard against a zero denominator: differs only when |d| is exactly 1e-300",
+    (
+        "significance",
+        "if x < (a + 1.0) / (a + b + 2.0):",
+        "if x < (a + 1.0) / (a + b + 3.0):",
+    ): "the switch point between the two exact continued fractions moved: both are exact "
+    "on either side, the choice only changes how fast _betacf converges",
+    (
+        "significance",
+        "return n < 63 and 2**n <= n_resamples",
+        "return n < 64 and 2**n <= n_resamples",
+    ): "n = 63 would need n_resamples >= 2^63 (9.2e18) resamples: unreachable",
+    **{
+        (
+            "significance",
+            "p, _, _ = _randomization_batch(batch, alpha=0.05, n_resamples=n_resamples, rng=rng)",
+            f"p, _, _ = _randomization_batch(batch, alpha={a}, n_resamples=n_resamples, rng=rng)",
+        ): "randomization() keeps only the p-values: alpha only sets the intervals it drops "
+        "(any alpha gives a valid k: k <= 0 skips the bounds, k above the patterns keeps all)"
+        for a in (" -0.95", " 1.05", " 0.0", " 1.0")
+    },
+    (
+        "significance",
+        "if high - low <= 1e-15 * high:",
+        "if high + low <= 1e-15 * high:",
+    ): "the bisection's stopping test never fires (low >= 0): it runs its 200 halvings, "
+    "which end on the same quantile (the bracket stops shrinking at float precision)",
+    (
+        "significance",
+        "return float(p[0]) if single else p",
+        "return float(p[ -1]) if single else p",
+    ): "a single comparison is a batch of one row: p[-1] is p[0]",
+    (
+        "significance",
+        "tiny = 1e-300",
+        "tiny = -1.0",
+    ): "Lentz's guard turned off (|x| > -1 always): it acts only on a denominator within "
+    "1e-300 of 0, which the t distribution's fraction does not produce on the side it is "
+    "used (the first is 1 - (a + b) x / (a + 1) > 2 / (a + b + 2) there)",
+    **{
+        (
+            "significance",
+            "return TestResult(float(p[0]), float(low[0]), float(high[0]))",
+            "return TestResult("
+            + ", ".join(f"float({v}[{' -1' if v == w else '0'}])" for v in ("p", "low", "high"))
+            + ")",
+        ): "bootstrap() runs a batch of one row: index -1 is index 0"
+        for w in ("p", "low", "high")
+    },
+    (
+        "significance",
+        "p = np.minimum(1.0, (1 + extreme) / (1 + n_resamples))",
+        "p = np.minimum( 2.0, (1 + extreme) / (1 + n_resamples))",
+    ): "(1 + extreme) / (1 + n_resamples) <= 1 always (extreme <= n_resamples): the cap never acts",
+    (
+        "significance",
+        "return n < 63 and 2**n <= n_resamples",
+        "return n <= 63 and 2**n <= n_resamples",
+    ): "n = 63 would need n_resamples >= 2^63 (9.2e18) resamples: unreachable",
+    (
+        "significance",
+        "return n < 63 and 2**n <= n_resamples",
+        "return n < 62 and 2**n <= n_resamples",
+    ): "n = 62 would need n_resamples >= 2^62 (4.6e18) resamples: unreachable",
+    (
+        "significance",
+        "lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 1))",
+        "lows, highs = _Smallest(max(k, 0)), _Smallest(max(k, 1))",
+    ): "max(k, 1) and max(k, 0) differ only when k <= 0, and then _randomization_batch "
+    "returns infinite bounds without reading the kept values (_Smallest(0) keeps an "
+    "empty array without error)",
+    (
+        "significance",
+        "size = _chunk(d.shape[1], n_resamples)",
+        "size = _chunk(d.shape[ 0], n_resamples)",
+    ): "the chunk size only bounds memory: each pass draws from the same seed, so a "
+    "comparison gets the same result in any chunking (held by test_compare.py::"
+    "test_a_comparison_gets_the_same_result_alone_or_in_a_batch)",
+    (
+        "significance",
+        "if method is None or m == 0:",
+        "if method is None or m == -1:",
+    ): "with no valid p-value every correction maps the empty array to an empty one (checked "
+    "by hand: holm, bonferroni, bh on [] and [nan, nan]); only an unknown method name on "
+    "such input would now raise, and compare() never passes one (TestOptions refuses it "
+    "first, options.py)",
+    (
+        "significance",
+        "high *= 2.0",
+        "high *= 3.0",
+    ): "the bracket of the bisection grows by 3 instead of 2 until it holds the quantile; "
+    "the bisection converges to the same value within its 1e-15 relative tolerance",
+    (
+        "measures",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[- 0] == chunk[-2]",
+    ): "RBP's powers table: chunk[0] == chunk[-2] holds only in a chunk that is all "
+    "fixed-point values, one chunk after the original sees it; the table is cut at the "
+    "first occurrence of the fixed point either way (and past POWERS_MAX the uncut tail "
+    "is the fixed point, which weight() reads the same)",
+    (
+        "measures",
+        "npos = j.stat(NUM_POS).fill_null(0.0)  # null: a run-only query (not evaluated)",
+        "npos = j.stat(NUM_POS).fill_null( 1.0)  # null: a run-only query (not evaluated)",
+    ): "Compat's NUM_POS is null only for a query in the run but not in the qrels, which is "
+    "not evaluated (trec_eval's rule: such queries are dropped before the output); the "
+    "fill only keeps the expression defined on its rows",
+    (
+        "measures",
+        "while not fixed and size < POWERS_MAX:",
+        "while not fixed and size <= POWERS_MAX:",
+    ): "size is 1 + 4096 k, never equal to POWERS_MAX = 2^20, so < and <= stop alike",
+    (
+        "measures",
+        'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit(1.0))',
+        'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null( 0.0), pl.lit(1.0))',
+    ): "a missing max_rel filled with 0 instead of 1 is raised to 1 by max_horizontal(., 1) "
+    "on the same line",
+    (
+        "measures",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[+2]",
+    ): "RBP's powers table: the fixed point is seen one chunk later (the next chunk is all "
+    "fixed-point values, so its [-1] equals its [2]) and the table is cut at the first "
+    "occurrence of the fixed point either way; when POWERS_MAX stops it first, the uncut "
+    "tail is the fixed point, which weight() reads past the end the same",
+    (
+        "significance",
+        "lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 1))",
+        "lows, highs = _Smallest(max(k, 1)), _Smallest(max(k, 0))",
+    ): "max(k, 1) and max(k, 0) differ only when k <= 0, and then _randomization_batch "
+    "returns infinite bounds without reading the kept values (_Smallest(0) keeps an "
+    "empty array without error)",
 }
 
 
@@ -381,7 +620,96 @@ _EDGES = "test_significance_edges.py"
 _RANKING = "oracles/test_mutation_survivors.py"  # ranking, aggregation, measures
 _CLI = "cli/test_mutation_survivors.py"
 _SIG = "compare/test_mutation_survivors.py"
+_SIG_FULL = "compare/test_mutation_survivors_full.py"
+_ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # session 12 (the full significance and measures sets)
+    (
+        "measures",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
+        "last, size, fixed = chunk[- 2], size + _CHUNK, chunk[-1] == chunk[-2]",
+    ): f"{_ORACLES_FULL}::test_rbp_powers_equal_trec_evals_loop_across_chunks",
+    (
+        "measures",
+        "beyond = table[-1] * pl.lit(p).pow((index - (size - 1)).cast(pl.Float64))",
+        "beyond = table[+1] * pl.lit(p).pow((index - (size - 1)).cast(pl.Float64))",
+    ): f"{_ORACLES_FULL}::test_rbp_weight_beyond_the_powers_table",
+    (
+        "measures",
+        "beyond = table[-1] * pl.lit(p).pow((index - (size - 1)).cast(pl.Float64))",
+        "beyond = table[-1] * pl.lit(p).pow((index - (size - 2)).cast(pl.Float64))",
+    ): f"{_ORACLES_FULL}::test_rbp_weight_beyond_the_powers_table",
+    ("measures:counts.py", "bounded=False,", "bounded=True,"): (
+        f"{_ORACLES_FULL}::test_families_with_values_above_1_are_declared_unbounded"
+    ),
+    (
+        "measures",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
+        "last, size, fixed = chunk[-1], size - _CHUNK, chunk[-1] == chunk[-2]",
+    ): f"{_ORACLES_FULL}::test_rbp_weight_beyond_the_powers_table",
+    (
+        "measures",
+        "extra = (npos >= 1) & (retrieved >= npos + 2)",
+        "extra = (npos >= 1) & (retrieved >= npos + 3)",
+    ): f"{_ORACLES_FULL}::test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved",
+    (
+        "measures",
+        "term = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)",
+        "term = pl.when(nonrel_above > -1).then(1.0 - penalty).otherwise(1.0)",
+    ): f"{_ORACLES_FULL}::test_bpref_without_judged_non_relevant_items",
+    (
+        "measures",
+        "return pl.when(j.rel > 0).then(j.rel / top).otherwise(pl.lit(0.0))",
+        "return pl.when(j.rel > -1).then(j.rel / top).otherwise(pl.lit(0.0))",
+    ): f"{_ORACLES_FULL}::test_rbp_graded_gain_of_a_fractional_negative_judgment_is_0",
+    (
+        "measures",
+        't = (level * (pos.max() + 1).cast(pl.Float64) + pos).rank("ordinal")',
+        't = (level * (pos.max() - 1).cast(pl.Float64) + pos).rank("ordinal")',
+    ): f"{_ORACLES_FULL}::test_compat_lower_gain_retrieved_first_equals_ir_measures",
+    (
+        "measures",
+        "extra = (npos >= 1) & (retrieved >= npos + 2)",
+        "extra = (npos >= 1) & (retrieved > npos + 2)",
+    ): f"{_ORACLES_FULL}::test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved",
+    (
+        "significance",
+        "k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * (1 + total) - 1) + 1",
+        "k = math.floor(alpha * total) + 0 if exact else math.floor(alpha * (1 + total) - 1) + 1",
+    ): f"{_SIG_FULL}::test_exact_randomization_interval_is_the_inverted_exact_test",
+    (
+        "significance",
+        "infinite = np.full(batch.shape[0], np.inf)",
+        "infinite = np.full(batch.shape[ 1], np.inf)",
+    ): f"{_SIG_FULL}::test_every_comparison_gets_an_interval_when_no_shift_can_be_rejected",
+    (
+        "significance",
+        "q = [100 * alpha / 2, 100 * (1 - alpha / 2)]",
+        "q = [ 99 * alpha / 2, 100 * (1 - alpha / 2)]",
+    ): f"{_SIG_FULL}::test_bootstrap_interval_is_the_percentile_interval_of_the_drawn_means",
+    (
+        "significance",
+        "return p, -infinite, infinite",
+        "return p, +infinite, infinite",
+    ): f"{_SIG_FULL}::test_every_comparison_gets_an_interval_when_no_shift_can_be_rejected",
+    (
+        "significance",
+        "low = np.where(constant, -np.inf, np.minimum(one, two))",
+        "low = np.where(constant, np.inf, np.minimum(one, two))",
+    ): f"{_SIG_FULL}::test_exact_randomization_interval_is_infinite_when_no_shift_can_be_rejected",
+    (
+        "significance",
+        "k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * (1 + total) - 1) + 1",
+        "k = math.floor(alpha * total) + 1 if exact else math.floor(alpha * ( 2 + total) - 1) + 1",
+    ): (
+        f"{_SIG_FULL}::"
+        "test_sampled_randomization_interval_where_alpha_times_resamples_is_almost_whole"
+    ),
+    (
+        "significance",
+        "constant = np.abs(b) == 1.0",
+        "constant = np.abs(b) == 2.0",
+    ): f"{_SIG_FULL}::test_exact_randomization_interval_is_infinite_when_no_shift_can_be_rejected",
     (
         "significance",
         "if d.ndim not in (1, 2) or d.shape[-1] < 2:",
@@ -672,6 +1000,11 @@ class Outcome:
     planned: int = 0
     finished: bool = True
     seconds: float = 0.0
+    passes: list[dict] = field(default_factory=list)  # narrow.py's log lines
+
+
+def _log(repo: Path) -> Path:
+    return repo.parent / "narrow.jsonl"
 
 
 def _copy_tree(into: Path) -> Path:
@@ -682,12 +1015,24 @@ def _copy_tree(into: Path) -> Path:
     shared = ROOT.parent / "shared"
     if shared.exists():
         (into / "shared").symlink_to(shared)
+    # the unmutated package, for narrow.py to find the mutated file
+    shutil.copytree(copy / "polars_rankeval", into / "pristine")
+    # cosmic-ray runs the tests with PYTHONDONTWRITEBYTECODE: without these every run
+    # compiles the whole package again; hash-checked .pyc files are never stale
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "--invalidation-mode", "checked-hash",
+         str(copy / "polars_rankeval")],
+        check=True,
+    )  # fmt: skip
     return copy
 
 
-def _config(repo: Path, target: Target, path: Path) -> None:
+def _config(repo: Path, target: Target, path: Path, name: str = "") -> None:
     tests = " ".join(target.tests)
     command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -o addopts= {tests}"
+    if target.narrow:
+        narrow = repo / "tests" / "mutation" / "narrow.py"
+        command = f"{sys.executable} {narrow} {name} {repo.parent / 'pristine'} {_log(repo)}"
     path.write_text(
         "[cosmic-ray]\n"
         f"module-path = {json.dumps([str(repo / c.path) for c in target.code])}\n"
@@ -733,6 +1078,7 @@ def _select(session: Path, target: Target, limit: int | None) -> int:
     return len(chosen)
 
 
+NARROW_TIMEOUT = 60.0  # narrow.py's (a mutant that makes the narrowed tests loop)
 _ORDER = re.compile(r"^order=\s*(-?\s*\d+),$")
 _TABLE_ORDER = (
     "a family's position in the measure tables (REGISTRY sorts by (order, name)): no "
@@ -826,7 +1172,7 @@ def run_target(
     with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
         repo = _copy_tree(Path(tmp))
         config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
-        _config(repo, target, config)
+        _config(repo, target, config, name)
         subprocess.run([*COSMIC, "init", str(config), str(session)], cwd=repo, check=True)
         count = _select(session, target, limit)
         paths = ", ".join(c.path for c in target.code)
@@ -844,10 +1190,32 @@ def run_target(
         finished = _exec(config, session, repo, minutes)
         if keep is not None:
             shutil.copy(session, keep)
+            if _log(repo).exists():
+                shutil.copy(_log(repo), keep.with_suffix(".jsonl"))
         out = _outcome(session, name)
+        if _log(repo).exists():
+            out.passes = [json.loads(x) for x in _log(repo).read_text().splitlines()]
         out.planned, out.finished = count, finished
         out.seconds = time.monotonic() - start
     return out
+
+
+def _passes(passes: list[dict]) -> list[str]:
+    """The narrowed lists' line: how many mutants each pass killed."""
+    if not passes:
+        return []
+    first = sum(1 for p in passes if p["narrow"] in ("killed", "timeout"))
+    timeouts = sum(1 for p in passes if p["narrow"] == "timeout")
+    second = [p for p in passes if p["narrow"] not in ("killed", "timeout")]
+    wide = sum(1 for p in second if p.get("wide") == "killed")
+    median = sorted(p["seconds"] for p in passes)[len(passes) // 2]
+    return [
+        (
+            f"- narrowed lists (narrow.py): {first} of {len(passes)} logged mutants killed by "
+            f"the narrowed list ({timeouts} by its {NARROW_TIMEOUT:.0f} s time-out); {len(second)} passed it (or had none) and ran the whole list, "
+            f"which killed {wide} of them; median {median:.1f} s per mutant in the test command"
+        )
+    ]
 
 
 def _section(name: str, out: Outcome) -> str:
@@ -883,6 +1251,7 @@ def _section(name: str, out: Outcome) -> str:
         (f"- time: {out.seconds / 60:.1f} min" if out.seconds else "- from a kept session")
         + f", {time.strftime('%Y-%m-%d')}"
         + ("" if out.finished else f" (time-boxed: {out.total} of {out.planned} selected run)"),
+        *_passes(out.passes),
         "",
     ]
     for survivor in real + later + equivalent:
@@ -953,6 +1322,9 @@ def main(argv: list[str] | None = None) -> int:
         name, path = spec.split("=", 1)
         out = _outcome(Path(path), name)
         out.planned = out.total
+        log = Path(path).with_suffix(".jsonl")
+        if log.exists():
+            out.passes = [json.loads(x) for x in log.read_text().splitlines()]
         _write({**_previous(), name: _section(name, out)})
     if args.session:
         return 0

@@ -66,7 +66,11 @@ def _collected(files: list[str]) -> set[str]:
 
 
 def test_test_files_and_node_ids_exist():
-    entries = [t for target in _targets().values() for t in target.tests]
+    entries = [
+        t
+        for target in _targets().values()
+        for t in (*target.tests, *target.shared, *(x for v in target.narrow.values() for x in v))
+    ]
     files = sorted({entry.split("::", 1)[0] for entry in entries})
     missing_files = [f for f in files if not (ROOT / f).is_file()]
     assert not missing_files, f"test files named in TARGETS do not exist: {missing_files}"
@@ -101,3 +105,38 @@ def test_every_target_selects_code():
             if code.functions:
                 assert not run._wanted(target, module, "_not_a_listed_function")
         assert not run._wanted(target, "/tmp/x/repo/polars_rankeval/elsewhere.py", "f")
+
+
+def test_narrowed_lists_name_code_of_their_target_and_run_within_the_whole_list():
+    # a key is a mutated file of the target or one of its functions; every narrowed test
+    # is also in the whole list (its file or node), so the second pass is a superset
+    for name, target in _targets().items():
+        paths = {c.path for c in target.code}
+        functions = {f for c in target.code for f in c.functions}
+        for key, tests in target.narrow.items():
+            under = any(key == p or key.startswith(p.rstrip("/") + "/") for p in paths)
+            assert (under and (ROOT / key).is_file()) or key in functions, (name, key)
+            for test in (*target.shared, *tests):
+                file = test.split("::", 1)[0]
+                assert test in target.tests or file in target.tests, (name, key, test)
+
+
+def test_narrow_finds_the_mutated_file_line_and_function(tmp_path):
+    spec = importlib.util.spec_from_file_location(
+        "_mutation_narrow", Path(__file__).with_name("narrow.py")
+    )
+    assert spec is not None and spec.loader is not None
+    narrow = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(narrow)
+    source = (ROOT / "polars_rankeval/_significance.py").read_text()
+    row = next(i for i, x in enumerate(source.splitlines(), 1) if x.startswith("def t_ppf"))
+    assert narrow.enclosing(source, row + 3) == "t_ppf"
+    pristine = tmp_path / "pristine"
+    import shutil
+
+    shutil.copytree(ROOT / "polars_rankeval", pristine)
+    assert narrow.mutated(pristine) is None  # the work tree is the pristine copy
+    changed = pristine / "measures" / "err.py"
+    lines = changed.read_text().splitlines(keepends=True)
+    changed.write_text("".join([*lines[:4], "# changed\n", *lines[5:]]))
+    assert narrow.mutated(pristine) == ("polars_rankeval/measures/err.py", 5)

@@ -1,0 +1,126 @@
+"""Tests written for mutants of ``measures/`` that survived the full mutation run of
+``tests/mutation/run.py`` (session 12; see its RESULTS.md).  Expected values are
+independent: trec_eval's C loops redone in plain Python, or hand computations (the
+arithmetic in a comment)."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+from polars_rankeval import evaluate
+from polars_rankeval.measures.rbp import POWERS_MAX, powers, weight
+
+
+@pytest.mark.parametrize("p", [0.9, 0.99, 0.5])
+def test_rbp_powers_equal_trec_evals_loop_across_chunks(p):
+    # trec_eval m_rbp.c: cur_p = 1.0 at position 1, then cur_p = cur_p * p once per
+    # position, one rounding per multiplication.  The loop runs to the fixed point (the
+    # first value that times p rounds back to itself: 0 or a subnormal); the table is
+    # built 4096 products at a time, so p = 0.9 (~7,000 positions) and 0.99 (~70,000)
+    # cross several chunk boundaries.
+    expected, cur = [], 1.0
+    while True:
+        expected.append(cur)
+        if cur * p == cur:
+            break
+        cur *= p
+    table = powers(p).to_list()
+    assert len(table) == len(expected)
+    assert table == expected
+
+
+def test_rbp_weight_beyond_the_powers_table():
+    # p = 0.99999: p^(2^20) = exp(2^20 * ln 0.99999) ~ 2.8e-5 is no fixed point, so the
+    # table stops at POWERS_MAX = 2^20 values (and a bit) and deeper positions use
+    # table[-1] * p^(index - (2^20 - 1)) (pow(), within ~1e-16 relative per the module).
+    # Expected: trec_eval's cur_p after `index` multiplications, by its loop.
+    p = 0.99999
+    table = powers(p)
+    size = len(table)  # 1 + 256 chunks of 4096: the first chunk past POWERS_MAX values
+    assert size >= POWERS_MAX and table[-1] * p != table[-1]
+    for index in (5, size - 1, size + 5, size + 100_000):
+        cur = 1.0
+        for _ in range(index):
+            cur *= p
+        got = pl.select(weight(p, pl.lit(index, dtype=pl.Int64))).item()
+        assert got == pytest.approx(cur, rel=1e-9), index
+
+
+def test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved():
+    # trec_eval 10.0 m_Rndcg.c, traced by hand.  One relevant item a (gain 1, Npos = 1).
+    # Run x a y (n = 3 = Npos + 2): i = 0: ideal_dcg = 1 / log2(2) = 1; i = 1: the
+    # ideal gain drops (end b = 1), sum += DCG(1) / IDCG(1) = 0 / 1, then DCG += 1 /
+    # log2(3); the loop leaves at i = 2 < num_ret, so the implied end at n adds
+    # DCG(3) / IDCG(1) = 0.6309298: (0 + 0.6309298) / 2 = 0.3154649.
+    # Run x a (n = 2 = Npos + 1): the loop leaves at i = 2 = num_ret: no implied end,
+    # 0 / 1 = 0.
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    three = pl.DataFrame({"query": ["q"] * 3, "item": ["x", "a", "y"], "score": [3.0, 2.0, 1.0]})
+    two = three.head(2)
+    got3 = evaluate(three, qrels, ["RnDCG"])["value"].item()
+    got2 = evaluate(two, qrels, ["RnDCG"])["value"].item()
+    assert got3 == pytest.approx((1 / math.log2(3)) / 2, abs=1e-12)
+    assert got2 == 0.0
+
+
+def test_families_with_values_above_1_are_declared_unbounded():
+    # Family.bounded=True promises per-query values in [0, 1] (the property tests check
+    # only the families that promise it).  3 retrieved (a b c); judged a:2 c:1 d:0 e:3:
+    # NumRet = 3, NumRel = #{a, c, e} = 3, NumRelRet = #{a, c} = 2, all above 1.
+    from polars_rankeval._registry import REGISTRY
+
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame(
+        {"query": ["q"] * 4, "item": ["a", "c", "d", "e"], "relevance": [2, 1, 0, 3]}
+    )
+    got = evaluate(run, qrels, sorted(REGISTRY), per_query=True)
+    values = dict(got.select("measure", "value").iter_rows())
+    assert {k: values[k] for k in ("NumRet", "NumRel", "NumRelRet")} == {
+        "NumRet": 3.0,
+        "NumRel": 3.0,
+        "NumRelRet": 2.0,
+    }
+    above = {name for name, value in values.items() if value > 1.0}
+    assert above == {"NumRet", "NumRel", "NumRelRet"}
+    assert not any(REGISTRY[name].bounded for name in above)
+
+
+@pytest.mark.parametrize("name", ["Compat", "Compat(p=0.5)", "Compat(normalize=false)"])
+def test_compat_lower_gain_retrieved_first_equals_ir_measures(name):
+    # b (gain 1) at position 1, a (gain 2) at position 2: in the ideal ranking a comes
+    # first.  The ideal order sorts by (gain level, position); with the last position
+    # (2) of one level and the first (1) of the next, a too small level stride would tie
+    # them and put b first.  Oracle: ir_measures' own Compat provider.
+    import ir_measures
+
+    measure = ir_measures.parse_measure(name.replace("false", "False"))
+    qrels, scores = {"q": {"a": 2, "b": 1}}, {"q": {"b": 2.0, "a": 1.0}}
+    [expected] = [x.value for x in ir_measures.compat.iter_calc([measure], qrels, scores)]
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["b", "a"], "score": [2.0, 1.0]})
+    judged = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [2, 1]})
+    got = evaluate(run, judged, [name])["value"].item()
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert got < 1.0  # the run is not the ideal ranking
+
+
+def test_bpref_without_judged_non_relevant_items():
+    # trec_eval m_bpref.c: a relevant retrieved item adds 1 when no judged non-relevant
+    # item is above it (else 1 - min(nonrel above, R) / min(num_nonrel, R)).  Judged
+    # a:1 b:1 only (num_nonrel = 0, R = 2); run a x: a adds 1, b is not retrieved:
+    # bpref = 1 / 2.  (The penalty's 0 / min(0, 2) is never taken.)
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "x"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [1, 1]})
+    assert evaluate(run, qrels, ["Bpref"])["value"].item() == 0.5
+
+
+def test_rbp_graded_gain_of_a_fractional_negative_judgment_is_0():
+    # trec_eval m_rbp.c: a negative judgment gains 0 (pooled, not judged), whatever its
+    # value.  Judged a:-0.5 b:2 (top level 2: gains 0 and 2 / 2 = 1); run a b, p = 0.5:
+    # RBP = (1 - p) * (0 * 1 + 1 * p) = 0.5 * 0.5 = 0.25.
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [-0.5, 2.0]})
+    got = evaluate(run, qrels, ["RBP(p=0.5,gain=graded)"])["value"].item()
+    assert got == pytest.approx(0.25, abs=1e-15)
