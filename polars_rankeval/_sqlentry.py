@@ -21,8 +21,9 @@ from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY, Param
+from polars_rankeval.engines.sqltwin.targets import TARGETS, Target
 
-__all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql"]
+__all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "summary_sql"]
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "sql"
@@ -131,7 +132,11 @@ class Dialect:
 
     ``g(alias)``: the group columns (``by``) as a select-list prefix ("a._g, ");
     ``gj(a, b)``: a null-safe join condition prefix on them ("a._g IS NOT DISTINCT FROM
-    b._g AND "); ``fail(message_sql)``: an expression that raises the message.
+    b._g AND "); ``fail(message_sql)``: an expression that raises the message;
+    ``ordered(with_order, without)``: an aggregate with ORDER BY where the dialect adds
+    doubles in a given order, else the plain one.  The per-dialect pieces come from the
+    one table :data:`polars_rankeval.engines.sqltwin.targets.TARGETS` (:meth:`of`); the
+    dbt package passes its dispatched macros, generated from the same table.
     """
 
     g: Callable[[str], str]
@@ -142,29 +147,35 @@ class Dialect:
     top: str  # the SQL of the top argument (NULL: all rows)
     complete: str  # the SQL of the complete argument (a boolean)
     first: str  # the SQL of duplicates = 'first' (a boolean)
-    text: str = "VARCHAR"
+    text: str
     # an id as text that sorts in byte order (trec_eval's strcmp), whatever the collation
-    bytes_order: Callable[[str], str] = lambda x: f"CAST({x} AS VARCHAR)"
-    # the ORDER BY of a floating-point SUM, so it adds its rows in a defined order: a
-    # parallel engine otherwise changes the last bits from call to call ("" where the
-    # dialect has no ordered aggregates)
-    order: Callable[[str], str] = lambda key: ""
+    bytes_order: Callable[[str], str]
+    ordered: Callable[[str, str], str]
+
+    @classmethod
+    def of(
+        cls, t: Target, *, g: Callable[[str], str], gj: Callable[[str, str], str],
+        top: str, complete: str, first: str,
+    ) -> Dialect:  # fmt: skip
+        """The dialect of target ``t`` (its row of the table) with these groups and options."""
+        return cls(
+            g=g, gj=gj, fail=t.fail, double=t.double, real=t.real, top=top,
+            complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
+            ordered=t.ordered,
+        )  # fmt: skip
 
 
 def _dot(alias: str) -> str:
     return f"{alias}." if alias else ""
 
 
-DUCKDB = Dialect(
+DUCKDB = Dialect.of(
+    TARGETS["duckdb"],
     g=lambda a: f"{_dot(a)}_g, ",
     gj=lambda a, b: f"{a}._g IS NOT DISTINCT FROM {b}._g AND ",
-    fail=lambda m: f"error({m})",
-    double="DOUBLE",
-    real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE)",
     top="top",
     complete="complete",
     first="(duplicates = 'first')",
-    order=lambda key: f" ORDER BY {key}",
 )
 
 
@@ -176,32 +187,63 @@ _CT = (
 )
 
 
-# the aggregates over judged rows that add doubles (the integer counts are exact in any order)
-_DOUBLE_SUMS = (
-    "_prec_k", "_dcg", "_bpref", "_infap", "_err", "_judged_pw", "_rbp", "_bing", "_gsum",
-    "_ndr", "_rnd",
-)  # fmt: skip
+@dataclass(frozen=True)
+class Sum:
+    """``SUM(CASE WHEN when THEN then [ELSE otherwise] END) AS alias``, declared as data.
 
-
-def _ordered(d: Dialect, sums: list[str], key: str) -> list[str]:
-    """``sums`` with the dialect's ORDER BY ``key`` in each double-valued SUM.
-
-    ``SUM(CASE WHEN c THEN v END)`` becomes ``SUM(v ORDER BY key) FILTER (WHERE c)``: an
-    ordered aggregate sorts the rows it is given, and the filter gives it only its own
-    family's rows (each spec row has one family), not every row 11 times over.
+    A sum of doubles (``double=True``) adds its rows in ``key`` order where the dialect
+    has ordered aggregates: ``SUM(then ORDER BY key) FILTER (WHERE when)`` (the filter
+    gives it only its own rows to sort, not every spec's).  Integer counts are exact in
+    any order and stay plain.
     """
-    if not d.order(key):
-        return sums
-    out = []
-    for item in sums:
-        head, _, alias = item.rpartition(") AS ")
-        if not (alias in _DOUBLE_SUMS and head.startswith("SUM(CASE WHEN ")):
-            out.append(item)
-            continue
-        body = head.removeprefix("SUM(CASE WHEN ").removesuffix(" END")
-        condition, _, value = body.partition(" THEN ")
-        out.append(f"SUM({value}{d.order(key)}) FILTER (WHERE {condition}) AS {alias}")
-    return out
+
+    alias: str
+    when: str
+    then: str
+    otherwise: str | None = None
+    double: bool = False
+
+    def sql(self, d: Dialect, key: str) -> str:
+        """The aggregate and its alias in dialect ``d``, ordered by ``key`` if a double."""
+        other = "" if self.otherwise is None else f" ELSE {self.otherwise}"
+        plain = f"SUM(CASE WHEN {self.when} THEN {self.then}{other} END)"
+        if self.double:
+            plain = d.ordered(f"SUM({self.then} ORDER BY {key}) FILTER (WHERE {self.when})", plain)
+        return f"{plain} AS {self.alias}"
+
+
+Aggregate = Sum | str  # a declared sum, or any other aggregate written out ("MIN(...) AS x")
+
+
+def _render(d: Dialect, aggregates: list[Aggregate], key: str) -> str:
+    """The select list of ``aggregates`` in dialect ``d``."""
+    return ",\n            ".join(a if isinstance(a, str) else a.sql(d, key) for a in aggregates)
+
+
+def _osum(d: Dialect, value: str, key: str) -> str:
+    """``SUM(value)``, adding in ``key`` order where the dialect can."""
+    return d.ordered(f"SUM({value} ORDER BY {key})", f"SUM({value})")
+
+
+def summary_sql(d: Dialect, value: str, agg: str, query: str) -> str:
+    """The one aggregation rule (engines/finish.aggregate) over a group's per-query
+    ``value`` rows: the sum for the counts (``agg`` = 'sum'), trec_eval's floored
+    geometric mean ('gmean', gm_map), else the mean.  Where the dialect has ordered sums
+    the rows are added in trec_eval's query order (``query`` as byte-order text), as the
+    polars engine adds them: the same bits on every call, where a parallel AVG's last
+    bits depend on the threads; elsewhere SUM/AVG in the engine's order."""
+    floored = f"LN(CASE WHEN {value} > 0.00001 THEN {value} ELSE 0.00001 END)"
+    key = d.bytes_order(query)
+    ordered = (
+        f"CASE MIN({agg}) WHEN 'sum' THEN SUM({value} ORDER BY {key})"
+        f" WHEN 'gmean' THEN EXP(SUM({floored} ORDER BY {key}) / COUNT({value}))"
+        f" ELSE SUM({value} ORDER BY {key}) / COUNT({value}) END"
+    )
+    plain = (
+        f"CASE MIN({agg}) WHEN 'sum' THEN SUM({value}) WHEN 'gmean' THEN EXP(AVG({floored}))"
+        f" ELSE AVG({value}) END"
+    )
+    return d.ordered(ordered, plain)
 
 
 def _safe(d: Dialect, num: str, den: str) -> str:
@@ -369,35 +411,30 @@ def _raw_sums(d: Dialect) -> str:
         f"COALESCE({_iprec_sql(D, 'IPrec11pt', f'CAST({level / 10} AS {D})')}, 0)" for level in range(11)
     )
     fam = "s._family"
-    return ",\n            ".join(_ordered(d,
-        [
-            f"SUM(CASE WHEN {isrel} AND {intop} THEN 1 ELSE 0 END) AS _hits_k",
-            (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP', 'YAAP') AND {isrel} AND {intop}"
-            f" THEN CAST(jl._hits AS {D}) / jl._pos END) AS _prec_k"),
-            f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
-            (f"SUM(CASE WHEN {fam} = 'Accuracy' AND {isrel} AND {intop}"
-            " THEN jl._pos - jl._hits END) AS _acc_above"),
-            (f"SUM(CASE WHEN {fam} IN ('nDCG', 'nDCG_rel', 'RnDCG') AND {intop} AND jl._rel > 0"
-            f" THEN CAST({gain} AS {D}) / {log2} END) AS _dcg"),
-            (f"SUM(CASE WHEN {fam} IN ('Bpref', 'GMBpref') AND {isrel} THEN {bpref} END)"
-            " AS _bpref"),
-            f"SUM(CASE WHEN {fam} = 'infAP' AND {isrel} THEN {infap} END) AS _infap",
-            (f"SUM(CASE WHEN {fam} = 'Rprec' AND {isrel} AND jl._pos <= jl._R THEN 1 ELSE 0 END)"
-            " AS _rprec"),
-            (f"SUM(CASE WHEN {fam} = 'Rprec_mult' AND {isrel} AND"
-            " jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult"),
-            f"{_iprec_sql(D, 'IPrec', 's._p_recall')} AS _iprec",
-            f"{ip11} AS _ip11",
-            (f"SUM(CASE WHEN {fam} = 'ERR' AND {intop} THEN (POWER(2.0, CASE WHEN jl._rel > 4"
-            " THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay /"
-            " jl._pos END) AS _err"),
-        ]
-        + _judged_sums(d)
-        + _gain_sums(d), "jl._pos")
-    )
+    sums: list[Aggregate] = [
+        Sum("_hits_k", f"{isrel} AND {intop}", "1", "0"),
+        Sum("_prec_k", f"{fam} IN ('AP', 'GMAP', 'YAAP') AND {isrel} AND {intop}",
+            f"CAST(jl._hits AS {D}) / jl._pos", double=True),
+        f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
+        Sum("_acc_above", f"{fam} = 'Accuracy' AND {isrel} AND {intop}", "jl._pos - jl._hits"),
+        Sum("_dcg", f"{fam} IN ('nDCG', 'nDCG_rel', 'RnDCG') AND {intop} AND jl._rel > 0",
+            f"CAST({gain} AS {D}) / {log2}", double=True),
+        Sum("_bpref", f"{fam} IN ('Bpref', 'GMBpref') AND {isrel}", bpref, double=True),
+        Sum("_infap", f"{fam} = 'infAP' AND {isrel}", infap, double=True),
+        Sum("_rprec", f"{fam} = 'Rprec' AND {isrel} AND jl._pos <= jl._R", "1", "0"),
+        Sum("_rprec_mult",
+            f"{fam} = 'Rprec_mult' AND {isrel} AND jl._pos <= FLOOR(s._p_mult * jl._R + 0.9)",
+            "1", "0"),
+        f"{_iprec_sql(D, 'IPrec', 's._p_recall')} AS _iprec",
+        f"{ip11} AS _ip11",
+        Sum("_err", f"{fam} = 'ERR' AND {intop}",
+            "(POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END)"
+            " - 1) / 16.0 * jl._decay / jl._pos", double=True),
+    ]  # fmt: skip
+    return _render(d, sums + _judged_sums(d) + _gain_sums(d), "jl._pos")
 
 
-def _gain_sums(d: Dialect) -> list[str]:
+def _gain_sums(d: Dialect) -> list[Aggregate]:
     """The aggregates of G, nDCG_rel and RnDCG (trec_eval m_G.c, m_ndcg_rel.c,
     m_Rndcg.c) over the found rows (gain > 0 in the top k), as _raw_sums."""
     D = d.double
@@ -411,16 +448,16 @@ def _gain_sums(d: Dialect) -> list[str]:
     ideal = "CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END"
     fam = "s._family"
     return [
-        (f"SUM(CASE WHEN {fam} = 'G' AND {found} THEN CAST(jl._rel AS {D}) /"
-        f" (LN(2 + {cost} - jl._cg) / LN(2.0)) END) AS _gsum"),
-        f"SUM(CASE WHEN {fam} = 'nDCG_rel' AND {found} THEN jl._rdcg / ({ideal}) END) AS _ndr",
-        f"SUM(CASE WHEN {fam} = 'nDCG_rel' AND {found} THEN 1 ELSE 0 END) AS _found",
-        (f"SUM(CASE WHEN {fam} = 'RnDCG' AND {found} AND jl._pos <= jl._num_pos THEN"
-        f" CAST(jl._rel AS {D}) / {log2} * jl._lends END) AS _rnd"),
-    ]
+        Sum("_gsum", f"{fam} = 'G' AND {found}",
+            f"CAST(jl._rel AS {D}) / (LN(2 + {cost} - jl._cg) / LN(2.0))", double=True),
+        Sum("_ndr", f"{fam} = 'nDCG_rel' AND {found}", f"jl._rdcg / ({ideal})", double=True),
+        Sum("_found", f"{fam} = 'nDCG_rel' AND {found}", "1", "0"),
+        Sum("_rnd", f"{fam} = 'RnDCG' AND {found} AND jl._pos <= jl._num_pos",
+            f"CAST(jl._rel AS {D}) / {log2} * jl._lends", double=True),
+    ]  # fmt: skip
 
 
-def _judged_sums(d: Dialect) -> list[str]:
+def _judged_sums(d: Dialect) -> list[Aggregate]:
     """The aggregates of the families that read judged rows at any level (Judged,
     RBP...), as _raw_sums."""
     D = d.double
@@ -434,17 +471,16 @@ def _judged_sums(d: Dialect) -> list[str]:
     )
     fam = "s._family"
     return [
-        (f"SUM(CASE WHEN {fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop} THEN 1"
-        " ELSE 0 END) AS _judged_k"),
-        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN 1 ELSE 0 END) AS _judged_all",
-        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN {weight} END) AS _judged_pw",
-        f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END) AS _rbp",
+        Sum("_judged_k", f"{fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop}", "1", "0"),
+        Sum("_judged_all", f"{fam} = 'RBP_resid' AND {judged}", "1", "0"),
+        Sum("_judged_pw", f"{fam} = 'RBP_resid' AND {judged}", weight, double=True),
+        Sum("_rbp", f"{fam} = 'RBP' AND {intop}", f"({rbp_gain}) * {weight}", double=True),
         # binG: the rows above that are not relevant, unjudged ones too: pos - hits
-        (f"SUM(CASE WHEN {fam} = 'binG' AND {isrel} AND {intop} THEN 1.0 / (LN(CAST(2 +"
-        f" jl._pos - jl._hits AS {D})) / LN(2.0)) END) AS _bing"),
-        (f"SUM(CASE WHEN {fam} = 'NumNonRelJudgedRet' AND {judged} AND jl._rel < s._level"
-        " THEN 1 ELSE 0 END) AS _nonrel_judged"),
-    ]
+        Sum("_bing", f"{fam} = 'binG' AND {isrel} AND {intop}",
+            f"1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {D})) / LN(2.0))", double=True),
+        Sum("_nonrel_judged", f"{fam} = 'NumNonRelJudgedRet' AND {judged} AND jl._rel < s._level",
+            "1", "0"),
+    ]  # fmt: skip
 
 
 def _check_sql(d: Dialect) -> str:
@@ -545,6 +581,10 @@ def _dropped_sql(d: Dialect) -> str:
 def _stats_sql(d: Dialect) -> str:
     """CTEs: the qrels' per-query stats (per relevance level) and the ideal rankings."""
     D = d.double
+    idcg = (
+        f"CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {D})"
+        f" / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0))"
+    )
     return f"""
     _ideal AS (
         SELECT q._q, q._rel,
@@ -575,7 +615,7 @@ def _stats_sql(d: Dialect) -> str:
         ) AS e
     ),
     _gq AS (
-        SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, SUM(e._rel{d.order('e._ipos')}) AS _ideal_gain,
+        SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, {_osum(d, 'e._rel', 'e._ipos')} AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
             CAST(COUNT(DISTINCT e._rel) AS {D}) AS _gain_levels
         FROM _gideal AS e
@@ -597,8 +637,7 @@ def _stats_sql(d: Dialect) -> str:
     ),
     _idcg AS (
         SELECT s._idx, i._q,
-            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END
-                     AS {D}) / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)){d.order('i._ipos')}) AS _idcg
+            {_osum(d, idcg, 'i._ipos')} AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
@@ -661,12 +700,15 @@ def _irun_sql(d: Dialect) -> str:
     """CTE: nDCG(ideal=run)'s ideal DCG per (measure, group, query)."""
     g, D = d.g, d.double
     gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END"
+    idcg = (
+        f"CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})"
+        f" / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END"
+    )
     return f"""
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, {g('i')}i._q,
-            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})
-                     / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END{d.order('i._ipos')}) AS _idcg_run
+            {_osum(d, idcg, 'i._ipos')} AS _idcg_run
         FROM (
             SELECT {g('j')}j._q, j._rel, j._level,
                 ROW_NUMBER() OVER (
@@ -686,6 +728,10 @@ def _irun_sql(d: Dialect) -> str:
 def _values_sql(d: Dialect) -> str:
     """CTEs: the evaluated (group, query) pairs and one value per requested measure."""
     g, gj, D = d.g, d.gj, d.double
+    dropw = (
+        "CASE WHEN s._family = 'RBP_resid' AND x._tail = 0"
+        f" THEN POWER(s._p_p, CAST(x._pos - 1 AS {D})) END"
+    )
     return f"""
     _groups AS (SELECT DISTINCT {g('x')}1 AS _one FROM _rq AS x),
     _universe AS (
@@ -698,9 +744,7 @@ def _values_sql(d: Dialect) -> str:
     ),
     _dropk AS (
         SELECT s._idx, {g('x')}x._q, COUNT(*) AS _nk,
-            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
-                     THEN POWER(s._p_p, CAST(x._pos - 1 AS {d.double})) END{d.order('x._pos')})
-                AS _dropw
+            {_osum(d, dropw, 'x._pos')} AS _dropw
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, {g('x')}x._q
     ),
@@ -776,7 +820,11 @@ def _read(name: str) -> str:
 def build_rankeval_sql() -> str:
     """The text of ``sql/rankeval.sql``."""
     parse = _read("entry/parse.sql").replace("{{SPEC_COLUMNS}}", _spec_columns())
-    entry = _read("entry/macros.sql").replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
+    entry = (
+        _read("entry/macros.sql")
+        .replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
+        .replace("{{SUMMARY}}", summary_sql(DUCKDB, "x.value", "x._agg", "x._q"))
+    )
     low_level = []
     for path in sorted(SQL_DIR.glob("*.sql")):
         if path.name.startswith("_") or path.name == "rankeval.sql":

@@ -694,8 +694,7 @@ _specs AS (
     ),
     _idcg AS (
         SELECT s._idx, i._q,
-            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END
-                     AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) ORDER BY i._ipos) AS _idcg
+            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) ORDER BY i._ipos) AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
@@ -763,8 +762,7 @@ _specs AS (
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, i._g, i._q,
-            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE)
-                     / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) END ORDER BY i._ipos) AS _idcg_run
+            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) END ORDER BY i._ipos) AS _idcg_run
         FROM (
             SELECT j._g, j._q, j._rel, j._level,
                 ROW_NUMBER() OVER (
@@ -790,9 +788,7 @@ _specs AS (
     ),
     _dropk AS (
         SELECT s._idx, x._g, x._q, COUNT(*) AS _nk,
-            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
-                     THEN POWER(s._p_p, CAST(x._pos - 1 AS DOUBLE)) END ORDER BY x._pos)
-                AS _dropw
+            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0 THEN POWER(s._p_p, CAST(x._pos - 1 AS DOUBLE)) END ORDER BY x._pos) AS _dropw
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, x._g, x._q
     ),
@@ -907,12 +903,9 @@ FROM (
         -- the values added one after the other in trec_eval's query order (the query
         -- as text, byte order), as the polars engine adds them: the same bits on every
         -- call, where a parallel AVG's last bits depend on the threads
+        -- (_sqlentry.summary_sql, shared with sql.render and the dbt package)
         SELECT x._g, x._idx, x.measure,
-            CASE MIN(x._agg)
-                WHEN 'sum' THEN SUM(x.value ORDER BY CAST(x._q AS VARCHAR))
-                WHEN 'gmean' THEN EXP(SUM(LN(GREATEST(x.value, 0.00001))
-                                          ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value))
-                ELSE SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value) END AS value
+            CASE MIN(x._agg) WHEN 'sum' THEN SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) WHEN 'gmean' THEN EXP(SUM(LN(CASE WHEN x.value > 0.00001 THEN x.value ELSE 0.00001 END) ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value)) ELSE SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value) END AS value
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,
