@@ -586,9 +586,15 @@ _specs AS (
     _ranked AS (
         SELECT r._g, r._q, r._item,
             ROW_NUMBER() OVER (
+                PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
+            ) AS _pos
+        FROM _run AS r WHERE len("by") = 0
+        UNION ALL
+        SELECT r._g, r._q, r._item,
+            ROW_NUMBER() OVER (
                 PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
             ) AS _pos
-        FROM _run AS r
+        FROM _run AS r WHERE NOT (len("by") = 0)
     ),
     -- the judged retrieved rows: all that is read of the ranked run
     _rows AS (
