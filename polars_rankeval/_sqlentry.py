@@ -601,13 +601,18 @@ def _dropped_sql(d: Dialect) -> str:
 """
 
 
+def _ideal_gain(double: str) -> str:
+    """nDCG's discounted gain of an ideal-ranking row (i._rel at i._ipos)."""
+    return (
+        f"CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {double})"
+        f" / (LN(CAST(i._ipos AS {double}) + 1) / LN(2.0))"
+    )
+
+
 def _stats_sql(d: Dialect) -> str:
     """CTEs: the qrels' per-query stats (per relevance level) and the ideal rankings."""
     D = d.double
-    idcg = (
-        f"CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {D})"
-        f" / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0))"
-    )
+    idcg = _ideal_gain(D)
     return f"""
     _ideal AS (
         SELECT q._q, q._rel,
