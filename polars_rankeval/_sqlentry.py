@@ -198,7 +198,9 @@ class Sum:
     A sum of doubles (``double=True``) adds its rows in ``key`` order where the dialect
     has ordered aggregates: ``SUM(then ORDER BY key) FILTER (WHERE when)`` (the filter
     gives it only its own rows to sort, not every spec's).  Integer counts are exact in
-    any order and stay plain.
+    any order and stay plain.  ``families``: the families whose formulas read it (empty:
+    any): the spec's family is one of them (``when`` holds the rest of the condition),
+    and the aggregate of the usual families leaves it out when none is (:func:`_agg_sql`).
     """
 
     alias: str
@@ -206,22 +208,63 @@ class Sum:
     then: str
     otherwise: str | None = None
     double: bool = False
+    families: tuple[str, ...] = ()
 
     def sql(self, d: Dialect, key: str) -> str:
         """The aggregate and its alias in dialect ``d``, ordered by ``key`` if a double."""
+        when = f"{_family_is(self.families)} AND {self.when}" if self.families else self.when
         other = "" if self.otherwise is None else f" ELSE {self.otherwise}"
-        plain = f"SUM(CASE WHEN {self.when} THEN {self.then}{other} END)"
+        plain = f"SUM(CASE WHEN {when} THEN {self.then}{other} END)"
         if self.double:
-            plain = d.ordered(f"SUM({self.then} ORDER BY {key}) FILTER (WHERE {self.when})", plain)
+            plain = d.ordered(f"SUM({self.then} ORDER BY {key}) FILTER (WHERE {when})", plain)
         return f"{plain} AS {self.alias}"
 
 
-Aggregate = Sum | str  # a declared sum, or any other aggregate written out ("MIN(...) AS x")
+@dataclass(frozen=True)
+class Raw:
+    """Any other aggregate (``MIN(...)``, ``MAX(...)``) under ``alias``, as :class:`Sum`."""
+
+    alias: str
+    expression: str
+    double: bool = False
+    families: tuple[str, ...] = ()
+
+    def sql(self, d: Dialect, key: str) -> str:
+        return f"{self.expression} AS {self.alias}"
 
 
-def _render(d: Dialect, aggregates: list[Aggregate], key: str) -> str:
-    """The select list of ``aggregates`` in dialect ``d``."""
-    return ",\n            ".join(a if isinstance(a, str) else a.sql(d, key) for a in aggregates)
+# a declared aggregate, or one written out ("MIN(...) AS x": read by any family)
+Aggregate = Sum | Raw | str
+
+# The families most calls ask for: their specs' judged rows are aggregated apart, with
+# only the aggregates these families read (the others NULL), so a usual call does not
+# evaluate the 20-odd aggregates of the rarer families on every row.  Any other family
+# (a new one too) is aggregated with every aggregate.
+COMMON_FAMILIES = (
+    "AP", "GMAP", "YAAP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel",
+    "NumRelRet", "NumQ", "Rprec", "F1",
+)  # fmt: skip
+
+
+def _family_is(families: tuple[str, ...]) -> str:
+    """The condition that the spec's family is one of ``families``."""
+    if len(families) == 1:
+        return f"s._family = {_quote(families[0])}"
+    return "s._family IN (" + ", ".join(_quote(f) for f in families) + ")"
+
+
+def _render(d: Dialect, aggregates: list[Aggregate], key: str, only: tuple[str, ...] = ()) -> str:
+    """The select list of ``aggregates`` in dialect ``d``; with ``only``, the aggregates
+    no family of ``only`` reads are typed NULLs."""
+
+    def one(a: Aggregate) -> str:
+        if isinstance(a, str):
+            return a
+        if only and a.families and not set(a.families) & set(only):
+            return f"CAST(NULL AS {d.double if a.double else 'BIGINT'}) AS {a.alias}"
+        return a.sql(d, key)
+
+    return ",\n            ".join(one(a) for a in aggregates)
 
 
 def _osum(d: Dialect, value: str, key: str) -> str:
@@ -393,7 +436,7 @@ def _iprec_sql(double: str, family: str, level: str) -> str:
     )
 
 
-def _raw_sums(d: Dialect) -> str:
+def _raw_sums(d: Dialect) -> list[Aggregate]:
     """Aggregates over the judged retrieved rows of one (group, query) for one spec."""
     D = d.double
     isrel = "jl._rel >= s._level"
@@ -414,28 +457,51 @@ def _raw_sums(d: Dialect) -> str:
     ip11 = " + ".join(
         f"COALESCE({_iprec_sql(D, 'IPrec11pt', f'CAST({level / 10} AS {D})')}, 0)" for level in range(11)
     )
-    fam = "s._family"
     sums: list[Aggregate] = [
         Sum("_hits_k", f"{isrel} AND {intop}", "1", "0"),
-        Sum("_prec_k", f"{fam} IN ('AP', 'GMAP', 'YAAP') AND {isrel} AND {intop}",
-            f"CAST(jl._hits AS {D}) / jl._pos", double=True),
-        f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
-        Sum("_acc_above", f"{fam} = 'Accuracy' AND {isrel} AND {intop}", "jl._pos - jl._hits"),
-        Sum("_dcg", f"{fam} IN ('nDCG', 'nDCG_rel', 'RnDCG') AND {intop} AND jl._rel > 0",
-            f"CAST({gain} AS {D}) / {log2}", double=True),
-        Sum("_bpref", f"{fam} IN ('Bpref', 'GMBpref') AND {isrel}", bpref, double=True),
-        Sum("_infap", f"{fam} = 'infAP' AND {isrel}", infap, double=True),
-        Sum("_rprec", f"{fam} = 'Rprec' AND {isrel} AND jl._pos <= jl._R", "1", "0"),
-        Sum("_rprec_mult",
-            f"{fam} = 'Rprec_mult' AND {isrel} AND jl._pos <= FLOOR(s._p_mult * jl._R + 0.9)",
-            "1", "0"),
-        f"{_iprec_sql(D, 'IPrec', 's._p_recall')} AS _iprec",
-        f"{ip11} AS _ip11",
-        Sum("_err", f"{fam} = 'ERR' AND {intop}",
+        Sum("_prec_k", f"{isrel} AND {intop}", f"CAST(jl._hits AS {D}) / jl._pos",
+            double=True, families=("AP", "GMAP", "YAAP")),
+        Raw("_min_pos", f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END)",
+            families=("RR", "Success")),
+        Sum("_acc_above", f"{isrel} AND {intop}", "jl._pos - jl._hits", families=("Accuracy",)),
+        Sum("_dcg", f"{intop} AND jl._rel > 0", f"CAST({gain} AS {D}) / {log2}", double=True,
+            families=("nDCG", "nDCG_rel", "RnDCG")),
+        Sum("_bpref", isrel, bpref, double=True, families=("Bpref", "GMBpref")),
+        Sum("_infap", isrel, infap, double=True, families=("infAP",)),
+        Sum("_rprec", f"{isrel} AND jl._pos <= jl._R", "1", "0", families=("Rprec",)),
+        Sum("_rprec_mult", f"{isrel} AND jl._pos <= FLOOR(s._p_mult * jl._R + 0.9)", "1", "0",
+            families=("Rprec_mult",)),
+        Raw("_iprec", _iprec_sql(D, "IPrec", "s._p_recall"), True, ("IPrec",)),
+        Raw("_ip11", ip11, True, ("IPrec11pt",)),
+        Sum("_err", intop,
             "(POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END)"
-            " - 1) / 16.0 * jl._decay / jl._pos", double=True),
+            " - 1) / 16.0 * jl._decay / jl._pos", double=True, families=("ERR",)),
     ]  # fmt: skip
-    return _render(d, sums + _judged_sums(d) + _gain_sums(d), "jl._pos")
+    return sums + _judged_sums(d) + _gain_sums(d)
+
+
+def _agg_sql(d: Dialect) -> str:
+    """The sums per (spec, group, query) over the judged rows: the usual families'
+    specs (:data:`COMMON_FAMILIES`) with their own aggregates only, the others' with
+    all (each spec has one family, so each group comes from one branch)."""
+    aggregates = _raw_sums(d)
+    common = _family_is(COMMON_FAMILIES)
+
+    def branch(only: tuple[str, ...], family: str) -> str:
+        return (
+            f"SELECT s._idx, {d.g('jl')}jl._q,\n            "
+            f"{_render(d, aggregates, 'jl._pos', only)}\n        FROM _jl AS jl\n"
+            "        -- a family with a cutoff reads only the rows within it (the others have"
+            " no _k)\n        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR"
+            f" jl._pos <= s._k)\n            AND {family}\n"
+            f"        GROUP BY s._idx, {d.g('jl')}jl._q"
+        )
+
+    return (
+        branch(COMMON_FAMILIES, common)
+        + "\n        UNION ALL\n        "
+        + branch((), f"NOT ({common})")
+    )
 
 
 def _gain_sums(d: Dialect) -> list[Aggregate]:
@@ -450,14 +516,13 @@ def _gain_sums(d: Dialect) -> list[Aggregate]:
         " ELSE jl._ideal_cost + jl._pos - jl._num_pos END"
     )
     ideal = "CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END"
-    fam = "s._family"
     return [
-        Sum("_gsum", f"{fam} = 'G' AND {found}",
-            f"CAST(jl._rel AS {D}) / (LN(2 + {cost} - jl._cg) / LN(2.0))", double=True),
-        Sum("_ndr", f"{fam} = 'nDCG_rel' AND {found}", f"jl._rdcg / ({ideal})", double=True),
-        Sum("_found", f"{fam} = 'nDCG_rel' AND {found}", "1", "0"),
-        Sum("_rnd", f"{fam} = 'RnDCG' AND {found} AND jl._pos <= jl._num_pos",
-            f"CAST(jl._rel AS {D}) / {log2} * jl._lends", double=True),
+        Sum("_gsum", found, f"CAST(jl._rel AS {D}) / (LN(2 + {cost} - jl._cg) / LN(2.0))",
+            double=True, families=("G",)),
+        Sum("_ndr", found, f"jl._rdcg / ({ideal})", double=True, families=("nDCG_rel",)),
+        Sum("_found", found, "1", "0", families=("nDCG_rel",)),
+        Sum("_rnd", f"{found} AND jl._pos <= jl._num_pos",
+            f"CAST(jl._rel AS {D}) / {log2} * jl._lends", double=True, families=("RnDCG",)),
     ]  # fmt: skip
 
 
@@ -473,17 +538,17 @@ def _judged_sums(d: Dialect) -> list[Aggregate]:
         f"CASE WHEN s._p_gain = 'binary' THEN CASE WHEN {isrel} THEN 1.0 ELSE 0 END"
         " WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END"
     )
-    fam = "s._family"
     return [
-        Sum("_judged_k", f"{fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop}", "1", "0"),
-        Sum("_judged_all", f"{fam} = 'RBP_resid' AND {judged}", "1", "0"),
-        Sum("_judged_pw", f"{fam} = 'RBP_resid' AND {judged}", weight, double=True),
-        Sum("_rbp", f"{fam} = 'RBP' AND {intop}", f"({rbp_gain}) * {weight}", double=True),
+        Sum("_judged_k", f"{judged} AND {intop}", "1", "0", families=("Judged", "Unjudged")),
+        Sum("_judged_all", judged, "1", "0", families=("RBP_resid",)),
+        Sum("_judged_pw", judged, weight, double=True, families=("RBP_resid",)),
+        Sum("_rbp", intop, f"({rbp_gain}) * {weight}", double=True, families=("RBP",)),
         # binG: the rows above that are not relevant, unjudged ones too: pos - hits
-        Sum("_bing", f"{fam} = 'binG' AND {isrel} AND {intop}",
-            f"1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {D})) / LN(2.0))", double=True),
-        Sum("_nonrel_judged", f"{fam} = 'NumNonRelJudgedRet' AND {judged} AND jl._rel < s._level",
-            "1", "0"),
+        Sum("_bing", f"{isrel} AND {intop}",
+            f"1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {D})) / LN(2.0))", double=True,
+            families=("binG",)),
+        Sum("_nonrel_judged", f"{judged} AND jl._rel < s._level", "1", "0",
+            families=("NumNonRelJudgedRet",)),
     ]  # fmt: skip
 
 
@@ -714,12 +779,7 @@ def _judged_sql(d: Dialect) -> str:
         LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
     ),
     _agg AS (
-        SELECT s._idx, {g('jl')}jl._q,
-            {_raw_sums(d)}
-        FROM _jl AS jl
-        -- a family with a cutoff reads only the rows within it (the others have no _k)
-        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
-        GROUP BY s._idx, {g('jl')}jl._q
+        {_agg_sql(d)}
     ),
 """
 

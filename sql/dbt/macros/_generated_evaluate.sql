@@ -237,6 +237,35 @@ _qrels AS (
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
             {% if ordered_sums %}SUM(CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END){% endif %} AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
+            CAST(NULL AS BIGINT) AS _acc_above,
+            {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0){% else %}SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END){% endif %} AS _dcg,
+            CAST(NULL AS {{ rankeval.double() }}) AS _bpref,
+            CAST(NULL AS {{ rankeval.double() }}) AS _infap,
+            SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
+            CAST(NULL AS BIGINT) AS _rprec_mult,
+            CAST(NULL AS {{ rankeval.double() }}) AS _iprec,
+            CAST(NULL AS {{ rankeval.double() }}) AS _ip11,
+            CAST(NULL AS {{ rankeval.double() }}) AS _err,
+            CAST(NULL AS BIGINT) AS _judged_k,
+            CAST(NULL AS BIGINT) AS _judged_all,
+            CAST(NULL AS {{ rankeval.double() }}) AS _judged_pw,
+            CAST(NULL AS {{ rankeval.double() }}) AS _rbp,
+            CAST(NULL AS {{ rankeval.double() }}) AS _bing,
+            CAST(NULL AS BIGINT) AS _nonrel_judged,
+            CAST(NULL AS {{ rankeval.double() }}) AS _gsum,
+            CAST(NULL AS {{ rankeval.double() }}) AS _ndr,
+            CAST(NULL AS BIGINT) AS _found,
+            CAST(NULL AS {{ rankeval.double() }}) AS _rnd
+        FROM _jl AS jl
+        -- a family with a cutoff reads only the rows within it (the others have no _k)
+        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
+            AND s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1')
+        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
+        UNION ALL
+        SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
+            SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
+            {% if ordered_sums %}SUM(CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END){% endif %} AS _prec_k,
+            MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
             SUM(CASE WHEN s._family = 'Accuracy' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos - jl._hits END) AS _acc_above,
             {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0){% else %}SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END){% endif %} AS _dcg,
             {% if ordered_sums %}SUM(CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END ORDER BY jl._pos) FILTER (WHERE s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level){% else %}SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END END){% endif %} AS _bpref,
@@ -259,6 +288,7 @@ _qrels AS (
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
+            AND NOT (s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1'))
         GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
     ),
 
