@@ -3,11 +3,20 @@ three renderings read: sql/rankeval.sql (DuckDB macros), sql.render and the dbt 
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 
 from polars_rankeval._sqldbt import dialect_macro
-from polars_rankeval._sqlentry import DUCKDB, build_rankeval_sql
+from polars_rankeval._sqlentry import (
+    COMMON_FAMILIES,
+    DUCKDB,
+    _ranked_cases,
+    _raw_sums,
+    _set_cases,
+    build_rankeval_sql,
+)
 from polars_rankeval.engines.sqltwin.targets import PORTABLE, TARGETS
 from polars_rankeval.sql import render
 
@@ -68,3 +77,16 @@ def test_rendered_duckdb_summary_is_the_same_on_every_thread_count():
         con.execute(f"SET threads = {threads}")
         seen.add(tuple(con.execute(sql).fetchall()))
     assert len(seen) == 1
+
+
+def test_the_usual_families_aggregate_all_they_read():
+    """The branch of COMMON_FAMILIES gives NULL for the aggregates no family of it
+    declares: every aggregate a common family's formula reads (a._x) must declare it."""
+    cases = {**_ranked_cases(DUCKDB), **_set_cases(DUCKDB)}
+    declared = {a.alias: a.families for a in _raw_sums(DUCKDB) if not isinstance(a, str)}
+    for family in COMMON_FAMILIES:
+        for alias in re.findall(r"\ba\.(_\w+)", cases[family]):
+            families = declared[alias]
+            assert not families or family in families, (family, alias)
+    # and the families outside it read aggregates that the second branch has (all)
+    assert set(declared) >= {"_prec_k", "_dcg", "_hits_k", "_min_pos", "_bpref", "_rbp"}
