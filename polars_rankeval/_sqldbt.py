@@ -10,10 +10,20 @@ loops over ``by``, errors and types go through the package's dispatched macros
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY
+from polars_rankeval._sqlentry import (
+    Dialect,
+    _dot,
+    _is_choice,
+    all_params,
+    compute_sql,
+    summary_sql,
+)
+from polars_rankeval.engines.sqltwin.targets import DIALECTS, PORTABLE, TARGETS, Target
 
 __all__ = ["dbt_files"]
 
@@ -65,9 +75,49 @@ def registry_macro() -> str:
     )
 
 
-def _dialect():
-    from polars_rankeval._sqlentry import Dialect, _dot
+# The dispatched macros of the package's dialect pieces: (name, argument, the piece of a
+# target as SQL text around the Jinja argument), all from the one table TARGETS.
+_PIECES: tuple[tuple[str, str, Callable[[Target, str], str]], ...] = (
+    ("double", "", lambda t, _: t.double),
+    ("text", "", lambda t, _: t.text),
+    ("fail", "message", lambda t, m: t.fail(m)),
+    ("fail_open", "", lambda t, _: t.fail("\0").split("\0")[0]),
+    ("fail_close", "", lambda t, _: t.fail("\0").split("\0")[1]),
+    ("real", "x", lambda t, x: t.real(x)),
+    ("finite", "x", lambda t, x: t.finite(x)),
+    ("bytes_order", "x", lambda t, x: t.bytes_order(x)),
+    ("ordered_sums", "", lambda t, _: "{{ return(" + str(t.ordered_sum).lower() + ") }}"),
+)
 
+
+def dialect_macro() -> str:
+    """``macros/_generated_dialect.sql``: one dispatched macro per piece of
+    :data:`~polars_rankeval.engines.sqltwin.targets.TARGETS` (``default__`` from
+    ``PORTABLE``, an adapter's own only where it differs)."""
+    lines = [
+        "{#- The few places where SQL dialects differ, dispatched per adapter, written from",
+        "    polars_rankeval.engines.sqltwin.targets.TARGETS (the table sql.render and",
+        "    sql/rankeval.sql read too); the default is portable SQL.  fail(message) raises",
+        "    the message (a SQL string expression) at run time from inside a CASE;",
+        "    fail_open()/fail_close() wrap a message written in between (it may hold Jinja);",
+        "    ordered_sums(): SUM(x ORDER BY k) adds in that order (the same bits each call). -#}",
+    ]
+    for name, arg, piece in _PIECES:
+        jinja = f"{{{{ {arg} }}}}" if arg else ""
+        lines.append(
+            f"{{% macro {name}({arg}) %}}{{{{ return(adapter.dispatch('{name}', 'rankeval')"
+            f"({arg})) }}}}{{% endmacro %}}"
+        )
+        default = piece(PORTABLE, jinja)
+        lines.append(f"{{% macro default__{name}({arg}) %}}{default}{{% endmacro %}}")
+        for adapter in DIALECTS:
+            own = piece(TARGETS[adapter], jinja)
+            if own != default:
+                lines.append(f"{{% macro {adapter}__{name}({arg}) %}}{own}{{% endmacro %}}")
+    return HEADER + "\n".join(lines) + "\n"
+
+
+def _dialect() -> Dialect:
     loop = "{% for b in by %}"
     return Dialect(
         g=lambda a: f"{loop}{_dot(a)}_g{{{{ loop.index0 }}}}, {{% endfor %}}",
@@ -81,13 +131,12 @@ def _dialect():
         first="{{ 'true' if duplicates == 'first' else 'false' }}",
         text="{{ rankeval.text() }}",
         bytes_order=lambda x: f"{{{{ rankeval.bytes_order('{x}') }}}}",
+        ordered=lambda o, p: f"{{% if ordered_sums %}}{o}{{% else %}}{p}{{% endif %}}",
     )
 
 
 def _spec_rows() -> str:
     """The parsed measures as a UNION ALL of one-row SELECTs (portable typed NULLs)."""
-    from polars_rankeval._sqlentry import _is_choice, all_params
-
     columns = []
     for name in all_params():
         if _is_choice(name):
@@ -151,6 +200,7 @@ EVALUATE = """
         {%- do specs.append((name, rankeval.parse_measure(name, conventions, rel))) -%}
     {%- endif -%}
 {%- endfor -%}
+{%- set ordered_sums = rankeval.ordered_sums() -%}
 {%- set q = adapter.quote(query) -%}
 {%- set i = adapter.quote(item) -%}
 {%- set o = adapter.quote(rank if rank is not none else score) -%}
@@ -187,10 +237,7 @@ SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endf
 FROM _values AS v
 {%- else %}
 SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endfor %}v._name AS measure,
-    CASE MIN(v._agg)
-        WHEN 'sum' THEN SUM(v._value)
-        WHEN 'gmean' THEN EXP(AVG(LN(CASE WHEN v._value > 0.00001 THEN v._value ELSE 0.00001 END)))
-        ELSE AVG(v._value) END AS value
+    @@SUMMARY@@ AS value
 FROM _values AS v
 GROUP BY {% for b in by %}v._g{{ loop.index0 }}, {% endfor %}v._idx, v._name
 {%- endif %}
@@ -199,11 +246,9 @@ GROUP BY {% for b in by %}v._g{{ loop.index0 }}, {% endfor %}v._idx, v._name
 
 
 def evaluate_macro() -> str:
-    from polars_rankeval._sqlentry import compute_sql
-
     body = EVALUATE.replace("@@SPECS@@", _spec_rows()).replace(
         "@@COMPUTE@@", compute_sql(_dialect()).strip("\n")
-    )
+    ).replace("@@SUMMARY@@", summary_sql(_dialect(), "v._value", "v._agg", "v._q"))
     return HEADER + body.lstrip("\n")
 
 
@@ -212,4 +257,5 @@ def dbt_files() -> dict[Path, str]:
     return {
         DBT_DIR / "macros" / "_generated_registry.sql": registry_macro(),
         DBT_DIR / "macros" / "_generated_evaluate.sql": evaluate_macro(),
+        DBT_DIR / "macros" / "_generated_dialect.sql": dialect_macro(),
     }

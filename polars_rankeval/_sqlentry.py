@@ -21,8 +21,9 @@ from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY, Param
+from polars_rankeval.engines.sqltwin.targets import TARGETS, Target
 
-__all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql"]
+__all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "summary_sql"]
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "sql"
@@ -131,7 +132,11 @@ class Dialect:
 
     ``g(alias)``: the group columns (``by``) as a select-list prefix ("a._g, ");
     ``gj(a, b)``: a null-safe join condition prefix on them ("a._g IS NOT DISTINCT FROM
-    b._g AND "); ``fail(message_sql)``: an expression that raises the message.
+    b._g AND "); ``fail(message_sql)``: an expression that raises the message;
+    ``ordered(with_order, without)``: an aggregate with ORDER BY where the dialect adds
+    doubles in a given order, else the plain one.  The per-dialect pieces come from the
+    one table :data:`polars_rankeval.engines.sqltwin.targets.TARGETS` (:meth:`of`); the
+    dbt package passes its dispatched macros, generated from the same table.
     """
 
     g: Callable[[str], str]
@@ -142,29 +147,39 @@ class Dialect:
     top: str  # the SQL of the top argument (NULL: all rows)
     complete: str  # the SQL of the complete argument (a boolean)
     first: str  # the SQL of duplicates = 'first' (a boolean)
-    text: str = "VARCHAR"
+    text: str
     # an id as text that sorts in byte order (trec_eval's strcmp), whatever the collation
-    bytes_order: Callable[[str], str] = lambda x: f"CAST({x} AS VARCHAR)"
-    # the ORDER BY of a floating-point SUM, so it adds its rows in a defined order: a
-    # parallel engine otherwise changes the last bits from call to call ("" where the
-    # dialect has no ordered aggregates)
-    order: Callable[[str], str] = lambda key: ""
+    bytes_order: Callable[[str], str]
+    ordered: Callable[[str, str], str]
+    # true when ``by`` is empty, where g() is then still a column (DuckDB's constant
+    # struct): the ranking leaves it out of its window then ("" elsewhere)
+    no_groups: str = ""
+
+    @classmethod
+    def of(
+        cls, t: Target, *, g: Callable[[str], str], gj: Callable[[str, str], str],
+        top: str, complete: str, first: str, no_groups: str = "",
+    ) -> Dialect:  # fmt: skip
+        """The dialect of target ``t`` (its row of the table) with these groups and options."""
+        return cls(
+            g=g, gj=gj, fail=t.fail, double=t.double, real=t.real, top=top,
+            complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
+            ordered=t.ordered, no_groups=no_groups,
+        )  # fmt: skip
 
 
 def _dot(alias: str) -> str:
     return f"{alias}." if alias else ""
 
 
-DUCKDB = Dialect(
+DUCKDB = Dialect.of(
+    TARGETS["duckdb"],
     g=lambda a: f"{_dot(a)}_g, ",
     gj=lambda a, b: f"{a}._g IS NOT DISTINCT FROM {b}._g AND ",
-    fail=lambda m: f"error({m})",
-    double="DOUBLE",
-    real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE)",
     top="top",
     complete="complete",
     first="(duplicates = 'first')",
-    order=lambda key: f" ORDER BY {key}",
+    no_groups='len("by") = 0',
 )
 
 
@@ -176,32 +191,106 @@ _CT = (
 )
 
 
-# the aggregates over judged rows that add doubles (the integer counts are exact in any order)
-_DOUBLE_SUMS = (
-    "_prec_k", "_dcg", "_bpref", "_infap", "_err", "_judged_pw", "_rbp", "_bing", "_gsum",
-    "_ndr", "_rnd",
+@dataclass(frozen=True)
+class Sum:
+    """``SUM(CASE WHEN when THEN then [ELSE otherwise] END) AS alias``, declared as data.
+
+    A sum of doubles (``double=True``) adds its rows in ``key`` order where the dialect
+    has ordered aggregates: ``SUM(then ORDER BY key) FILTER (WHERE when)`` (the filter
+    gives it only its own rows to sort, not every spec's).  Integer counts are exact in
+    any order and stay plain.  ``families``: the families whose formulas read it (empty:
+    any): the spec's family is one of them (``when`` holds the rest of the condition),
+    and the aggregate of the usual families leaves it out when none is (:func:`_agg_sql`).
+    """
+
+    alias: str
+    when: str
+    then: str
+    otherwise: str | None = None
+    double: bool = False
+    families: tuple[str, ...] = ()
+
+    def sql(self, d: Dialect, key: str) -> str:
+        """The aggregate and its alias in dialect ``d``, ordered by ``key`` if a double."""
+        when = f"{_family_is(self.families)} AND {self.when}" if self.families else self.when
+        other = "" if self.otherwise is None else f" ELSE {self.otherwise}"
+        plain = f"SUM(CASE WHEN {when} THEN {self.then}{other} END)"
+        if self.double:
+            plain = d.ordered(f"SUM({self.then} ORDER BY {key}) FILTER (WHERE {when})", plain)
+        return f"{plain} AS {self.alias}"
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Any other aggregate (``MIN(...)``, ``MAX(...)``) under ``alias``, as :class:`Sum`."""
+
+    alias: str
+    expression: str
+    double: bool = False
+    families: tuple[str, ...] = ()
+
+    def sql(self, d: Dialect, key: str) -> str:
+        return f"{self.expression} AS {self.alias}"
+
+
+# a declared aggregate, or one written out ("MIN(...) AS x": read by any family)
+Aggregate = Sum | Raw | str
+
+# The families most calls ask for: their specs' judged rows are aggregated apart, with
+# only the aggregates these families read (the others NULL), so a usual call does not
+# evaluate the 20-odd aggregates of the rarer families on every row.  Any other family
+# (a new one too) is aggregated with every aggregate.
+COMMON_FAMILIES = (
+    "AP", "GMAP", "YAAP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel",
+    "NumRelRet", "NumQ", "Rprec", "F1",
 )  # fmt: skip
 
 
-def _ordered(d: Dialect, sums: list[str], key: str) -> list[str]:
-    """``sums`` with the dialect's ORDER BY ``key`` in each double-valued SUM.
+def _family_is(families: tuple[str, ...]) -> str:
+    """The condition that the spec's family is one of ``families``."""
+    if len(families) == 1:
+        return f"s._family = {_quote(families[0])}"
+    return "s._family IN (" + ", ".join(_quote(f) for f in families) + ")"
 
-    ``SUM(CASE WHEN c THEN v END)`` becomes ``SUM(v ORDER BY key) FILTER (WHERE c)``: an
-    ordered aggregate sorts the rows it is given, and the filter gives it only its own
-    family's rows (each spec row has one family), not every row 11 times over.
-    """
-    if not d.order(key):
-        return sums
-    out = []
-    for item in sums:
-        head, _, alias = item.rpartition(") AS ")
-        if not (alias in _DOUBLE_SUMS and head.startswith("SUM(CASE WHEN ")):
-            out.append(item)
-            continue
-        body = head.removeprefix("SUM(CASE WHEN ").removesuffix(" END")
-        condition, _, value = body.partition(" THEN ")
-        out.append(f"SUM({value}{d.order(key)}) FILTER (WHERE {condition}) AS {alias}")
-    return out
+
+def _render(d: Dialect, aggregates: list[Aggregate], key: str, only: tuple[str, ...] = ()) -> str:
+    """The select list of ``aggregates`` in dialect ``d``; with ``only``, the aggregates
+    no family of ``only`` reads are typed NULLs."""
+
+    def one(a: Aggregate) -> str:
+        if isinstance(a, str):
+            return a
+        if only and a.families and not set(a.families) & set(only):
+            return f"CAST(NULL AS {d.double if a.double else 'BIGINT'}) AS {a.alias}"
+        return a.sql(d, key)
+
+    return ",\n            ".join(one(a) for a in aggregates)
+
+
+def _osum(d: Dialect, value: str, key: str) -> str:
+    """``SUM(value)``, adding in ``key`` order where the dialect can."""
+    return d.ordered(f"SUM({value} ORDER BY {key})", f"SUM({value})")
+
+
+def summary_sql(d: Dialect, value: str, agg: str, query: str) -> str:
+    """The one aggregation rule (engines/finish.aggregate) over a group's per-query
+    ``value`` rows: the sum for the counts (``agg`` = 'sum'), trec_eval's floored
+    geometric mean ('gmean', gm_map), else the mean.  Where the dialect has ordered sums
+    the rows are added in trec_eval's query order (``query`` as byte-order text), as the
+    polars engine adds them: the same bits on every call, where a parallel AVG's last
+    bits depend on the threads; elsewhere SUM/AVG in the engine's order."""
+    floored = f"LN(CASE WHEN {value} > 0.00001 THEN {value} ELSE 0.00001 END)"
+    key = d.bytes_order(query)
+    ordered = (
+        f"CASE MIN({agg}) WHEN 'sum' THEN SUM({value} ORDER BY {key})"
+        f" WHEN 'gmean' THEN EXP(SUM({floored} ORDER BY {key}) / COUNT({value}))"
+        f" ELSE SUM({value} ORDER BY {key}) / COUNT({value}) END"
+    )
+    plain = (
+        f"CASE MIN({agg}) WHEN 'sum' THEN SUM({value}) WHEN 'gmean' THEN EXP(AVG({floored}))"
+        f" ELSE AVG({value}) END"
+    )
+    return d.ordered(ordered, plain)
 
 
 def _safe(d: Dialect, num: str, den: str) -> str:
@@ -347,7 +436,7 @@ def _iprec_sql(double: str, family: str, level: str) -> str:
     )
 
 
-def _raw_sums(d: Dialect) -> str:
+def _raw_sums(d: Dialect) -> list[Aggregate]:
     """Aggregates over the judged retrieved rows of one (group, query) for one spec."""
     D = d.double
     isrel = "jl._rel >= s._level"
@@ -368,36 +457,54 @@ def _raw_sums(d: Dialect) -> str:
     ip11 = " + ".join(
         f"COALESCE({_iprec_sql(D, 'IPrec11pt', f'CAST({level / 10} AS {D})')}, 0)" for level in range(11)
     )
-    fam = "s._family"
-    return ",\n            ".join(_ordered(d,
-        [
-            f"SUM(CASE WHEN {isrel} AND {intop} THEN 1 ELSE 0 END) AS _hits_k",
-            (f"SUM(CASE WHEN {fam} IN ('AP', 'GMAP', 'YAAP') AND {isrel} AND {intop}"
-            f" THEN CAST(jl._hits AS {D}) / jl._pos END) AS _prec_k"),
-            f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END) AS _min_pos",
-            (f"SUM(CASE WHEN {fam} = 'Accuracy' AND {isrel} AND {intop}"
-            " THEN jl._pos - jl._hits END) AS _acc_above"),
-            (f"SUM(CASE WHEN {fam} IN ('nDCG', 'nDCG_rel', 'RnDCG') AND {intop} AND jl._rel > 0"
-            f" THEN CAST({gain} AS {D}) / {log2} END) AS _dcg"),
-            (f"SUM(CASE WHEN {fam} IN ('Bpref', 'GMBpref') AND {isrel} THEN {bpref} END)"
-            " AS _bpref"),
-            f"SUM(CASE WHEN {fam} = 'infAP' AND {isrel} THEN {infap} END) AS _infap",
-            (f"SUM(CASE WHEN {fam} = 'Rprec' AND {isrel} AND jl._pos <= jl._R THEN 1 ELSE 0 END)"
-            " AS _rprec"),
-            (f"SUM(CASE WHEN {fam} = 'Rprec_mult' AND {isrel} AND"
-            " jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult"),
-            f"{_iprec_sql(D, 'IPrec', 's._p_recall')} AS _iprec",
-            f"{ip11} AS _ip11",
-            (f"SUM(CASE WHEN {fam} = 'ERR' AND {intop} THEN (POWER(2.0, CASE WHEN jl._rel > 4"
-            " THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay /"
-            " jl._pos END) AS _err"),
-        ]
-        + _judged_sums(d)
-        + _gain_sums(d), "jl._pos")
+    sums: list[Aggregate] = [
+        Sum("_hits_k", f"{isrel} AND {intop}", "1", "0"),
+        Sum("_prec_k", f"{isrel} AND {intop}", f"CAST(jl._hits AS {D}) / jl._pos",
+            double=True, families=("AP", "GMAP", "YAAP")),
+        Raw("_min_pos", f"MIN(CASE WHEN {isrel} AND {intop} THEN jl._pos END)",
+            families=("RR", "Success")),
+        Sum("_acc_above", f"{isrel} AND {intop}", "jl._pos - jl._hits", families=("Accuracy",)),
+        Sum("_dcg", f"{intop} AND jl._rel > 0", f"CAST({gain} AS {D}) / {log2}", double=True,
+            families=("nDCG", "nDCG_rel", "RnDCG")),
+        Sum("_bpref", isrel, bpref, double=True, families=("Bpref", "GMBpref")),
+        Sum("_infap", isrel, infap, double=True, families=("infAP",)),
+        Sum("_rprec", f"{isrel} AND jl._pos <= jl._R", "1", "0", families=("Rprec",)),
+        Sum("_rprec_mult", f"{isrel} AND jl._pos <= FLOOR(s._p_mult * jl._R + 0.9)", "1", "0",
+            families=("Rprec_mult",)),
+        Raw("_iprec", _iprec_sql(D, "IPrec", "s._p_recall"), True, ("IPrec",)),
+        Raw("_ip11", ip11, True, ("IPrec11pt",)),
+        Sum("_err", intop,
+            "(POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END)"
+            " - 1) / 16.0 * jl._decay / jl._pos", double=True, families=("ERR",)),
+    ]  # fmt: skip
+    return sums + _judged_sums(d) + _gain_sums(d)
+
+
+def _agg_sql(d: Dialect) -> str:
+    """The sums per (spec, group, query) over the judged rows: the usual families'
+    specs (:data:`COMMON_FAMILIES`) with their own aggregates only, the others' with
+    all (each spec has one family, so each group comes from one branch)."""
+    aggregates = _raw_sums(d)
+    common = _family_is(COMMON_FAMILIES)
+
+    def branch(only: tuple[str, ...], family: str) -> str:
+        return (
+            f"SELECT s._idx, {d.g('jl')}jl._q,\n            "
+            f"{_render(d, aggregates, 'jl._pos', only)}\n        FROM _jl AS jl\n"
+            "        -- a family with a cutoff reads only the rows within it (the others have"
+            " no _k)\n        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR"
+            f" jl._pos <= s._k)\n            AND {family}\n"
+            f"        GROUP BY s._idx, {d.g('jl')}jl._q"
+        )
+
+    return (
+        branch(COMMON_FAMILIES, common)
+        + "\n        UNION ALL\n        "
+        + branch((), f"NOT ({common})")
     )
 
 
-def _gain_sums(d: Dialect) -> list[str]:
+def _gain_sums(d: Dialect) -> list[Aggregate]:
     """The aggregates of G, nDCG_rel and RnDCG (trec_eval m_G.c, m_ndcg_rel.c,
     m_Rndcg.c) over the found rows (gain > 0 in the top k), as _raw_sums."""
     D = d.double
@@ -409,18 +516,17 @@ def _gain_sums(d: Dialect) -> list[str]:
         " ELSE jl._ideal_cost + jl._pos - jl._num_pos END"
     )
     ideal = "CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END"
-    fam = "s._family"
     return [
-        (f"SUM(CASE WHEN {fam} = 'G' AND {found} THEN CAST(jl._rel AS {D}) /"
-        f" (LN(2 + {cost} - jl._cg) / LN(2.0)) END) AS _gsum"),
-        f"SUM(CASE WHEN {fam} = 'nDCG_rel' AND {found} THEN jl._rdcg / ({ideal}) END) AS _ndr",
-        f"SUM(CASE WHEN {fam} = 'nDCG_rel' AND {found} THEN 1 ELSE 0 END) AS _found",
-        (f"SUM(CASE WHEN {fam} = 'RnDCG' AND {found} AND jl._pos <= jl._num_pos THEN"
-        f" CAST(jl._rel AS {D}) / {log2} * jl._lends END) AS _rnd"),
-    ]
+        Sum("_gsum", found, f"CAST(jl._rel AS {D}) / (LN(2 + {cost} - jl._cg) / LN(2.0))",
+            double=True, families=("G",)),
+        Sum("_ndr", found, f"jl._rdcg / ({ideal})", double=True, families=("nDCG_rel",)),
+        Sum("_found", found, "1", "0", families=("nDCG_rel",)),
+        Sum("_rnd", f"{found} AND jl._pos <= jl._num_pos",
+            f"CAST(jl._rel AS {D}) / {log2} * jl._lends", double=True, families=("RnDCG",)),
+    ]  # fmt: skip
 
 
-def _judged_sums(d: Dialect) -> list[str]:
+def _judged_sums(d: Dialect) -> list[Aggregate]:
     """The aggregates of the families that read judged rows at any level (Judged,
     RBP...), as _raw_sums."""
     D = d.double
@@ -432,19 +538,18 @@ def _judged_sums(d: Dialect) -> list[str]:
         f"CASE WHEN s._p_gain = 'binary' THEN CASE WHEN {isrel} THEN 1.0 ELSE 0 END"
         " WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END"
     )
-    fam = "s._family"
     return [
-        (f"SUM(CASE WHEN {fam} IN ('Judged', 'Unjudged') AND {judged} AND {intop} THEN 1"
-        " ELSE 0 END) AS _judged_k"),
-        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN 1 ELSE 0 END) AS _judged_all",
-        f"SUM(CASE WHEN {fam} = 'RBP_resid' AND {judged} THEN {weight} END) AS _judged_pw",
-        f"SUM(CASE WHEN {fam} = 'RBP' AND {intop} THEN ({rbp_gain}) * {weight} END) AS _rbp",
+        Sum("_judged_k", f"{judged} AND {intop}", "1", "0", families=("Judged", "Unjudged")),
+        Sum("_judged_all", judged, "1", "0", families=("RBP_resid",)),
+        Sum("_judged_pw", judged, weight, double=True, families=("RBP_resid",)),
+        Sum("_rbp", intop, f"({rbp_gain}) * {weight}", double=True, families=("RBP",)),
         # binG: the rows above that are not relevant, unjudged ones too: pos - hits
-        (f"SUM(CASE WHEN {fam} = 'binG' AND {isrel} AND {intop} THEN 1.0 / (LN(CAST(2 +"
-        f" jl._pos - jl._hits AS {D})) / LN(2.0)) END) AS _bing"),
-        (f"SUM(CASE WHEN {fam} = 'NumNonRelJudgedRet' AND {judged} AND jl._rel < s._level"
-        " THEN 1 ELSE 0 END) AS _nonrel_judged"),
-    ]
+        Sum("_bing", f"{isrel} AND {intop}",
+            f"1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {D})) / LN(2.0))", double=True,
+            families=("binG",)),
+        Sum("_nonrel_judged", f"{judged} AND jl._rel < s._level", "1", "0",
+            families=("NumNonRelJudgedRet",)),
+    ]  # fmt: skip
 
 
 def _check_sql(d: Dialect) -> str:
@@ -468,17 +573,36 @@ def _check_sql(d: Dialect) -> str:
     )
 
 
+def _ranked_sql(d: Dialect) -> str:
+    """The run's positions: trec_eval's order (key descending, item descending in byte
+    order) within each (group, query).  Where the group columns are a value that is the
+    same on every row when ``by`` is empty (DuckDB's macros: a struct), a second branch
+    ranks without them then: the window's sort key is a fifth narrower (measured), and
+    the planner drops the branch whose condition is false."""
+
+    def select(part: Callable[[str], str], where: str) -> str:
+        return (
+            f"SELECT {d.g('r')}r._q, r._item,\n            ROW_NUMBER() OVER (\n"
+            f"                PARTITION BY {part('r')}r._q ORDER BY r._key DESC,"
+            f" {d.bytes_order('r._item')} DESC\n            ) AS _pos\n        FROM _run AS r{where}"
+        )
+
+    if not d.no_groups:
+        return select(d.g, "")
+    return (
+        select(lambda a: "", f" WHERE {d.no_groups}")
+        + "\n        UNION ALL\n        "
+        + select(d.g, f" WHERE NOT ({d.no_groups})")
+    )
+
+
 def _counts_sql(d: Dialect) -> str:
     """CTEs: the ranked run, per-query counts and the data checks."""
     g = d.g
     return f"""
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
-        SELECT {g('r')}r._q, r._item,
-            ROW_NUMBER() OVER (
-                PARTITION BY {g('r')}r._q ORDER BY r._key DESC, {d.bytes_order('r._item')} DESC
-            ) AS _pos
-        FROM _run AS r
+        {_ranked_sql(d)}
     ),
     -- the judged retrieved rows: all that is read of the ranked run
     _rows AS (
@@ -542,9 +666,18 @@ def _dropped_sql(d: Dialect) -> str:
 """
 
 
+def _ideal_gain(double: str) -> str:
+    """nDCG's discounted gain of an ideal-ranking row (i._rel at i._ipos)."""
+    return (
+        f"CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {double})"
+        f" / (LN(CAST(i._ipos AS {double}) + 1) / LN(2.0))"
+    )
+
+
 def _stats_sql(d: Dialect) -> str:
     """CTEs: the qrels' per-query stats (per relevance level) and the ideal rankings."""
     D = d.double
+    idcg = _ideal_gain(D)
     return f"""
     _ideal AS (
         SELECT q._q, q._rel,
@@ -575,7 +708,7 @@ def _stats_sql(d: Dialect) -> str:
         ) AS e
     ),
     _gq AS (
-        SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, SUM(e._rel{d.order('e._ipos')}) AS _ideal_gain,
+        SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, {_osum(d, 'e._rel', 'e._ipos')} AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
             CAST(COUNT(DISTINCT e._rel) AS {D}) AS _gain_levels
         FROM _gideal AS e
@@ -597,8 +730,7 @@ def _stats_sql(d: Dialect) -> str:
     ),
     _idcg AS (
         SELECT s._idx, i._q,
-            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END
-                     AS {D}) / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)){d.order('i._ipos')}) AS _idcg
+            {_osum(d, idcg, 'i._ipos')} AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
@@ -647,12 +779,7 @@ def _judged_sql(d: Dialect) -> str:
         LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
     ),
     _agg AS (
-        SELECT s._idx, {g('jl')}jl._q,
-            {_raw_sums(d)}
-        FROM _jl AS jl
-        -- a family with a cutoff reads only the rows within it (the others have no _k)
-        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
-        GROUP BY s._idx, {g('jl')}jl._q
+        {_agg_sql(d)}
     ),
 """
 
@@ -661,12 +788,15 @@ def _irun_sql(d: Dialect) -> str:
     """CTE: nDCG(ideal=run)'s ideal DCG per (measure, group, query)."""
     g, D = d.g, d.double
     gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END"
+    idcg = (
+        f"CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})"
+        f" / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END"
+    )
     return f"""
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, {g('i')}i._q,
-            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})
-                     / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END{d.order('i._ipos')}) AS _idcg_run
+            {_osum(d, idcg, 'i._ipos')} AS _idcg_run
         FROM (
             SELECT {g('j')}j._q, j._rel, j._level,
                 ROW_NUMBER() OVER (
@@ -686,6 +816,10 @@ def _irun_sql(d: Dialect) -> str:
 def _values_sql(d: Dialect) -> str:
     """CTEs: the evaluated (group, query) pairs and one value per requested measure."""
     g, gj, D = d.g, d.gj, d.double
+    dropw = (
+        "CASE WHEN s._family = 'RBP_resid' AND x._tail = 0"
+        f" THEN POWER(s._p_p, CAST(x._pos - 1 AS {D})) END"
+    )
     return f"""
     _groups AS (SELECT DISTINCT {g('x')}1 AS _one FROM _rq AS x),
     _universe AS (
@@ -698,9 +832,7 @@ def _values_sql(d: Dialect) -> str:
     ),
     _dropk AS (
         SELECT s._idx, {g('x')}x._q, COUNT(*) AS _nk,
-            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
-                     THEN POWER(s._p_p, CAST(x._pos - 1 AS {d.double})) END{d.order('x._pos')})
-                AS _dropw
+            {_osum(d, dropw, 'x._pos')} AS _dropw
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, {g('x')}x._q
     ),
@@ -776,7 +908,11 @@ def _read(name: str) -> str:
 def build_rankeval_sql() -> str:
     """The text of ``sql/rankeval.sql``."""
     parse = _read("entry/parse.sql").replace("{{SPEC_COLUMNS}}", _spec_columns())
-    entry = _read("entry/macros.sql").replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
+    entry = (
+        _read("entry/macros.sql")
+        .replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
+        .replace("{{SUMMARY}}", summary_sql(DUCKDB, "x.value", "x._agg", "x._q"))
+    )
     low_level = []
     for path in sorted(SQL_DIR.glob("*.sql")):
         if path.name.startswith("_") or path.name == "rankeval.sql":

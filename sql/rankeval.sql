@@ -634,9 +634,15 @@ _specs AS (
     _ranked AS (
         SELECT r._g, r._q, r._item,
             ROW_NUMBER() OVER (
+                PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
+            ) AS _pos
+        FROM _run AS r WHERE len("by") = 0
+        UNION ALL
+        SELECT r._g, r._q, r._item,
+            ROW_NUMBER() OVER (
                 PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
             ) AS _pos
-        FROM _run AS r
+        FROM _run AS r WHERE NOT (len("by") = 0)
     ),
     -- the judged retrieved rows: all that is read of the ranked run
     _rows AS (
@@ -742,8 +748,7 @@ _specs AS (
     ),
     _idcg AS (
         SELECT s._idx, i._q,
-            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END
-                     AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) ORDER BY i._ipos) AS _idcg
+            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) ORDER BY i._ipos) AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
@@ -783,6 +788,35 @@ _specs AS (
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
             SUM(CAST(jl._hits AS DOUBLE) / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)) AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
+            CAST(NULL AS BIGINT) AS _acc_above,
+            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0) AS _dcg,
+            CAST(NULL AS DOUBLE) AS _bpref,
+            CAST(NULL AS DOUBLE) AS _infap,
+            SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
+            CAST(NULL AS BIGINT) AS _rprec_mult,
+            CAST(NULL AS DOUBLE) AS _iprec,
+            CAST(NULL AS DOUBLE) AS _ip11,
+            CAST(NULL AS DOUBLE) AS _err,
+            CAST(NULL AS BIGINT) AS _judged_k,
+            CAST(NULL AS BIGINT) AS _judged_all,
+            CAST(NULL AS DOUBLE) AS _judged_pw,
+            CAST(NULL AS DOUBLE) AS _rbp,
+            CAST(NULL AS DOUBLE) AS _bing,
+            CAST(NULL AS BIGINT) AS _nonrel_judged,
+            CAST(NULL AS DOUBLE) AS _gsum,
+            CAST(NULL AS DOUBLE) AS _ndr,
+            CAST(NULL AS BIGINT) AS _found,
+            CAST(NULL AS DOUBLE) AS _rnd
+        FROM _jl AS jl
+        -- a family with a cutoff reads only the rows within it (the others have no _k)
+        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
+            AND s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1')
+        GROUP BY s._idx, jl._g, jl._q
+        UNION ALL
+        SELECT s._idx, jl._g, jl._q,
+            SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
+            SUM(CAST(jl._hits AS DOUBLE) / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)) AS _prec_k,
+            MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
             SUM(CASE WHEN s._family = 'Accuracy' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos - jl._hits END) AS _acc_above,
             SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0) AS _dcg,
             SUM(CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS DOUBLE) / LEAST(jl._N, jl._R) ELSE 1.0 END ORDER BY jl._pos) FILTER (WHERE s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level) AS _bpref,
@@ -805,14 +839,14 @@ _specs AS (
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
+            AND NOT (s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1'))
         GROUP BY s._idx, jl._g, jl._q
     ),
 
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, i._g, i._q,
-            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE)
-                     / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) END ORDER BY i._ipos) AS _idcg_run
+            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) END ORDER BY i._ipos) AS _idcg_run
         FROM (
             SELECT j._g, j._q, j._rel, j._level,
                 ROW_NUMBER() OVER (
@@ -838,9 +872,7 @@ _specs AS (
     ),
     _dropk AS (
         SELECT s._idx, x._g, x._q, COUNT(*) AS _nk,
-            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
-                     THEN POWER(s._p_p, CAST(x._pos - 1 AS DOUBLE)) END ORDER BY x._pos)
-                AS _dropw
+            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0 THEN POWER(s._p_p, CAST(x._pos - 1 AS DOUBLE)) END ORDER BY x._pos) AS _dropw
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, x._g, x._q
     ),
@@ -955,12 +987,9 @@ FROM (
         -- the values added one after the other in trec_eval's query order (the query
         -- as text, byte order), as the polars engine adds them: the same bits on every
         -- call, where a parallel AVG's last bits depend on the threads
+        -- (_sqlentry.summary_sql, shared with sql.render and the dbt package)
         SELECT x._g, x._idx, x.measure,
-            CASE MIN(x._agg)
-                WHEN 'sum' THEN SUM(x.value ORDER BY CAST(x._q AS VARCHAR))
-                WHEN 'gmean' THEN EXP(SUM(LN(GREATEST(x.value, 0.00001))
-                                          ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value))
-                ELSE SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value) END AS value
+            CASE MIN(x._agg) WHEN 'sum' THEN SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) WHEN 'gmean' THEN EXP(SUM(LN(CASE WHEN x.value > 0.00001 THEN x.value ELSE 0.00001 END) ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value)) ELSE SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value) END AS value
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,

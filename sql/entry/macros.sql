@@ -174,12 +174,9 @@ FROM (
         -- the values added one after the other in trec_eval's query order (the query
         -- as text, byte order), as the polars engine adds them: the same bits on every
         -- call, where a parallel AVG's last bits depend on the threads
+        -- (_sqlentry.summary_sql, shared with sql.render and the dbt package)
         SELECT x._g, x._idx, x.measure,
-            CASE MIN(x._agg)
-                WHEN 'sum' THEN SUM(x.value ORDER BY CAST(x._q AS VARCHAR))
-                WHEN 'gmean' THEN EXP(SUM(LN(GREATEST(x.value, 0.00001))
-                                          ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value))
-                ELSE SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value) END AS value
+            {{SUMMARY}} AS value
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,

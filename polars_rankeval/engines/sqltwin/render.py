@@ -28,6 +28,7 @@ from polars_rankeval._sqlentry import (
     _is_choice,
     all_params,
     compute_sql,
+    summary_sql,
 )
 from polars_rankeval.engines.sqltwin.targets import DIALECTS, TARGETS, Target, require_sqlglot
 from polars_rankeval.options import Columns, EvalOptions
@@ -73,17 +74,13 @@ def _dialect(c: _Call) -> Dialect:
     """compute_sql's dialect: the group columns _g0, _g1... and the options as literals."""
     n = len(c.by)
     o = c.options
-    return Dialect(
+    return Dialect.of(
+        c.t,
         g=lambda a: "".join(f"{_dot(a)}_g{i}, " for i in range(n)),
         gj=lambda a, b: "".join(f"{a}._g{i} IS NOT DISTINCT FROM {b}._g{i} AND " for i in range(n)),
-        fail=c.t.fail,
-        double=c.t.double,
-        real=c.t.real,
         top="NULL" if o.top is None else str(int(o.top)),
         complete="TRUE" if o.complete else "FALSE",
         first="TRUE" if o.duplicates == "first" else "FALSE",
-        text=c.t.text,
-        bytes_order=lambda x: f"CAST({x} AS {c.t.text}){c.t.collate}",
     )
 
 
@@ -190,10 +187,7 @@ def _output_sql(c: _Call) -> str:
         )
     # the one aggregation rule of engines/finish.aggregate: sums for the counts,
     # trec_eval's floored geometric mean (gm_map), else the mean
-    value = (
-        "CASE MIN(v._agg) WHEN 'sum' THEN SUM(v._value) WHEN 'gmean' THEN EXP(AVG(LN("
-        "CASE WHEN v._value > 0.00001 THEN v._value ELSE 0.00001 END))) ELSE AVG(v._value) END"
-    )
+    value = summary_sql(_dialect(c), "v._value", "v._agg", "v._q")
     return (
         f"SELECT {named}v._name AS measure, {value} AS value\nFROM _values AS v\n"
         f"GROUP BY {', '.join([*g, 'v._idx', 'v._name'])}\nORDER BY {', '.join([*g, 'v._idx'])}"

@@ -1,10 +1,19 @@
-"""The few places where the warehouses' SQL differs, one :class:`Target` per dialect.
+"""The few places where SQL dialects differ: one table, :data:`TARGETS`, one
+:class:`Target` per dialect, read by all three renderings of the canonical SQL.
 
-The same choices as the dbt package's dispatched macros (``sql/dbt/macros/dialect.sql``):
-the double and text types, how an expression raises an error, the score at trec_eval's
-single precision, the finite-number test, byte-order text for the item tie-break; plus
-how a name is quoted and a string literal escaped (Spark, BigQuery and Snowflake read
-backslash escapes in string literals, PostgreSQL and DuckDB do not).
+* ``sql/rankeval.sql`` (DuckDB macros): :data:`polars_rankeval._sqlentry.DUCKDB` is built
+  from ``TARGETS["duckdb"]``;
+* ``sql.render(..., dialect=...)`` (:mod:`.render`): the target of the dialect;
+* the dbt package: ``sql/dbt/macros/_generated_dialect.sql``'s dispatched macros
+  (``rankeval.fail``, ``rankeval.real``...) are written from this table
+  (:func:`polars_rankeval._sqldbt.dialect_macro`), :data:`PORTABLE` as ``default__``.
+
+The pieces: the double and text types, how an expression raises an error, the score at
+trec_eval's single precision, the finite-number test, byte-order text for the item
+tie-break, whether a floating-point SUM can add its rows in a given order (``SUM(x ORDER
+BY k)``: the same bits on every call); plus how a name is quoted and a string literal
+escaped (Spark, BigQuery and Snowflake read backslash escapes in string literals,
+PostgreSQL and DuckDB do not).
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ from dataclasses import dataclass
 
 from polars_rankeval._errors import InputError
 
-__all__ = ["DIALECTS", "TARGETS", "Target", "require_sqlglot"]
+__all__ = ["DIALECTS", "PORTABLE", "TARGETS", "Target", "require_sqlglot"]
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -36,6 +45,18 @@ class Target:
     finite: Callable[[str], str]  # x is a number, not null, NaN or infinite
     collate: str = ""  # appended to text sorted in byte order
     values: bool = True  # VALUES lists in FROM (typed NULLs in them)
+    # SUM(x ORDER BY k) adds in that order: a parallel engine otherwise changes a double
+    # sum's last bits from call to call.  Spark, BigQuery and Snowflake have no ordered
+    # SUM (only ordered ARRAY_AGG/collect_list): their double sums keep the engine's order.
+    ordered_sum: bool = False
+
+    def bytes_order(self, x: str) -> str:
+        """``x`` as text that sorts in byte order (trec_eval's strcmp), whatever the collation."""
+        return f"CAST({x} AS {self.text}){self.collate}"
+
+    def ordered(self, ordered: str, plain: str) -> str:
+        """``ordered`` (an aggregate with ORDER BY) where the dialect has it, else ``plain``."""
+        return ordered if self.ordered_sum else plain
 
     def literal(self, text: str) -> str:
         """``text`` as a string literal of this dialect."""
@@ -101,6 +122,7 @@ TARGETS: dict[str, Target] = {
         fail=lambda m: f"error({m})",
         real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE)",
         finite=lambda x: f"isfinite({x})",
+        ordered_sum=True,
     ),
     "postgres": Target(
         "postgres", '"', False, "DOUBLE PRECISION", "TEXT", "INTEGER",
@@ -109,6 +131,7 @@ TARGETS: dict[str, Target] = {
         real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE PRECISION)",
         finite=_postgres_finite,
         collate=' COLLATE "C"',  # byte order, whatever the database's collation
+        ordered_sum=True,
     ),
     "spark": Target(
         "spark", "`", True, "DOUBLE", "STRING", "INT",
@@ -132,3 +155,11 @@ TARGETS: dict[str, Target] = {
     ),
 }  # fmt: skip
 DIALECTS = ("spark", "postgres", "bigquery", "snowflake", "duckdb")
+
+# portable SQL: the dbt package's default__ macros (an adapter without its own row)
+PORTABLE = Target(
+    "default", '"', False, "DOUBLE PRECISION", "VARCHAR", "INTEGER",
+    fail=lambda m: f"CAST(({m}) AS INTEGER)",
+    real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE PRECISION)",
+    finite=lambda x: f"({x} IS NOT NULL)",
+)  # fmt: skip

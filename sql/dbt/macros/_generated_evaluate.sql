@@ -35,6 +35,7 @@
         {%- do specs.append((name, rankeval.parse_measure(name, conventions, rel))) -%}
     {%- endif -%}
 {%- endfor -%}
+{%- set ordered_sums = rankeval.ordered_sums() -%}
 {%- set q = adapter.quote(query) -%}
 {%- set i = adapter.quote(item) -%}
 {%- set o = adapter.quote(rank if rank is not none else score) -%}
@@ -177,7 +178,7 @@ _qrels AS (
         ) AS e
     ),
     _gq AS (
-        SELECT e._q, CAST(COUNT(*) AS {{ rankeval.double() }}) AS _num_pos, SUM(e._rel) AS _ideal_gain,
+        SELECT e._q, CAST(COUNT(*) AS {{ rankeval.double() }}) AS _num_pos, {% if ordered_sums %}SUM(e._rel ORDER BY e._ipos){% else %}SUM(e._rel){% endif %} AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
             CAST(COUNT(DISTINCT e._rel) AS {{ rankeval.double() }}) AS _gain_levels
         FROM _gideal AS e
@@ -199,8 +200,7 @@ _qrels AS (
     ),
     _idcg AS (
         SELECT s._idx, i._q,
-            SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END
-                     AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0))) AS _idcg
+            {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY i._ipos){% else %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0))){% endif %} AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
@@ -238,38 +238,67 @@ _qrels AS (
     _agg AS (
         SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
-            SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END) AS _prec_k,
+            {% if ordered_sums %}SUM(CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END){% endif %} AS _prec_k,
+            MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
+            CAST(NULL AS BIGINT) AS _acc_above,
+            {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0){% else %}SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END){% endif %} AS _dcg,
+            CAST(NULL AS {{ rankeval.double() }}) AS _bpref,
+            CAST(NULL AS {{ rankeval.double() }}) AS _infap,
+            SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
+            CAST(NULL AS BIGINT) AS _rprec_mult,
+            CAST(NULL AS {{ rankeval.double() }}) AS _iprec,
+            CAST(NULL AS {{ rankeval.double() }}) AS _ip11,
+            CAST(NULL AS {{ rankeval.double() }}) AS _err,
+            CAST(NULL AS BIGINT) AS _judged_k,
+            CAST(NULL AS BIGINT) AS _judged_all,
+            CAST(NULL AS {{ rankeval.double() }}) AS _judged_pw,
+            CAST(NULL AS {{ rankeval.double() }}) AS _rbp,
+            CAST(NULL AS {{ rankeval.double() }}) AS _bing,
+            CAST(NULL AS BIGINT) AS _nonrel_judged,
+            CAST(NULL AS {{ rankeval.double() }}) AS _gsum,
+            CAST(NULL AS {{ rankeval.double() }}) AS _ndr,
+            CAST(NULL AS BIGINT) AS _found,
+            CAST(NULL AS {{ rankeval.double() }}) AS _rnd
+        FROM _jl AS jl
+        -- a family with a cutoff reads only the rows within it (the others have no _k)
+        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
+            AND s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1')
+        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
+        UNION ALL
+        SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
+            SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
+            {% if ordered_sums %}SUM(CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END){% endif %} AS _prec_k,
             MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
             SUM(CASE WHEN s._family = 'Accuracy' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos - jl._hits END) AS _acc_above,
-            SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _dcg,
-            SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END END) AS _bpref,
-            SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {{ rankeval.double() }}) / jl._pos) * (CAST(jl._jrank - 1 AS {{ rankeval.double() }}) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END) AS _infap,
+            {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0){% else %}SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END){% endif %} AS _dcg,
+            {% if ordered_sums %}SUM(CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END ORDER BY jl._pos) FILTER (WHERE s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level){% else %}SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END END){% endif %} AS _bpref,
+            {% if ordered_sums %}SUM(CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {{ rankeval.double() }}) / jl._pos) * (CAST(jl._jrank - 1 AS {{ rankeval.double() }}) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END ORDER BY jl._pos) FILTER (WHERE s._family = 'infAP' AND jl._rel >= s._level){% else %}SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {{ rankeval.double() }}) / jl._pos) * (CAST(jl._jrank - 1 AS {{ rankeval.double() }}) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END){% endif %} AS _infap,
             SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
             SUM(CASE WHEN s._family = 'Rprec_mult' AND jl._rel >= s._level AND jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult,
             MAX(CASE WHEN s._family = 'IPrec' AND jl._rel >= s._level AND jl._hits >= FLOOR(s._p_recall * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END) AS _iprec,
             COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.0 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.1 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.2 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.3 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.4 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.5 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.6 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.7 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.8 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.9 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(1.0 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) AS _ip11,
-            SUM(CASE WHEN s._family = 'ERR' AND (s._k IS NULL OR jl._pos <= s._k) THEN (POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay / jl._pos END) AS _err,
+            {% if ordered_sums %}SUM((POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family = 'ERR' AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'ERR' AND (s._k IS NULL OR jl._pos <= s._k) THEN (POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay / jl._pos END){% endif %} AS _err,
             SUM(CASE WHEN s._family IN ('Judged', 'Unjudged') AND jl._rel >= 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _judged_k,
             SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN 1 ELSE 0 END) AS _judged_all,
-            SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END) AS _judged_pw,
-            SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END) AS _rbp,
-            SUM(CASE WHEN s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {{ rankeval.double() }})) / LN(2.0)) END) AS _bing,
+            {% if ordered_sums %}SUM(POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) ORDER BY jl._pos) FILTER (WHERE s._family = 'RBP_resid' AND jl._rel >= 0){% else %}SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END){% endif %} AS _judged_pw,
+            {% if ordered_sums %}SUM((CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) ORDER BY jl._pos) FILTER (WHERE s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END){% endif %} AS _rbp,
+            {% if ordered_sums %}SUM(1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {{ rankeval.double() }})) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {{ rankeval.double() }})) / LN(2.0)) END){% endif %} AS _bing,
             SUM(CASE WHEN s._family = 'NumNonRelJudgedRet' AND jl._rel >= 0 AND jl._rel < s._level THEN 1 ELSE 0 END) AS _nonrel_judged,
-            SUM(CASE WHEN s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) END) AS _gsum,
-            SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) END) AS _ndr,
+            {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) END){% endif %} AS _gsum,
+            {% if ordered_sums %}SUM(jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) ORDER BY jl._pos) FILTER (WHERE s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) END){% endif %} AS _ndr,
             SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _found,
-            SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends END) AS _rnd
+            {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends ORDER BY jl._pos) FILTER (WHERE s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos){% else %}SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends END){% endif %} AS _rnd
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
+            AND NOT (s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1'))
         GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
     ),
 
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q,
-            SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }})
-                     / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END) AS _idcg_run
+            {% if ordered_sums %}SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END ORDER BY i._ipos){% else %}SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END){% endif %} AS _idcg_run
         FROM (
             SELECT {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._rel, j._level,
                 ROW_NUMBER() OVER (
@@ -295,9 +324,7 @@ _qrels AS (
     ),
     _dropk AS (
         SELECT s._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, COUNT(*) AS _nk,
-            SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0
-                     THEN POWER(s._p_p, CAST(x._pos - 1 AS {{ rankeval.double() }})) END)
-                AS _dropw
+            {% if ordered_sums %}SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0 THEN POWER(s._p_p, CAST(x._pos - 1 AS {{ rankeval.double() }})) END ORDER BY x._pos){% else %}SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0 THEN POWER(s._p_p, CAST(x._pos - 1 AS {{ rankeval.double() }})) END){% endif %} AS _dropw
         FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
         GROUP BY s._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
     ),
@@ -380,10 +407,7 @@ SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endf
 FROM _values AS v
 {%- else %}
 SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endfor %}v._name AS measure,
-    CASE MIN(v._agg)
-        WHEN 'sum' THEN SUM(v._value)
-        WHEN 'gmean' THEN EXP(AVG(LN(CASE WHEN v._value > 0.00001 THEN v._value ELSE 0.00001 END)))
-        ELSE AVG(v._value) END AS value
+    {% if ordered_sums %}CASE MIN(v._agg) WHEN 'sum' THEN SUM(v._value ORDER BY {{ rankeval.bytes_order('v._q') }}) WHEN 'gmean' THEN EXP(SUM(LN(CASE WHEN v._value > 0.00001 THEN v._value ELSE 0.00001 END) ORDER BY {{ rankeval.bytes_order('v._q') }}) / COUNT(v._value)) ELSE SUM(v._value ORDER BY {{ rankeval.bytes_order('v._q') }}) / COUNT(v._value) END{% else %}CASE MIN(v._agg) WHEN 'sum' THEN SUM(v._value) WHEN 'gmean' THEN EXP(AVG(LN(CASE WHEN v._value > 0.00001 THEN v._value ELSE 0.00001 END))) ELSE AVG(v._value) END{% endif %} AS value
 FROM _values AS v
 GROUP BY {% for b in by %}v._g{{ loop.index0 }}, {% endfor %}v._idx, v._name
 {%- endif %}
