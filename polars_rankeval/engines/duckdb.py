@@ -102,7 +102,7 @@ SMALL_ROWS = 100_000
 # thread: a small call is mostly planning (~0.05 s of optimizer on the entry macro), and
 # worker threads only add hand-offs on a few rows.  The optimizer changes how rows are
 # computed, never which values come out (the sums are ordered: the same bits).
-_SMALL_CONFIG: dict[str, object] = {"threads": 1, "enable_optimizer": False}
+_SMALL_CONFIG: dict[str, str | int | float | list[str]] = {"threads": 1, "enable_optimizer": False}
 
 _DATABASES: dict[bool, _duckdb.DuckDBPyConnection] = {}
 _WITH_LOW_LEVEL: set[bool] = set()  # the databases that have the low-level layer too
@@ -140,7 +140,9 @@ def _connection(*, small: bool = False, low_level: bool = False) -> _duckdb.Duck
             # it lets DuckDB stream more.  It spills to the system's temporary folder
             # (an in-memory database's default is ./.tmp, the user's working folder).
             spill = os.path.join(tempfile.gettempdir(), f"rankeval-duckdb-{os.getpid()}")
-            config: dict[str, object] = {"preserve_insertion_order": False, "temp_directory": spill}
+            config: dict[str, str | int | float | list[str]] = {
+                "preserve_insertion_order": False, "temp_directory": spill,
+            }
             database = duckdb.connect(config={**config, **(_SMALL_CONFIG if small else {})})
             database.execute(_sql_parts()[0])
             _DATABASES[small] = database
