@@ -154,3 +154,20 @@ def test_a_last_chunk_of_one_query_is_merged(
     monkeypatch.setattr(plain, "BLOCK", 24)  # one line a block: q1, then q2
     assert [f.height for f in plain.RunChunks(run)] == [1, 3]
     assert _rankeval(args) == whole
+
+
+def test_read_ahead_gives_the_chunks_in_order_and_the_reader_error_in_its_place() -> None:
+    """The chunks come in the reader's order, each read while the one before is with
+    the caller; an error of the reader is raised after the chunks before it."""
+    import polars as pl
+
+    def reader() -> Any:
+        for i in range(3):
+            yield pl.DataFrame({"i": [i]})
+        raise plain.NotGrouped("q")
+
+    got: list[int] = []
+    with pytest.raises(plain.NotGrouped):
+        for frame in chunked._read_ahead(reader()):
+            got.append(frame.item())
+    assert got == [0, 1, 2]
