@@ -124,3 +124,26 @@ def test_rbp_graded_gain_of_a_fractional_negative_judgment_is_0():
     qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [-0.5, 2.0]})
     got = evaluate(run, qrels, ["RBP(p=0.5,gain=graded)"])["value"].item()
     assert got == pytest.approx(0.25, abs=1e-15)
+
+
+def test_rbp_powers_table_is_capped_near_a_million_values():
+    # rbp.py's promise (its comment at POWERS_MAX): the table of powers stops after about
+    # a million values (2^20 float64s, 8 MiB per p); deeper positions fall back to pow().
+    # p = 0.99999 has no fixed point within 2^21 multiplications (p^(2^21) ~ 7.8e-10), so
+    # only the cap stops it: at most 2^20 values plus the one chunk (4096) that crosses it.
+    p = 0.99999
+    assert p ** (1 << 21) > 1e-10  # no fixed point stops it first
+    assert (1 << 20) <= len(powers(p)) <= (1 << 20) + 4096
+
+
+@pytest.mark.parametrize("x", [1e-3, 0.5, 0.6, 1.0, 2.0, 5.0, 7.3, 1002.0])
+def test_cwl_trigamma_equals_scipys_polygamma(x):
+    # INST's normaliser sums 1 / (i - 1 + c)^2 over ranges of positions as differences of
+    # the trigamma function psi'(x); its series is promised accurate to 1e-13.  Oracle:
+    # scipy.special.polygamma(1, x) (Cephes' zeta(2, x)).
+    from scipy.special import polygamma
+
+    from polars_rankeval.measures.cwl import _trigamma
+
+    got = pl.select(_trigamma(pl.lit(x, dtype=pl.Float64))).item()
+    assert got == pytest.approx(float(polygamma(1, x)), rel=1e-14, abs=1e-13)
