@@ -636,6 +636,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         'expression=lambda m, j: _weighted(m, j, _table("harmonic", 1.0, _depth(m)), stopping=True),',
     ): "NERR9's base weight 1 / i has no parameter: _table's \"harmonic\" entry ignores "
     "value (it only keys the table's cache)",
+    (
+        "measures:rndcg.py",
+        "extra = (npos >= 1) & (retrieved >= npos + 2)",
+        "extra = (npos >= 0) & (retrieved >= npos + 2)",
+    ): "Npos = 0: no row has a positive gain, so every DCG share, at_ends and at_end are 0 "
+    "and the value is 0 whatever the extra point adds to the count (checked by hand: rel=0 "
+    "and rel=-1 on a query judged only 0 give 0 with and without it)",
 }
 
 
@@ -669,6 +676,21 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ("measures:rbp.py", "POWERS_MAX = 1 << 20", "POWERS_MAX = 1 << 21"): (
         f"{_ORACLES_FULL}::test_rbp_powers_table_is_capped_near_a_million_values"
     ),
+    (
+        "measures:rbp.py",
+        "return pl.when(index < size).then(lookup(table, index)).otherwise(beyond)",
+        "return pl.when(index <= size).then(lookup(table, index)).otherwise(beyond)",
+    ): f"{_ORACLES_FULL}::test_rbp_weight_beyond_the_powers_table (index = size added)",
+    (
+        "measures:ap.py",
+        "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise(0.0)",
+        "pairs = pl.when(n > 2).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise(0.0)",
+    ): f"{_ORACLES_FULL}::test_ap_under_average_ties_of_a_two_row_group_of_relevant_items",
+    (
+        "measures:utility.py",
+        "return pl.when(j.num_ret > 0).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
+        "return pl.when(j.num_ret < 0).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
+    ): f"{_ORACLES_FULL}::test_utility_of_a_query_whose_retrieved_items_are_all_unjudged",
     # session 12 (the full significance and measures sets)
     (
         "measures",

@@ -41,7 +41,8 @@ def test_rbp_weight_beyond_the_powers_table():
     table = powers(p)
     size = len(table)  # 1 + 256 chunks of 4096: the first chunk past POWERS_MAX values
     assert size >= POWERS_MAX and table[-1] * p != table[-1]
-    for index in (5, size - 1, size + 5, size + 100_000):
+    # size - 1 is the table's last value, size the first position past it
+    for index in (5, size - 1, size, size + 5, size + 100_000):
         cur = 1.0
         for _ in range(index):
             cur *= p
@@ -147,3 +148,33 @@ def test_cwl_trigamma_equals_scipys_polygamma(x):
 
     got = pl.select(_trigamma(pl.lit(x, dtype=pl.Float64))).item()
     assert got == pytest.approx(float(polygamma(1, x)), rel=1e-14, abs=1e-13)
+
+
+def test_ap_under_average_ties_of_a_two_row_group_of_relevant_items():
+    # ties="average": AP's expected value over the orderings of each tie group.  Run x
+    # (score 3) then a, b tied (score 1), both relevant (R = 2).  Both orderings of a, b
+    # put relevant items at positions 2 and 3: AP = (1/2 + 2/3) / 2 = 7/12.  Tied at the
+    # top instead (a, b at 3, x at 1): positions 1 and 2: AP = (1 + 1) / 2 = 1.
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [1, 1]})
+    below = pl.DataFrame({"query": ["q"] * 3, "item": ["x", "a", "b"], "score": [3.0, 1.0, 1.0]})
+    top = below.with_columns(score=pl.Series([1.0, 3.0, 3.0]))
+    assert evaluate(below, qrels, ["AP"], ties="average")["value"].item() == pytest.approx(
+        7 / 12, abs=1e-15
+    )
+    assert evaluate(top, qrels, ["AP"], ties="average")["value"].item() == pytest.approx(
+        1.0, abs=1e-15
+    )
+
+
+def test_utility_of_a_query_whose_retrieved_items_are_all_unjudged():
+    # trec_eval m_utility.c: a * rel_ret + b * nonrel_ret + c * rel_nonret + d *
+    # nonrel_nonret.  Query q retrieves x, y (both unjudged: nonrel_ret = 2, rel_ret = 0)
+    # and has one relevant item a (rel_nonret = 1); d's term is 0 (docs = 0):
+    # 1 * 0 + (-1) * 2 + (-2) * 1 = -4.  Query r (judged a) anchors the judged rows.
+    run = pl.DataFrame(
+        {"query": ["q", "q", "r"], "item": ["x", "y", "a"], "score": [2.0, 1.0, 1.0]}
+    )
+    qrels = pl.DataFrame({"query": ["q", "r"], "item": ["a", "a"], "relevance": [1, 1]})
+    got = evaluate(run, qrels, ["Utility(c=-2)"], per_query=True)
+    values = dict(got.select("query", "value").iter_rows())
+    assert values == {"q": -4.0, "r": 1.0}
