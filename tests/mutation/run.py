@@ -680,7 +680,7 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "measures:rbp.py",
         "return pl.when(index < size).then(lookup(table, index)).otherwise(beyond)",
         "return pl.when(index <= size).then(lookup(table, index)).otherwise(beyond)",
-    ): f"{_ORACLES_FULL}::test_rbp_weight_beyond_the_powers_table (index = size added)",
+    ): f"{_ORACLES_FULL}::test_rbp_weight_beyond_the_powers_table",
     (
         "measures:ap.py",
         "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise(0.0)",
