@@ -691,6 +691,9 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "return pl.when(j.num_ret > 0).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
         "return pl.when(j.num_ret < 0).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
     ): f"{_ORACLES_FULL}::test_utility_of_a_query_whose_retrieved_items_are_all_unjudged",
+    ("measures:g.py", "pl.when(pos <= npos)", "pl.when(pos < npos)"): (
+        f"{_ORACLES_FULL}::test_g_ideal_cost_at_the_last_ideal_position_adds_in_trec_evals_order"
+    ),
     # session 12 (the full significance and measures sets)
     (
         "measures",

@@ -178,3 +178,47 @@ def test_utility_of_a_query_whose_retrieved_items_are_all_unjudged():
     got = evaluate(run, qrels, ["Utility(c=-2)"], per_query=True)
     values = dict(got.select("query", "value").iter_rows())
     assert values == {"q": -4.0, "r": 1.0}
+
+
+def _trec_eval_g(ranked: list[str], grades: dict[str, float]) -> float:
+    """trec_eval 10.0 m_G.c's loops in plain Python (gain = relevance, min_cost 1):
+    sum_cost and sum_ideal run down the ideal ranking, one addition per position."""
+    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)
+    results_g = sum_results = sum_cost = 0.0
+    for i, item in enumerate(ranked):
+        gain = max(grades.get(item, 0.0), 0.0)
+        sum_results += gain
+        sum_cost += max(ideal[i], 1.0) if i < len(ideal) else 1.0
+        if gain != 0:
+            results_g += gain / math.log2(2 + sum_cost - sum_results)
+    sum_ideal = 0.0
+    for g in ideal:
+        sum_ideal += g
+    return results_g / sum_ideal
+
+
+@pytest.mark.parametrize(
+    "ranked, grades",
+    [
+        (["d0", "d1", "d2"], {"d0": 1.7, "d1": 4.9, "d2": 2.5}),
+        (["d1", "d2", "d4", "d3", "d0"], {"d0": 3.3, "d1": 1.1, "d2": 4.0, "d3": 1.7, "d4": 2.2}),
+    ],
+)
+def test_g_ideal_cost_at_the_last_ideal_position_adds_in_trec_evals_order(ranked, grades):
+    # Fractional grades above 1 whose costs add to different last bits in another order
+    # (1.7 + 4.9 + 2.5 = 9.100000000000001 in row order, 9.1 from the top grade down):
+    # the item at the ideal ranking's last position (3 and 5 here) must see trec_eval's
+    # running sum_cost, not the total summed in another order (within one ulp).
+    run = pl.DataFrame(
+        {
+            "query": ["q"] * len(ranked),
+            "item": ranked,
+            "score": [9.0 - i for i in range(len(ranked))],
+        }
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q"] * len(grades), "item": list(grades), "relevance": list(grades.values())}
+    )
+    expected = _trec_eval_g(ranked, grades)
+    got = evaluate(run, qrels, ["G"])["value"].item()
+    assert abs(got - expected) <= math.ulp(expected), (got, expected)
