@@ -636,6 +636,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         'expression=lambda m, j: _weighted(m, j, _table("harmonic", 1.0, _depth(m)), stopping=True),',
     ): "NERR9's base weight 1 / i has no parameter: _table's \"harmonic\" entry ignores "
     "value (it only keys the table's cache)",
+    (
+        "measures:cwl.py",
+        '"square": lambda i: 1.0 / (i - 1 + 2.0 * value) ** 2,',
+        '"square": lambda i: 2.0 / (i - 1 + 2.0 * value) ** 2,',
+    ): "INSQ's and NERR11's weights are ratios of sums of this base weight (numerator and "
+    "normaliser alike): doubling every base weight doubles every table value exactly (a "
+    "power of 2), so each ratio is the same to the bit",
     **{
         (f"measures:{file}", f"@lru_cache(maxsize={size})", f"@lru_cache(maxsize= {new})"): (
             "the size of the cache of a pure function's tables (RBP's powers, C/W/L's "
@@ -709,6 +716,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "return pl.when(j.num_ret > 0).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
         "return pl.when(j.num_ret < 0).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
     ): f"{_ORACLES_FULL}::test_utility_of_a_query_whose_retrieved_items_are_all_unjudged",
+    (
+        "measures:cwl.py",
+        "return ((clipped - lo) / (hi - lo)).fill_null(0.0)",
+        "return ((clipped + lo) / (hi - lo)).fill_null(0.0)",
+    ): f"{_ORACLES_FULL}::test_cwl_gain_scaled_from_min_rel",
     ("measures:g.py", "pl.when(pos <= npos)", "pl.when(pos < npos)"): (
         f"{_ORACLES_FULL}::test_g_ideal_cost_at_the_last_ideal_position_adds_in_trec_evals_order"
     ),

@@ -223,3 +223,15 @@ def test_g_ideal_cost_at_the_last_ideal_position_adds_in_trec_evals_order(ranked
     expected = _trec_eval_g(ranked, grades)
     got = evaluate(run, qrels, ["G"])["value"].item()
     assert abs(got - expected) <= math.ulp(expected), (got, expected)
+
+
+def test_cwl_gain_scaled_from_min_rel():
+    # ir_measures' cwl_eval gain: (clip(rel, min_rel, max_rel) - min_rel) / (max_rel -
+    # min_rel).  min_rel = 1, max_rel = 3; grades 2 then 3 then 0: gains 0.5, 1, 0 (0 is
+    # clipped up to 1, which gains 0).  SDCG@3 = (0.5 + 1 / log2 3 + 0 / 2) /
+    # (1 + 1 / log2 3 + 1 / 2).
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "relevance": [2, 3, 0]})
+    got = evaluate(run, qrels, ["SDCG(min_rel=1,max_rel=3)@3"])["value"].item()
+    expected = (0.5 + 1 / math.log2(3)) / (1 + 1 / math.log2(3) + 0.5)
+    assert got == pytest.approx(expected, abs=1e-15)
