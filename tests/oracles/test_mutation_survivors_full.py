@@ -41,7 +41,8 @@ def test_rbp_weight_beyond_the_powers_table():
     table = powers(p)
     size = len(table)  # 1 + 256 chunks of 4096: the first chunk past POWERS_MAX values
     assert size >= POWERS_MAX and table[-1] * p != table[-1]
-    for index in (5, size - 1, size + 5, size + 100_000):
+    # size - 1 is the table's last value, size the first position past it
+    for index in (5, size - 1, size, size + 5, size + 100_000):
         cur = 1.0
         for _ in range(index):
             cur *= p
@@ -124,3 +125,113 @@ def test_rbp_graded_gain_of_a_fractional_negative_judgment_is_0():
     qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [-0.5, 2.0]})
     got = evaluate(run, qrels, ["RBP(p=0.5,gain=graded)"])["value"].item()
     assert got == pytest.approx(0.25, abs=1e-15)
+
+
+def test_rbp_powers_table_is_capped_near_a_million_values():
+    # rbp.py's promise (its comment at POWERS_MAX): the table of powers stops after about
+    # a million values (2^20 float64s, 8 MiB per p); deeper positions fall back to pow().
+    # p = 0.99999 has no fixed point within 2^21 multiplications (p^(2^21) ~ 7.8e-10), so
+    # only the cap stops it: at most 2^20 values plus the one chunk (4096) that crosses it.
+    p = 0.99999
+    assert p ** (1 << 21) > 1e-10  # no fixed point stops it first
+    assert (1 << 20) <= len(powers(p)) <= (1 << 20) + 4096
+
+
+@pytest.mark.parametrize("x", [1e-3, 0.5, 0.6, 1.0, 2.0, 5.0, 7.3, 1002.0])
+def test_cwl_trigamma_equals_scipys_polygamma(x):
+    # INST's normaliser sums 1 / (i - 1 + c)^2 over ranges of positions as differences of
+    # the trigamma function psi'(x): ten terms, then the asymptotic series at z = x + 10,
+    # whose first omitted term, 691 / (2730 z^13), is below 3e-14 (z >= 10).  Oracle:
+    # scipy.special.polygamma(1, x) (Cephes' zeta(2, x)), to 5e-14 (or 2e-15 relative).
+    from scipy.special import polygamma
+
+    from polars_rankeval.measures.cwl import _trigamma
+
+    got = pl.select(_trigamma(pl.lit(x, dtype=pl.Float64))).item()
+    assert got == pytest.approx(float(polygamma(1, x)), rel=2e-15, abs=5e-14)
+
+
+def test_ap_under_average_ties_of_a_two_row_group_of_relevant_items():
+    # ties="average": AP's expected value over the orderings of each tie group.  Run x
+    # (score 3) then a, b tied (score 1), both relevant (R = 2).  Both orderings of a, b
+    # put relevant items at positions 2 and 3: AP = (1/2 + 2/3) / 2 = 7/12.  Tied at the
+    # top instead (a, b at 3, x at 1): positions 1 and 2: AP = (1 + 1) / 2 = 1.
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [1, 1]})
+    below = pl.DataFrame({"query": ["q"] * 3, "item": ["x", "a", "b"], "score": [3.0, 1.0, 1.0]})
+    top = below.with_columns(score=pl.Series([1.0, 3.0, 3.0]))
+    assert evaluate(below, qrels, ["AP"], ties="average")["value"].item() == pytest.approx(
+        7 / 12, abs=1e-15
+    )
+    assert evaluate(top, qrels, ["AP"], ties="average")["value"].item() == pytest.approx(
+        1.0, abs=1e-15
+    )
+
+
+def test_utility_of_a_query_whose_retrieved_items_are_all_unjudged():
+    # trec_eval m_utility.c: a * rel_ret + b * nonrel_ret + c * rel_nonret + d *
+    # nonrel_nonret.  Query q retrieves x, y (both unjudged: nonrel_ret = 2, rel_ret = 0)
+    # and has one relevant item a (rel_nonret = 1); d's term is 0 (docs = 0):
+    # 1 * 0 + (-1) * 2 + (-2) * 1 = -4.  Query r (judged a) anchors the judged rows.
+    run = pl.DataFrame(
+        {"query": ["q", "q", "r"], "item": ["x", "y", "a"], "score": [2.0, 1.0, 1.0]}
+    )
+    qrels = pl.DataFrame({"query": ["q", "r"], "item": ["a", "a"], "relevance": [1, 1]})
+    got = evaluate(run, qrels, ["Utility(c=-2)"], per_query=True)
+    values = dict(got.select("query", "value").iter_rows())
+    assert values == {"q": -4.0, "r": 1.0}
+
+
+def _trec_eval_g(ranked: list[str], grades: dict[str, float]) -> float:
+    """trec_eval 10.0 m_G.c's loops in plain Python (gain = relevance, min_cost 1):
+    sum_cost and sum_ideal run down the ideal ranking, one addition per position."""
+    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)
+    results_g = sum_results = sum_cost = 0.0
+    for i, item in enumerate(ranked):
+        gain = max(grades.get(item, 0.0), 0.0)
+        sum_results += gain
+        sum_cost += max(ideal[i], 1.0) if i < len(ideal) else 1.0
+        if gain != 0:
+            results_g += gain / math.log2(2 + sum_cost - sum_results)
+    sum_ideal = 0.0
+    for g in ideal:
+        sum_ideal += g
+    return results_g / sum_ideal
+
+
+@pytest.mark.parametrize(
+    "ranked, grades",
+    [
+        (["d0", "d1", "d2"], {"d0": 1.7, "d1": 4.9, "d2": 2.5}),
+        (["d1", "d2", "d4", "d3", "d0"], {"d0": 3.3, "d1": 1.1, "d2": 4.0, "d3": 1.7, "d4": 2.2}),
+    ],
+)
+def test_g_ideal_cost_at_the_last_ideal_position_adds_in_trec_evals_order(ranked, grades):
+    # Fractional grades above 1 whose costs add to different last bits in another order
+    # (1.7 + 4.9 + 2.5 = 9.100000000000001 in row order, 9.1 from the top grade down):
+    # the item at the ideal ranking's last position (3 and 5 here) must see trec_eval's
+    # running sum_cost, not the total summed in another order (within one ulp).
+    run = pl.DataFrame(
+        {
+            "query": ["q"] * len(ranked),
+            "item": ranked,
+            "score": [9.0 - i for i in range(len(ranked))],
+        }
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q"] * len(grades), "item": list(grades), "relevance": list(grades.values())}
+    )
+    expected = _trec_eval_g(ranked, grades)
+    got = evaluate(run, qrels, ["G"])["value"].item()
+    assert abs(got - expected) <= math.ulp(expected), (got, expected)
+
+
+def test_cwl_gain_scaled_from_min_rel():
+    # ir_measures' cwl_eval gain: (clip(rel, min_rel, max_rel) - min_rel) / (max_rel -
+    # min_rel).  min_rel = 1, max_rel = 3; grades 2 then 3 then 0: gains 0.5, 1, 0 (0 is
+    # clipped up to 1, which gains 0).  SDCG@3 = (0.5 + 1 / log2 3 + 0 / 2) /
+    # (1 + 1 / log2 3 + 1 / 2).
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "relevance": [2, 3, 0]})
+    got = evaluate(run, qrels, ["SDCG(min_rel=1,max_rel=3)@3"])["value"].item()
+    expected = (0.5 + 1 / math.log2(3)) / (1 + 1 / math.log2(3) + 0.5)
+    assert got == pytest.approx(expected, abs=1e-15)
