@@ -29,11 +29,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankeval as rk
+from tests.helpers import examples
 
 ITEMS = ("a", "B", "b", "c1", "c10", "c9", "d", "e", "f", "g", "h", "z")
 KS = (1, 3, 5, 20)
 SETTINGS = settings(
-    max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(75),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 Run = dict[str, list[str]]  # query -> items, best first
 Qrels = dict[str, dict[str, int]]
