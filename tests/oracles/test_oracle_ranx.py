@@ -21,8 +21,6 @@ from hypothesis import strategies as st
 import polars_rankeval as rk
 from tests.helpers import examples
 
-ranx = pytest.importorskip("ranx")
-
 PERSISTENCE = {"rbp.5": 0.5, "rbp.8": 0.8, "rbp.95": 0.95}
 ITEMS = ("a", "B", "b", "c1", "c10", "c9", "d", "e", "f", "g", "h", "z")
 
@@ -50,6 +48,7 @@ def cases(draw: st.DrawFn) -> tuple[dict[str, dict[str, float]], dict[str, dict[
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(case=cases())
 def test_rbp_matches_ranx(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    ranx = pytest.importorskip("ranx")  # here, not at import: 2.4 s of numba per worker
     run, qrels = case
     ranx_run = ranx.Run.from_dict(run)
     with warnings.catch_warnings():
