@@ -49,7 +49,6 @@ SLOW = (
     "tests/engines/test_determinism.py",
     "tests/oracles/test_oracle_pytrec_eval_gains.py",
     "tests/oracles/test_oracle_pytrec_eval_issue13.py",
-    "tests/oracles/test_conventions_independent.py::test_rbp_binary_gain_equals_ranx",
     "tests/oracles/test_diversity.py::test_per_query_matches_pyndeval",
     "tests/sql/test_sql_entry.py::test_parity_with_polars",
     "tests/oracles/test_trec_eval_conformance.py::test_total_matched",

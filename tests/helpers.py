@@ -13,6 +13,7 @@ count of a hypothesis test under the loaded profile (``tests/conftest.py`` regis
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -44,6 +45,20 @@ def examples(full: int) -> int:
     ``HYPOTHESIS_PROFILE=full``, scaled down by the ``default`` profile (at least 2)."""
     scaled = round(full * settings.default.max_examples / FULL_EXAMPLES)
     return min(full, max(2, scaled))
+
+
+@functools.cache
+def entry_point_connection() -> Any:
+    """One DuckDB connection per test process with the shipped SQL entry point
+    (``sql/rankeval.sql``) installed: installing it costs ~0.15 s a time.  The tests that
+    use it register their own tables on it (``con.register``) before each query."""
+    import duckdb
+
+    from polars_rankeval.engines.duckdb import install_entry_point
+
+    con = duckdb.connect()
+    install_entry_point(con)
+    return con
 
 
 # ------------------------------------------------------------------ frame builders

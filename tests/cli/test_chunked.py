@@ -16,21 +16,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from polars_rankeval.cli import chunked, inputs, plain
 from polars_rankeval.cli.eval import Part
 from polars_rankeval.cli.output import RunResult
 from tests.cli._grid import GRID, Dataset, arguments, datasets
+from tests.helpers import examples
 
 FLAGS = {**GRID, "relstring": ["-q", "-m", "relstring", "-m", "P.2"], "M2J": ["-M", "2", "-J"],
          "first": ["--duplicates", "first", "-q"], "csv": ["-q", "--format", "csv"]}  # fmt: skip
 EXAMPLES = settings(
-    max_examples=8,
+    max_examples=examples(40),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+# A dataset that always goes through several chunks (rows=1, grouped): with the fast
+# tier's two drawn examples, the chunked path might otherwise never cut a run.
+_QUERIES = ["1", "10", "9", "Q3"]
+CHUNKED = Dataset(
+    qrels="1 0 d1 1\n1 0 d9 0\n10 0 d1 2\n9 0 A -1\n9 0 a 1\n",
+    run="".join(f"{q} Q0 {d} 1 {s} run1\n" for q in _QUERIES for d, s in (("d1", "2"), ("d9", "1"))),
+    zscores="".join(f"{q} {m} 0.5 0.1\n" for q in [*_QUERIES, "~"] for m in ("map", "P_5", "~")),
 )
 
 
@@ -92,6 +103,7 @@ def test_chunks_print_what_the_whole_run_prints(
         st.integers(1, 4),
         st.sampled_from([24, 64, 1 << 20]),
     )
+    @example(CHUNKED, True, False, 1, 24)  # grouped, no duplicate, 1 row a chunk
     def check(dataset: Dataset, grouped: bool, duplicate: bool, rows: int, block: int) -> None:
         with tempfile.TemporaryDirectory() as folder:
             paths = _grouped(dataset, grouped, duplicate).write(Path(folder))

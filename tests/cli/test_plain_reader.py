@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from polars_rankeval._errors import InputError
 from polars_rankeval.cli import plain
 from polars_rankeval.io import read_trec_qrels, read_trec_run
+from tests.helpers import examples
 
 # lines close to TREC lines (ids, numbers, '#', extra fields), joined mostly by single
 # spaces and sometimes by every separator the reference reader splits on (or not:
@@ -62,7 +63,9 @@ def _reference(path: Path, layout: plain.Layout) -> pl.DataFrame | None:
 
 @pytest.mark.parametrize("layout", [plain.RUN, plain.QRELS], ids=["run", "qrels"])
 @settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(500),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(text=FILE)
 def test_fast_reader_is_the_reference_or_none(

@@ -24,9 +24,10 @@ from tests.cli._grid import (
     run_trec_eval,
     strategy,
 )
+from tests.helpers import examples
 
 EXAMPLES = settings(
-    max_examples=12,
+    max_examples=examples(60),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from polars_rankeval import _significance as sig
 from polars_rankeval.compare import compare
+from tests.helpers import examples
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -91,7 +92,7 @@ def test_holm_is_monotone_hand_computed(p, expected):
     assert got == pytest.approx(_holm_by_definition(p))
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(300), deadline=None, derandomize=True)
 @given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=12))
 def test_holm_equals_its_definition_and_keeps_the_order(p):
     got = sig.adjust(np.array(p), "holm")

@@ -21,7 +21,7 @@ from polars_rankeval import _significance as sig
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval.cli import main
-from tests.helpers import FULL_EXAMPLES, POLARS_ONLY, ROOT, examples
+from tests.helpers import FULL_EXAMPLES, POLARS_ONLY, ROOT, entry_point_connection, examples
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 RUN = pl.DataFrame(
@@ -313,14 +313,11 @@ def test_polars_only_families_are_refused_by_name_in_sql(family):
     the SQL paths refuse them by name)': engine='duckdb' and the SQL entry point."""
     import duckdb
 
-    from polars_rankeval.engines.duckdb import install_entry_point
-
     run = pl.DataFrame({"query": ["q"] * 2, "item": ["a", "b"], "score": [2.0, 1.0]})
     qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
     with pytest.raises(rk.RankevalError, match=family):
         rk.evaluate(run, qrels, [family], engine="duckdb")
-    con = duckdb.connect()
-    install_entry_point(con)
+    con = entry_point_connection()
     con.register("r", run.to_arrow())
     con.register("j", qrels.to_arrow())
     with pytest.raises(duckdb.Error, match=f"{family} is not available in SQL"):

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import polars_rankeval as rk
+from tests.helpers import examples
 from tests.hostile._places import QRELS, RUN
 
 INTERNAL = ["_pos", "_rel", "_num_ret", "_in_run", "_in_qrels", "_dropped", "_q", "_m0", "_b0",
@@ -33,7 +34,7 @@ def _evaluate(run, qrels, engine, **names):
 EXPECTED = {e: _evaluate(BASE_RUN, QRELS, e, by="sys") for e in ("polars", "duckdb")}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(names=st.lists(NAMES, min_size=5, max_size=5, unique=True),
        engine=st.sampled_from(["polars", "duckdb"]))  # fmt: skip
 @example(names=["_pos", "0", "1", "*", "00"], engine="polars")  # CI found it: '*' was pl.all()

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.mutation.conftest import COLLECTED
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -55,7 +57,11 @@ def test_code_paths_and_functions_exist(name):
         assert not missing, f"{name}: {sorted(missing)} not defined in {code.path}"
 
 
-def _collected(files: list[str]) -> set[str]:
+def _collected(files: list[str], session: set[str]) -> set[str]:
+    """The node ids of ``files``: this session's when it collected them all (the whole
+    suite, either tier), else a ``pytest --collect-only`` of them."""
+    if all(any(node.startswith(f"{file}::") for node in session) for file in files):
+        return {node for node in session if node.split("::", 1)[0] in files}
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-o", "addopts=",
          "-p", "no:cacheprovider", *files],
@@ -65,7 +71,7 @@ def _collected(files: list[str]) -> set[str]:
     return {line.strip() for line in result.stdout.splitlines() if "::" in line}
 
 
-def test_test_files_and_node_ids_exist():
+def test_test_files_and_node_ids_exist(pytestconfig):
     entries = [
         t
         for target in _targets().values()
@@ -74,7 +80,7 @@ def test_test_files_and_node_ids_exist():
     files = sorted({entry.split("::", 1)[0] for entry in entries})
     missing_files = [f for f in files if not (ROOT / f).is_file()]
     assert not missing_files, f"test files named in TARGETS do not exist: {missing_files}"
-    collected = _collected(files)
+    collected = _collected(files, set(pytestconfig.stash.get(COLLECTED, frozenset())))
     nodes = {entry for entry in entries if "::" in entry}
     # a node id without a parameter also names its parametrized instances
     functions = {node.split("[", 1)[0] for node in collected}

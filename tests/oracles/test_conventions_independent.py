@@ -11,8 +11,9 @@ meet random data):
   qrels (Spark's ``RankingMetrics.ndcgAt`` with relevance values, ranx ``ndcg_burges``).
 * ``P(norm=ret)@k``: hits in the top k / min(k, retrieved).
 * ``R(norm=min)@k``: hits in the top k / min(R, k).
-* ``RBP(p, gain=binary)@k``: (1 - p) * sum over the top k of [relevant] p^(i - 1), and
-  ranx's ``rbp.<p>`` on the qrels made binary (ranx takes the raw grade as gain).
+* ``RBP(p, gain=binary)@k``: (1 - p) * sum over the top k of [relevant] p^(i - 1)
+  (ranx's ``rbp.<p>`` on these graded qrels made binary: ``test_oracle_ranx.py``, where
+  ranx compiles its measures once per run).
 
 Scores are distinct (every tool has its own tie rule), grades 0..3.
 """
@@ -20,8 +21,6 @@ Scores are distinct (every tool has its own tie rule), grades 0..3.
 from __future__ import annotations
 
 import math
-import warnings
-from typing import Any
 
 import polars as pl
 import pytest
@@ -29,11 +28,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankeval as rk
+from tests.helpers import examples
 
 ITEMS = ("a", "B", "b", "c1", "c10", "c9", "d", "e", "f", "g", "h", "z")
 KS = (1, 3, 5, 20)
 SETTINGS = settings(
-    max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(75),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 Run = dict[str, list[str]]  # query -> items, best first
 Qrels = dict[str, dict[str, int]]
@@ -163,22 +166,3 @@ def test_the_presets_are_these_conventions():
         assert got["value"].item() == pytest.approx(oracle, abs=1e-15), preset
     assert kaggle_apk(["b", "d", "z"], run["p"], 4) == pytest.approx(1 / 3)
     assert torchmetrics_ap([False, True, False, True], 4) == pytest.approx(1 / 2)
-
-
-@SETTINGS
-@given(case=cases())
-def test_rbp_binary_gain_equals_ranx_on_binarized_graded_qrels(case: tuple[Run, Qrels]):
-    ranx = pytest.importorskip("ranx")
-    run, qrels = case
-    scores = {
-        q: {d: float(len(items) - i) for i, d in enumerate(items)} for q, items in run.items()
-    }
-    binary = {q: {d: int(g >= 1) for d, g in docs.items()} for q, docs in qrels.items()}
-    ranx_run = ranx.Run.from_dict(scores)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # numba's warnings
-        ranx.evaluate(ranx.Qrels.from_dict(binary), ranx_run, ["rbp.5"])
-    got = _ours(run, qrels, ["RBP(p=0.5,gain=binary)"], "polars")  # graded qrels in
-    theirs: Any = ranx_run.scores["rbp.5"]
-    for q, value in theirs.items():
-        assert math.isclose(got[(q, "RBP(p=0.5,gain=binary)")], value, abs_tol=1e-12), q

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from polars_rankeval._errors import InputError, MeasureError
+from tests.helpers import examples
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -98,14 +99,14 @@ def _check(qrels, run) -> int:
 AGREED: list[int] = []
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_per_query_matches_pyndeval(case):
     qrels, run = case
     AGREED.append(_check(qrels, run))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(75), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from([0.0, 0.3, 1.0]), st.sampled_from([0.0, 0.8, 1.0]))
 def test_alpha_beta_match_pyndeval(case, alpha, beta):
     qrels, run = case
@@ -124,7 +125,7 @@ def test_alpha_beta_match_pyndeval(case, alpha, beta):
             assert mine == pytest.approx(values[nd], abs=1e-9), (query, n, alpha, beta)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(75), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_relevance_level_matches_pyndeval(case):
     qrels, run = case
@@ -136,7 +137,7 @@ def test_relevance_level_matches_pyndeval(case):
             assert ours[(query, n)] == pytest.approx(values[nd], abs=1e-9), (query, n)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(75), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_rank_one_is_normalised(case):
     """ndeval divides ERR-IA@k and alpha-DCG@k by N * ideal-ideal from rank 2 on only;
@@ -156,7 +157,7 @@ def test_rank_one_is_normalised(case):
             assert ours[(query, mine)] == pytest.approx(values[nd], abs=1e-12)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(75), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_mean_matches_pyndeval(case):
     qrels, run = case

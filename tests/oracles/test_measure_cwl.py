@@ -29,7 +29,7 @@ from hypothesis import given, settings
 
 import polars_rankeval as rk
 from polars_rankeval._errors import MeasureError
-from tests.helpers import examples
+from tests.helpers import entry_point_connection, examples
 from tests.oracles.ir_measures_data import SETTINGS, Rows, cases, frames, our_values
 from tests.oracles.pytrec_data import trec_ranks
 
@@ -336,13 +336,10 @@ def test_sql_refuses_them_by_name(name: str) -> None:
     SQL entry point refuse each by name."""
     import duckdb
 
-    from polars_rankeval.engines.duckdb import install_entry_point
-
     run, qrels = frames([("q", "a", 2.0), ("q", "b", 1.0)], [("q", "a", 1)])
     with pytest.raises(rk.RankevalError, match=name.split("@")[0]):
         rk.evaluate(run, qrels, [name], engine="duckdb")
-    con = duckdb.connect()
-    install_entry_point(con)
+    con = entry_point_connection()
     con.register("r", run.to_arrow())
     con.register("j", qrels.to_arrow())
     with pytest.raises(duckdb.Error, match=f"{name} is not available in SQL"):

@@ -21,8 +21,6 @@ from hypothesis import strategies as st
 import polars_rankeval as rk
 from tests.helpers import examples
 
-ranx = pytest.importorskip("ranx")
-
 PERSISTENCE = {"rbp.5": 0.5, "rbp.8": 0.8, "rbp.95": 0.95}
 ITEMS = ("a", "B", "b", "c1", "c10", "c9", "d", "e", "f", "g", "h", "z")
 
@@ -50,6 +48,7 @@ def cases(draw: st.DrawFn) -> tuple[dict[str, dict[str, float]], dict[str, dict[
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(case=cases())
 def test_rbp_matches_ranx(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    ranx = pytest.importorskip("ranx")  # here, not at import: 2.4 s of numba per worker
     run, qrels = case
     ranx_run = ranx.Run.from_dict(run)
     with warnings.catch_warnings():
@@ -76,3 +75,53 @@ def test_rbp_matches_ranx(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
                     assert math.isclose(values[(q, name)], expected, rel_tol=0, abs_tol=1e-12), (
                         engine, q, name, values[(q, name)], expected,
                     )  # fmt: skip
+
+
+# ranx's rbp on graded qrels made binary (ranx takes the raw grade as gain) against our
+# gain=binary on the graded qrels: here beside the test above, so that a run compiles
+# ranx's measures with numba once (several seconds of CPU), not once in each module.
+Graded = tuple[dict[str, list[str]], dict[str, dict[str, int]]]  # items best first
+
+
+@st.composite
+def graded_cases(draw: st.DrawFn) -> Graded:
+    queries = draw(st.lists(st.sampled_from("pqrst"), min_size=1, max_size=4, unique=True))
+    run: dict[str, list[str]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in queries:
+        run[q] = draw(st.permutations(draw(st.lists(st.sampled_from(ITEMS), min_size=1,
+                                                    unique=True))))  # fmt: skip
+        judged = draw(st.lists(st.sampled_from(ITEMS), min_size=1, unique=True))
+        qrels[q] = {item: draw(st.sampled_from((0, 0, 1, 2, 3))) for item in judged}
+    return run, qrels
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(75), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(case=graded_cases())
+def test_rbp_binary_gain_equals_ranx_on_binarized_graded_qrels(case: Graded) -> None:
+    ranx = pytest.importorskip("ranx")
+    run, qrels = case
+    scores = {
+        q: {d: float(len(items) - i) for i, d in enumerate(items)} for q, items in run.items()
+    }
+    binary = {q: {d: int(g >= 1) for d, g in docs.items()} for q, docs in qrels.items()}
+    ranx_run = ranx.Run.from_dict(scores)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's warnings
+        ranx.evaluate(ranx.Qrels.from_dict(binary), ranx_run, ["rbp.5"])
+    run_frame = pl.DataFrame(
+        [(q, d, s) for q, docs in scores.items() for d, s in docs.items()],
+        schema=["query", "item", "score"], orient="row",
+    )  # fmt: skip
+    qrels_frame = pl.DataFrame(
+        [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()],
+        schema=["query", "item", "relevance"], orient="row",
+    )  # fmt: skip
+    name = "RBP(p=0.5,gain=binary)"  # graded qrels in
+    got = rk.evaluate(run_frame, qrels_frame, [name], per_query=True)
+    ours = dict(got.select("query", "value").iter_rows())
+    theirs: Any = ranx_run.scores["rbp.5"]
+    for q, value in theirs.items():
+        assert math.isclose(ours[q], value, abs_tol=1e-12), q
