@@ -32,10 +32,11 @@ FULL_EXAMPLES = 100
 # Families without a SQL twin or a formula in sql/rankeval.sql: the SQL paths refuse
 # them with a clear error (tests/oracles/test_measure_compat.py, _interp_ap.py).  Compat
 # needs, per row, the qrels' count of items with a higher gain, which no SQL row carries
-# yet; InterpAP a running maximum from the bottom (a window), not an aggregate.  The
-# C/W/L family (measures/cwl.py) needs running products over the ranking (windows).
+# yet; InterpAP a running maximum from the bottom (a window), not an aggregate.  Of the
+# C/W/L family (measures/cwl.py) those need running products or sums of the gains over
+# the ranking (windows per measure); INSQ and SDCG, linear in the gains, have SQL.
 POLARS_ONLY = frozenset({
-    "Compat", "InterpAP", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG", "BPM",
+    "Compat", "InterpAP", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "BPM",
 })  # fmt: skip
 
 

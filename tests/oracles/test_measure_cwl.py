@@ -329,8 +329,57 @@ def test_ties_average_of_insq_and_sdcg_is_the_mean_over_orderings(
         assert got[name] == pytest.approx(statistics.fmean(values[name]), abs=1e-12), name
 
 
-@pytest.mark.parametrize("name", ["INST", "INSQ", "NERR8@5", "NERR9@5", "NERR10", "NERR11",
-                                  "SDCG@5", "BPM@5"])  # fmt: skip
+SQL_NAMES = [n for n in NAMES if n.startswith(("INSQ", "SDCG"))] + [
+    "INSQ(T=0.5,min_rel=-0.5)", "SDCG(min_rel=-1,max_rel=0.5)@3", "SDCG(max_rel=3)@1000",
+]  # fmt: skip
+
+
+@settings(SETTINGS, max_examples=examples(25))
+@given(case=cases())
+def test_sql_insq_and_sdcg_match_ir_measures(case: tuple[Rows, Rows]) -> None:
+    """INSQ and SDCG (linear in the gains) have SQL: engine='duckdb' (the SQL entry point
+    rankeval_per_query) and the SQL rendered for DuckDB equal ir_measures' provider per
+    query (the negative min_rel names: against the polars engine, which the test above
+    holds to ir_measures)."""
+    import duckdb
+
+    from polars_rankeval.sql import render
+
+    run, qrels = case
+    expected, _ = _irm_values(run, qrels)
+    polars = our_values(run, qrels, SQL_NAMES, "polars")
+    ours = our_values(run, qrels, SQL_NAMES, "duckdb")
+    assert set(ours) == set(polars)
+    for key, value in ours.items():
+        want = expected.get(key, polars[key])
+        assert value == pytest.approx(want, abs=1e-9), (key, value, want)
+    run_frame, qrels_frame = frames(run, qrels)
+    con = duckdb.connect()
+    con.register("run", run_frame.to_arrow())
+    con.register("qrels", qrels_frame.to_arrow())
+    sql = render(SQL_NAMES, dialect="duckdb", run_table="run", qrels_table="qrels",
+                        per_query=True)  # fmt: skip
+    rendered = {(q, m): v for q, m, v in con.sql(sql).fetchall()}
+    assert set(rendered) == set(ours)
+    for key, value in rendered.items():
+        assert value == pytest.approx(ours[key], abs=1e-12), key
+
+
+def test_sql_insq_and_sdcg_by_hand() -> None:
+    """Gains 1, 0, 0.5 (max_rel=2) at positions 1..3 (c unjudged at 2, d at 4 relevance
+    -1: gain 0): SDCG@3 = (1 + 0.5 / 2) / (1 + 1 / log2 3 + 1 / 2);
+    INSQ(T=1) = (1 / 2^2 + 0.5 / 4^2) / sum_{i=1..1000} 1 / (i + 1)^2."""
+    run, qrels = frames([("q", "a", 4.0), ("q", "c", 3.0), ("q", "b", 2.0), ("q", "d", 1.0)],
+                        [("q", "a", 2), ("q", "b", 1), ("q", "d", -1)])  # fmt: skip
+    sdcg = (1 + 0.5 / 2) / (1 + 1 / math.log2(3) + 1 / 2)
+    insq = (1 / 4 + 0.5 / 16) / math.fsum(1 / (i + 1) ** 2 for i in range(1, 1001))
+    names = ["SDCG(max_rel=2)@3", "INSQ(max_rel=2)"]
+    for engine in ("polars", "duckdb"):
+        got = rk.evaluate(run, qrels, names, engine=engine)["value"].to_list()
+        assert got == pytest.approx([sdcg, insq], abs=1e-12), engine
+
+
+@pytest.mark.parametrize("name", ["INST", "NERR8@5", "NERR9@5", "NERR10", "NERR11", "BPM@5"])
 def test_sql_refuses_them_by_name(name: str) -> None:
     """No SQL form yet (tests/helpers.py POLARS_ONLY): engine='duckdb' and the generated
     SQL entry point refuse each by name."""

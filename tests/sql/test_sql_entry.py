@@ -44,6 +44,8 @@ MEASURES = [
     "G", "G@3", "G(rel=2)@5", "nDCG_rel", "NDCG_rel@3", "nDCG_rel(rel=2)", "RnDCG",
     "Rndcg@2", "RnDCG(rel=3)", "RnDCG@7", "YAAP", "yaap", "YAAP@3", "YAAP(rel=2)",
     "Accuracy", "Accuracy@3", "Accuracy(rel=2)@5",
+    "INSQ", "INSQ(T=0.5,max_rel=3)", "INSQ(min_rel=-0.5, rel=2)", "SDCG", "SDCG@5",
+    "SDCG(max_rel=2,min_rel=1)@3", "SDCG(max_rel=3)@2000",
 ]  # fmt: skip
 COLUMNS = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade"}
 OPTIONS = [

@@ -258,7 +258,8 @@ _qrels AS (
             CAST(NULL AS {{ rankeval.double() }}) AS _gsum,
             CAST(NULL AS {{ rankeval.double() }}) AS _ndr,
             CAST(NULL AS BIGINT) AS _found,
-            CAST(NULL AS {{ rankeval.double() }}) AS _rnd
+            CAST(NULL AS {{ rankeval.double() }}) AS _rnd,
+            CAST(NULL AS {{ rankeval.double() }}) AS _cwl
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
@@ -287,7 +288,8 @@ _qrels AS (
             {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) END){% endif %} AS _gsum,
             {% if ordered_sums %}SUM(jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) ORDER BY jl._pos) FILTER (WHERE s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) END){% endif %} AS _ndr,
             SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _found,
-            {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends ORDER BY jl._pos) FILTER (WHERE s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos){% else %}SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends END){% endif %} AS _rnd
+            {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends ORDER BY jl._pos) FILTER (WHERE s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos){% else %}SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends END){% endif %} AS _rnd,
+            {% if ordered_sums %}SUM((LEAST(GREATEST(GREATEST(CAST(jl._rel AS {{ rankeval.double() }}), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) * CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(jl._pos AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END ORDER BY jl._pos) FILTER (WHERE s._family IN ('INSQ', 'SDCG') AND jl._pos <= 1000){% else %}SUM(CASE WHEN s._family IN ('INSQ', 'SDCG') AND jl._pos <= 1000 THEN (LEAST(GREATEST(GREATEST(CAST(jl._rel AS {{ rankeval.double() }}), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) * CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(jl._pos AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END END){% endif %} AS _cwl
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
@@ -311,6 +313,17 @@ _qrels AS (
         JOIN _specs AS s
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
         GROUP BY s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q
+    ),
+
+    _cwlnorm AS (
+        SELECT s._idx, {% if ordered_sums %}SUM(CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(p._i AS {{ rankeval.double() }}) + 1) / LN(2.0)) END ORDER BY p._i){% else %}SUM(CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(p._i AS {{ rankeval.double() }}) + 1) / LN(2.0)) END){% endif %} AS _norm
+        FROM _specs AS s
+        JOIN (
+            SELECT d1._d + 10 * d2._d + 100 * d3._d + 1 AS _i
+            FROM (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d1 CROSS JOIN (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d2 CROSS JOIN (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d3
+        ) AS p ON p._i <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
+        WHERE s._family IN ('INSQ', 'SDCG')
+        GROUP BY s._idx
     ),
 
     _groups AS (SELECT DISTINCT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}1 AS _one FROM _rq AS x),
@@ -380,6 +393,8 @@ _qrels AS (
                 WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS {{ rankeval.double() }}) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS {{ rankeval.double() }}) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'INSQ' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }})
+                WHEN 'SDCG' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }})
                 ELSE {{ rankeval.fail_open() }}s._name || ' is not available in SQL yet; use rk.evaluate'{{ rankeval.fail_close() }}
             END END AS _value
         FROM (
@@ -400,6 +415,7 @@ _qrels AS (
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {% for b in by %}a._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}a._q = u._q
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q
+        LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
     )
 {%- if per_query %}
 SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endfor %}v._q AS {{ q }},
