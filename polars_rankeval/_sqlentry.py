@@ -21,6 +21,11 @@ from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY, Param
+from polars_rankeval._sqlcwl import FAMILIES as CWL_FAMILIES
+from polars_rankeval._sqlcwl import LINEAR as CWL_LINEAR
+from polars_rankeval._sqlcwl import cases as cwl_cases
+from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
+from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
 from polars_rankeval.engines.sqltwin.targets import TARGETS, Target
 
 __all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "summary_sql"]
@@ -34,17 +39,8 @@ FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
     "GMAP", "Bpref", "infAP", "Rprec", "Rprec_mult", "F1", "IPrec", "IPrec11pt", "ERR",
     "Judged", "Unjudged", "RBP", "RBP_resid", "SetAP", "RelP", "Utility", "binG", "GMBpref",
-    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG", "YAAP", "Accuracy", "INSQ", "SDCG",
+    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG", "YAAP", "Accuracy", *CWL_FAMILIES,
 )  # fmt: skip
-
-# The C/W/L families the one-pass SQL computes (measures/cwl.py; the others, whose
-# weights are running products over the ranking, are polars only): linear in the gains,
-# sum over positions i <= min(k, 1000) of gain x b(i), divided by the sum of b(i).  Their
-# base weight b at position {i} (a double):
-CWL_WEIGHTS = {
-    "INSQ": "1 / POWER({i} - 1 + 2 * s._p_T, 2)",  # (i + 2T - 1)^-2
-    "SDCG": "1 / (LN({i} + 1) / LN(2.0))",  # 1 / log2(i + 1)
-}
 
 
 def _quote(text: str) -> str:
@@ -393,18 +389,9 @@ def _set_cases(d: Dialect) -> dict[str, str]:
         "Accuracy": f"CASE WHEN {hk} = 0 THEN 0 WHEN {ct} - {hk} <= 0 THEN 1 ELSE 1 - "
         f"CAST(COALESCE(a._acc_above, 0) AS {D}) / ({hk} * ({ct} - {hk})) END",
         **_gain_cases(d),
-        **_cwl_cases(d),
+        **cwl_cases(d),
     }
 
-
-def _cwl_cases(d: Dialect) -> dict[str, str]:
-    """The C/W/L formulas: the judged rows' weighted gains over the spec's normaliser
-    (_cwlnorm); min_rel >= max_rel raises, as measures/cwl.py does."""
-    bad = d.fail("s._name || ': min_rel must be below max_rel'")
-    value = "CASE WHEN s._p_max_rel <= s._p_min_rel THEN " + bad + (
-        " ELSE COALESCE(a._cwl, 0) / cn._norm END"
-    )
-    return dict.fromkeys(CWL_WEIGHTS, value)
 
 
 def _gain_cases(d: Dialect) -> dict[str, str]:
@@ -497,25 +484,10 @@ def _raw_sums(d: Dialect) -> list[Aggregate]:
             "(POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END)"
             " - 1) / 16.0 * jl._decay / jl._pos", double=True, families=("ERR",)),
     ]  # fmt: skip
-    return sums + _judged_sums(d) + _gain_sums(d) + [_cwl_sum(d)]
+    cwl = Sum("_cwl", "jl._pos <= 1000", cwl_linear_term(D), double=True,
+              families=tuple(CWL_LINEAR))  # C/W/L's linear families (_sqlcwl)
+    return [*sums, *_judged_sums(d), *_gain_sums(d), cwl]
 
-
-def _cwl_sum(d: Dialect) -> Sum:
-    """The C/W/L families' weighted gains over the judged rows within 1000 positions
-    (and k: _agg's join): gain = (clip(max(relevance, 0), min_rel, max_rel) - min_rel) /
-    (max_rel - min_rel)."""
-    D = d.double
-    lo, hi = "s._p_min_rel", "s._p_max_rel"
-    gain = (
-        f"(LEAST(GREATEST(GREATEST(CAST(jl._rel AS {D}), 0), {lo}), {hi}) - {lo})"
-        f" / NULLIF({hi} - {lo}, 0)"
-    )
-    i = f"CAST(jl._pos AS {D})"
-    weight = "CASE s._family" + "".join(
-        f" WHEN {_quote(f)} THEN {b.format(i=i)}" for f, b in CWL_WEIGHTS.items()
-    ) + " END"
-    return Sum("_cwl", "jl._pos <= 1000", f"{gain} * {weight}", double=True,
-               families=tuple(CWL_WEIGHTS))  # fmt: skip
 
 
 def _agg_sql(d: Dialect) -> str:
@@ -911,6 +883,7 @@ def _values_sql(d: Dialect) -> str:
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
+        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q
     )"""
 
 
@@ -921,32 +894,9 @@ def compute_sql(d: Dialect) -> str:
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
     return (
         _counts_sql(d) + _dropped_sql(d) + _stats_sql(d) + _judged_sql(d)
-        + _irun_sql(d) + _cwl_sql(d) + _values_sql(d)
+        + _irun_sql(d) + cwl_ctes_sql(d) + _values_sql(d)
     )
 
-
-def _cwl_sql(d: Dialect) -> str:
-    """CTE: the C/W/L specs' normaliser, the sum of b(i) over positions 1..min(k, 1000)
-    (a table of 1000 positions from three digits: no series function in every dialect)."""
-    digits = "(" + " UNION ALL ".join(
-        f"SELECT {n}" + (" AS _d" if n == 0 else "") for n in range(10)
-    ) + ")"
-    i = f"CAST(p._i AS {d.double})"
-    weight = "CASE s._family" + "".join(
-        f" WHEN {_quote(f)} THEN {b.format(i=i)}" for f, b in CWL_WEIGHTS.items()
-    ) + " END"
-    return f"""
-    _cwlnorm AS (
-        SELECT s._idx, {_osum(d, weight, 'p._i')} AS _norm
-        FROM _specs AS s
-        JOIN (
-            SELECT d1._d + 10 * d2._d + 100 * d3._d + 1 AS _i
-            FROM {digits} AS d1 CROSS JOIN {digits} AS d2 CROSS JOIN {digits} AS d3
-        ) AS p ON p._i <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
-        WHERE {_family_is(tuple(CWL_WEIGHTS))}
-        GROUP BY s._idx
-    ),
-"""
 
 
 # ---------------------------------------------------------------------------------------
