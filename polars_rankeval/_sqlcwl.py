@@ -13,10 +13,13 @@ g of a judged row is its relevance clipped at 0, then to [min_rel, max_rel], sca
   (B(next_r) - B(p_r)))``, next of the last row D (measures/cwl.py's ``_weighted``);
 * BPM: s = the first position where the running gain reaches T, else D: G_s / s.
 
+* INST: the continuation ((i + 2T - G_i - 1) / (i + 2T - G_i))^2 depends on the running
+  gain; where it is constant (c = 2T - G) the weights are A / (i - 1 + c)^2, so the
+  stretch after a row sums to A (psi'(p + c) - psi'(next + c)) (measures/cwl.py's
+  ``_inst``, the trigamma psi' as the same series, :func:`_trigamma`).
+
 b and B come from a table of 1000 positions per spec (three digit tables cross joined:
-not every dialect has a series function).  INST is not here: its continuation depends
-on the running gain (i + 2T - G_i), so its stretches between judged rows are sums of
-1 / (i + c)^2 at real c (a trigamma function), and it stays polars only.
+not every dialect has a series function).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ STOPPING = {
     "NERR11": "1 / POWER({i} - 1 + 2 * s._p_T, 2)",
 }
 GOAL = ("BPM",)
-FAMILIES = (*LINEAR, *STOPPING, *GOAL)
+FAMILIES = (*LINEAR, *STOPPING, *GOAL, "INST")
 
 # the last position with a weight: the cutoff, no deeper than 1000 (cwl-eval's max_n)
 DEPTH = "CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END"
@@ -79,6 +82,19 @@ def _positions() -> str:
         f"            FROM {digits} AS d1\n            CROSS JOIN {digits} AS d2"
         f"\n            CROSS JOIN {digits} AS d3)"
     )
+
+
+def _trigamma(x: str) -> str:
+    """psi'(x) = sum_{n>=0} 1 / (x + n)^2 (x > 0, a double): ten terms, then the
+    asymptotic series at z = x + 10 (error below 1e-13), as measures/cwl.py."""
+    head = " + ".join(f"1 / POWER({x} + {n}, 2)" for n in range(10))
+    z = f"({x} + 10)"
+    tail = (
+        f"1 / {z} + 1 / (2 * POWER({z}, 2)) + 1 / (6 * POWER({z}, 3))"
+        f" - 1 / (30 * POWER({z}, 5)) + 1 / (42 * POWER({z}, 7))"
+        f" - 1 / (30 * POWER({z}, 9)) + 5 / (66 * POWER({z}, 11))"
+    )
+    return f"({head} + {tail})"
 
 
 def _osum(d: Dialect, value: str, key: str) -> str:
@@ -136,7 +152,7 @@ def _rows_sql(d: Dialect) -> str:
             SELECT s._idx, {g('j')}j._q, j._pos, {_gain(d.double, 'j._rel')} AS _gn
             FROM _judged AS j
             JOIN _specs AS s ON s._level = j._level AND j._pos <= {DEPTH}
-                AND {_in((*STOPPING, *GOAL))}
+                AND {_in((*STOPPING, *GOAL, "INST"))}
         ) AS x
         WHERE x._gn > 0
     ),
@@ -153,9 +169,53 @@ def _rows_sql(d: Dialect) -> str:
         LEFT JOIN _cwlcum AS c ON c._idx = r._idx AND c._i = r._pos
         LEFT JOIN _cwlcum AS n ON n._idx = r._idx AND n._i = r._next
         LEFT JOIN _cwlnorm AS nm ON nm._idx = r._idx
+        WHERE s._family <> 'INST'
         GROUP BY r._idx, {g('r')}r._q
+        UNION ALL
+        {_inst_sql(d)}
     ),
 """
+
+
+def _inst_sql(d: Dialect) -> str:
+    """INST's sums per (spec, group, query) in _cwlagg's columns: _num over _bfirst (the
+    positions above the first row, c = 2T) + _rest (the stretches after each row, c =
+    _ca = 2T - running gain, weighted A = 4T^2 x the product of the rows' ratios
+    ((p - 1 + c after) / (p - 1 + c before))^2: zeros counted, logs summed)."""
+    g, D = d.g, d.double
+    w = f"PARTITION BY x._idx, {g('x')}x._q ORDER BY x._pos"
+    upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    own_z = "CASE WHEN y._ratio > 0 THEN 0 ELSE 1 END"
+    own_ln = "CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END"
+    a_after = f"4 * y._t * y._t * CASE WHEN y._zr > 0 OR y._lr < {LN_FLOOR} THEN 0 ELSE EXP(y._lr) END"
+    a_before = (
+        f"4 * y._t * y._t * CASE WHEN y._zr - {own_z} > 0 OR y._lr - {own_ln} < {LN_FLOOR}"
+        f" THEN 0 ELSE EXP(y._lr - {own_ln}) END"
+    )
+    pos = f"CAST(y._pos AS {D})"
+    nxt = f"CAST(COALESCE(y._next, 1000) AS {D})"
+    two_t = "2 * MAX(y._t)"
+    num = f"({a_before}) * y._gn / POWER({pos} - 1 + y._ca + y._gn, 2)"
+    rest = f"({a_after}) * ({_trigamma(f'{pos} + y._ca')} - {_trigamma(f'{nxt} + y._ca')})"
+    first = f"CAST(MIN(y._pos) AS {D})"
+    return f"""SELECT y._idx, {g('y')}y._q,
+            {_osum(d, num, 'y._pos')} AS _num,
+            {two_t} * {two_t} * ({_trigamma(two_t)} - {_trigamma(f'{first} + {two_t}')}) AS _bfirst,
+            {_osum(d, rest, 'y._pos')} AS _rest,
+            NULL AS _reach, NULL AS _greach, NULL AS _gall
+        FROM (
+            SELECT x.*,
+                SUM(CASE WHEN x._ratio > 0 THEN LN(x._ratio) ELSE 0 END) OVER ({w} {upto}) AS _lr,
+                SUM(CASE WHEN x._ratio > 0 THEN 0 ELSE 1 END) OVER ({w} {upto}) AS _zr
+            FROM (
+                SELECT r.*, s._p_T AS _t, 2 * s._p_T - r._cg AS _ca,
+                    POWER((r._pos - 1 + 2 * s._p_T - r._cg)
+                          / (r._pos - 1 + 2 * s._p_T - r._cg + r._gn), 2) AS _ratio
+                FROM _cwlrows AS r
+                JOIN _specs AS s ON s._idx = r._idx AND s._family = 'INST'
+            ) AS x
+        ) AS y
+        GROUP BY y._idx, {g('y')}y._q"""
 
 
 def ctes_sql(d: Dialect) -> str:
@@ -181,6 +241,6 @@ def cases(d: Dialect) -> dict[str, str]:
     )
     return {
         **dict.fromkeys(LINEAR, linear),
-        **dict.fromkeys(STOPPING, stopping),
+        **dict.fromkeys((*STOPPING, "INST"), stopping),
         **dict.fromkeys(GOAL, goal),
     }

@@ -893,7 +893,7 @@ _specs AS (
             SELECT s._idx, j._g, j._q, j._pos, (LEAST(GREATEST(GREATEST(CAST(j._rel AS DOUBLE), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) AS _gn
             FROM _judged AS j
             JOIN _specs AS s ON s._level = j._level AND j._pos <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
-                AND s._family IN ('NERR8', 'NERR9', 'NERR10', 'NERR11', 'BPM')
+                AND s._family IN ('NERR8', 'NERR9', 'NERR10', 'NERR11', 'BPM', 'INST')
         ) AS x
         WHERE x._gn > 0
     ),
@@ -910,7 +910,27 @@ _specs AS (
         LEFT JOIN _cwlcum AS c ON c._idx = r._idx AND c._i = r._pos
         LEFT JOIN _cwlcum AS n ON n._idx = r._idx AND n._i = r._next
         LEFT JOIN _cwlnorm AS nm ON nm._idx = r._idx
+        WHERE s._family <> 'INST'
         GROUP BY r._idx, r._g, r._q
+        UNION ALL
+        SELECT y._idx, y._g, y._q,
+            SUM((4 * y._t * y._t * CASE WHEN y._zr - CASE WHEN y._ratio > 0 THEN 0 ELSE 1 END > 0 OR y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END < -700 THEN 0 ELSE EXP(y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END) END) * y._gn / POWER(CAST(y._pos AS DOUBLE) - 1 + y._ca + y._gn, 2) ORDER BY y._pos) AS _num,
+            2 * MAX(y._t) * 2 * MAX(y._t) * ((1 / POWER(2 * MAX(y._t) + 0, 2) + 1 / POWER(2 * MAX(y._t) + 1, 2) + 1 / POWER(2 * MAX(y._t) + 2, 2) + 1 / POWER(2 * MAX(y._t) + 3, 2) + 1 / POWER(2 * MAX(y._t) + 4, 2) + 1 / POWER(2 * MAX(y._t) + 5, 2) + 1 / POWER(2 * MAX(y._t) + 6, 2) + 1 / POWER(2 * MAX(y._t) + 7, 2) + 1 / POWER(2 * MAX(y._t) + 8, 2) + 1 / POWER(2 * MAX(y._t) + 9, 2) + 1 / (2 * MAX(y._t) + 10) + 1 / (2 * POWER((2 * MAX(y._t) + 10), 2)) + 1 / (6 * POWER((2 * MAX(y._t) + 10), 3)) - 1 / (30 * POWER((2 * MAX(y._t) + 10), 5)) + 1 / (42 * POWER((2 * MAX(y._t) + 10), 7)) - 1 / (30 * POWER((2 * MAX(y._t) + 10), 9)) + 5 / (66 * POWER((2 * MAX(y._t) + 10), 11))) - (1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 0, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 1, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 2, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 3, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 4, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 5, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 6, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 7, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 8, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 9, 2) + 1 / (CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10) + 1 / (2 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 2)) + 1 / (6 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 3)) - 1 / (30 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 5)) + 1 / (42 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 7)) - 1 / (30 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 9)) + 5 / (66 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 11)))) AS _bfirst,
+            SUM((4 * y._t * y._t * CASE WHEN y._zr > 0 OR y._lr < -700 THEN 0 ELSE EXP(y._lr) END) * ((1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 0, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 1, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 2, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 3, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 4, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 5, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 6, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 7, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 8, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 9, 2) + 1 / (CAST(y._pos AS DOUBLE) + y._ca + 10) + 1 / (2 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 11))) - (1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 0, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 1, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 2, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 3, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 4, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 5, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 6, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 7, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 8, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 9, 2) + 1 / (CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10) + 1 / (2 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 11)))) ORDER BY y._pos) AS _rest,
+            NULL AS _reach, NULL AS _greach, NULL AS _gall
+        FROM (
+            SELECT x.*,
+                SUM(CASE WHEN x._ratio > 0 THEN LN(x._ratio) ELSE 0 END) OVER (PARTITION BY x._idx, x._g, x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _lr,
+                SUM(CASE WHEN x._ratio > 0 THEN 0 ELSE 1 END) OVER (PARTITION BY x._idx, x._g, x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _zr
+            FROM (
+                SELECT r.*, s._p_T AS _t, 2 * s._p_T - r._cg AS _ca,
+                    POWER((r._pos - 1 + 2 * s._p_T - r._cg)
+                          / (r._pos - 1 + 2 * s._p_T - r._cg + r._gn), 2) AS _ratio
+                FROM _cwlrows AS r
+                JOIN _specs AS s ON s._idx = r._idx AND s._family = 'INST'
+            ) AS x
+        ) AS y
+        GROUP BY y._idx, y._g, y._q
     ),
 
     _groups AS (SELECT DISTINCT x._g, 1 AS _one FROM _rq AS x),
@@ -986,6 +1006,7 @@ _specs AS (
                 WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
                 WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
                 WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
+                WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
                 WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS DOUBLE) END AS DOUBLE)
                 ELSE error(s._name || ' is not available in SQL yet; use rk.evaluate')
             END END AS _value

@@ -47,7 +47,8 @@ MEASURES = [
     "INSQ", "INSQ(T=0.5,max_rel=3)", "INSQ(min_rel=-0.5, rel=2)", "SDCG", "SDCG@5",
     "SDCG(max_rel=2,min_rel=1)@3", "SDCG(max_rel=3)@2000", "NERR8@5", "NERR8(min_rel=-1)",
     "NERR9(max_rel=3)@3", "NERR10", "NERR10(p=0.5,max_rel=2)", "NERR10(p=0)", "NERR11(T=2)",
-    "BPM@5", "BPM(T=2,max_rel=3)@10", "BPM(T=0.5)", "BPM(T=3)@2",
+    "BPM@5", "BPM(T=2,max_rel=3)@10", "BPM(T=0.5)", "BPM(T=3)@2", "INST", "INST(T=2,max_rel=3)",
+    "INST(T=0.5,min_rel=-0.5)",
 ]  # fmt: skip
 COLUMNS = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade"}
 OPTIONS = [
