@@ -21,6 +21,11 @@ from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY, Param
+from polars_rankeval._sqlcwl import FAMILIES as CWL_FAMILIES
+from polars_rankeval._sqlcwl import LINEAR as CWL_LINEAR
+from polars_rankeval._sqlcwl import cases as cwl_cases
+from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
+from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
 from polars_rankeval.engines.sqltwin.targets import TARGETS, Target
 
 __all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "summary_sql"]
@@ -34,7 +39,7 @@ FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
     "GMAP", "Bpref", "infAP", "Rprec", "Rprec_mult", "F1", "IPrec", "IPrec11pt", "ERR",
     "Judged", "Unjudged", "RBP", "RBP_resid", "SetAP", "RelP", "Utility", "binG", "GMBpref",
-    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG", "YAAP", "Accuracy",
+    "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG", "YAAP", "Accuracy", *CWL_FAMILIES,
 )  # fmt: skip
 
 
@@ -384,7 +389,9 @@ def _set_cases(d: Dialect) -> dict[str, str]:
         "Accuracy": f"CASE WHEN {hk} = 0 THEN 0 WHEN {ct} - {hk} <= 0 THEN 1 ELSE 1 - "
         f"CAST(COALESCE(a._acc_above, 0) AS {D}) / ({hk} * ({ct} - {hk})) END",
         **_gain_cases(d),
+        **cwl_cases(d),
     }
+
 
 
 def _gain_cases(d: Dialect) -> dict[str, str]:
@@ -477,7 +484,10 @@ def _raw_sums(d: Dialect) -> list[Aggregate]:
             "(POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END)"
             " - 1) / 16.0 * jl._decay / jl._pos", double=True, families=("ERR",)),
     ]  # fmt: skip
-    return sums + _judged_sums(d) + _gain_sums(d)
+    cwl = Sum("_cwl", "jl._pos <= 1000", cwl_linear_term(D), double=True,
+              families=tuple(CWL_LINEAR))  # C/W/L's linear families (_sqlcwl)
+    return [*sums, *_judged_sums(d), *_gain_sums(d), cwl]
+
 
 
 def _agg_sql(d: Dialect) -> str:
@@ -872,6 +882,8 @@ def _values_sql(d: Dialect) -> str:
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
+        LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
+        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q
     )"""
 
 
@@ -882,8 +894,9 @@ def compute_sql(d: Dialect) -> str:
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
     return (
         _counts_sql(d) + _dropped_sql(d) + _stats_sql(d) + _judged_sql(d)
-        + _irun_sql(d) + _values_sql(d)
+        + _irun_sql(d) + cwl_ctes_sql(d) + _values_sql(d)
     )
+
 
 
 # ---------------------------------------------------------------------------------------

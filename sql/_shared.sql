@@ -286,3 +286,22 @@ AS TABLE
     FROM rankeval_joined(run_table, qrels_table, rel := rel, duplicates := duplicates) AS j
     LEFT JOIN rankeval_ideal_gains(qrels_table) AS i
         ON j.query = i.query AND j._pos = i._ideal_pos;
+
+-- The C/W/L measures' gain (polars_rankeval/measures/cwl.py, cwl-eval and ir_measures'
+-- cwl_eval provider): relevance clipped at 0, then to [min_rel, max_rel], scaled to
+-- (rel - min_rel) / (max_rel - min_rel); an unjudged row (NULL) gains 0.
+CREATE OR REPLACE MACRO rankeval_cwl_gain(rel_value, min_rel, max_rel) AS
+    CASE WHEN rel_value IS NULL THEN 0
+         ELSE CAST(LEAST(GREATEST(GREATEST(rel_value, 0), min_rel), max_rel) - min_rel AS DOUBLE)
+              / NULLIF(max_rel - min_rel, 0) END;
+
+-- A C/W/L measure's base weights b(i) summed over the positions lo < i <= hi (both
+-- clipped to the depth of 1000 positions): 'square' b(i) = 1 / (i - 1 + 2T)^2 (INSQ, value
+-- T), 'log' b(i) = 1 / log2(i + 1) (SDCG).  A scalar subquery over the positions.
+CREATE OR REPLACE MACRO rankeval_cwl_weights(kind, value, lo, hi) AS
+    (SELECT COALESCE(SUM(CASE WHEN kind = 'square'
+                              THEN CAST(1 AS DOUBLE) / NULLIF(POWER(w.i - 1 + 2 * value, 2), 0)
+                              ELSE CAST(1 AS DOUBLE) / NULLIF(LN(CAST(w.i AS DOUBLE) + 1) / LN(2.0), 0)
+                         END), 0)
+     FROM generate_series(1, 1000) AS w(i)
+     WHERE w.i > lo AND w.i <= hi);

@@ -806,7 +806,8 @@ _specs AS (
             CAST(NULL AS DOUBLE) AS _gsum,
             CAST(NULL AS DOUBLE) AS _ndr,
             CAST(NULL AS BIGINT) AS _found,
-            CAST(NULL AS DOUBLE) AS _rnd
+            CAST(NULL AS DOUBLE) AS _rnd,
+            CAST(NULL AS DOUBLE) AS _cwl
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
@@ -835,7 +836,8 @@ _specs AS (
             SUM(CAST(jl._rel AS DOUBLE) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)) AS _gsum,
             SUM(jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) ORDER BY jl._pos) FILTER (WHERE s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)) AS _ndr,
             SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _found,
-            SUM(CAST(jl._rel AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) * jl._lends ORDER BY jl._pos) FILTER (WHERE s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos) AS _rnd
+            SUM(CAST(jl._rel AS DOUBLE) / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) * jl._lends ORDER BY jl._pos) FILTER (WHERE s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos) AS _rnd,
+            SUM((LEAST(GREATEST(GREATEST(CAST(jl._rel AS DOUBLE), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) * CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(jl._pos AS DOUBLE) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(jl._pos AS DOUBLE) + 1) / LN(2.0)) END ORDER BY jl._pos) FILTER (WHERE s._family IN ('INSQ', 'SDCG') AND jl._pos <= 1000) AS _cwl
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
@@ -859,6 +861,76 @@ _specs AS (
         JOIN _specs AS s
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
         GROUP BY s._idx, i._g, i._q
+    ),
+
+    _cwltab AS (
+        SELECT s._idx, p._i, CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(p._i AS DOUBLE) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(p._i AS DOUBLE) + 1) / LN(2.0)) WHEN 'NERR8' THEN 1.0 WHEN 'NERR9' THEN 1 / CAST(p._i AS DOUBLE) WHEN 'NERR10' THEN POWER(s._p_p, CAST(p._i AS DOUBLE) - 1) WHEN 'NERR11' THEN 1 / POWER(CAST(p._i AS DOUBLE) - 1 + 2 * s._p_T, 2) END AS _b
+        FROM _specs AS s
+        JOIN (SELECT d1._d + 10 * d2._d + 100 * d3._d + 1 AS _i
+            FROM (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d1
+            CROSS JOIN (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d2
+            CROSS JOIN (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d3) AS p ON p._i <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
+        WHERE s._family IN ('INSQ', 'SDCG', 'NERR8', 'NERR9', 'NERR10', 'NERR11')
+    ),
+    _cwlnorm AS (
+        SELECT t._idx, SUM(t._b ORDER BY t._i) AS _norm
+        FROM _cwltab AS t
+        GROUP BY t._idx
+    ),
+    _cwlcum AS (
+        SELECT t._idx, t._i, t._b,
+            SUM(t._b) OVER (PARTITION BY t._idx ORDER BY t._i ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cb
+        FROM _cwltab AS t
+        JOIN _specs AS s ON s._idx = t._idx AND s._family IN ('NERR8', 'NERR9', 'NERR10', 'NERR11')
+    ),
+    _cwlrows AS (
+        SELECT x._idx, x._g, x._q, x._pos, x._gn,
+            SUM(x._gn) OVER (PARTITION BY x._idx, x._g, x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cg,
+            SUM(CASE WHEN x._gn >= 1 THEN 1 ELSE 0 END) OVER (PARTITION BY x._idx, x._g, x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _z,
+            SUM(CASE WHEN x._gn < 1 THEN LN(1 - x._gn) ELSE 0 END) OVER (PARTITION BY x._idx, x._g, x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _ln,
+            LEAD(x._pos) OVER (PARTITION BY x._idx, x._g, x._q ORDER BY x._pos) AS _next
+        FROM (
+            SELECT s._idx, j._g, j._q, j._pos, (LEAST(GREATEST(GREATEST(CAST(j._rel AS DOUBLE), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) AS _gn
+            FROM _judged AS j
+            JOIN _specs AS s ON s._level = j._level AND j._pos <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
+                AND s._family IN ('NERR8', 'NERR9', 'NERR10', 'NERR11', 'BPM', 'INST')
+        ) AS x
+        WHERE x._gn > 0
+    ),
+    _cwlagg AS (
+        SELECT r._idx, r._g, r._q,
+            SUM((CASE WHEN r._z - CASE WHEN r._gn >= 1 THEN 1 ELSE 0 END > 0 OR r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END < -700 THEN 0 ELSE EXP(r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END) END) * r._gn * c._b ORDER BY r._pos) AS _num,
+            MIN(c._cb) AS _bfirst,
+            SUM((CASE WHEN r._z > 0 OR r._ln < -700 THEN 0 ELSE EXP(r._ln) END) * (COALESCE(n._cb, nm._norm) - c._cb) ORDER BY r._pos) AS _rest,
+            MIN(CASE WHEN r._cg >= s._p_T THEN r._pos END) AS _reach,
+            MIN(CASE WHEN r._cg >= s._p_T THEN r._cg END) AS _greach,
+            MAX(r._cg) AS _gall
+        FROM _cwlrows AS r
+        JOIN _specs AS s ON s._idx = r._idx
+        LEFT JOIN _cwlcum AS c ON c._idx = r._idx AND c._i = r._pos
+        LEFT JOIN _cwlcum AS n ON n._idx = r._idx AND n._i = r._next
+        LEFT JOIN _cwlnorm AS nm ON nm._idx = r._idx
+        WHERE s._family <> 'INST'
+        GROUP BY r._idx, r._g, r._q
+        UNION ALL
+        SELECT y._idx, y._g, y._q,
+            SUM((4 * y._t * y._t * CASE WHEN y._zr - CASE WHEN y._ratio > 0 THEN 0 ELSE 1 END > 0 OR y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END < -700 THEN 0 ELSE EXP(y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END) END) * y._gn / POWER(CAST(y._pos AS DOUBLE) - 1 + y._ca + y._gn, 2) ORDER BY y._pos) AS _num,
+            2 * MAX(y._t) * 2 * MAX(y._t) * ((1 / POWER(2 * MAX(y._t) + 0, 2) + 1 / POWER(2 * MAX(y._t) + 1, 2) + 1 / POWER(2 * MAX(y._t) + 2, 2) + 1 / POWER(2 * MAX(y._t) + 3, 2) + 1 / POWER(2 * MAX(y._t) + 4, 2) + 1 / POWER(2 * MAX(y._t) + 5, 2) + 1 / POWER(2 * MAX(y._t) + 6, 2) + 1 / POWER(2 * MAX(y._t) + 7, 2) + 1 / POWER(2 * MAX(y._t) + 8, 2) + 1 / POWER(2 * MAX(y._t) + 9, 2) + 1 / (2 * MAX(y._t) + 10) + 1 / (2 * POWER((2 * MAX(y._t) + 10), 2)) + 1 / (6 * POWER((2 * MAX(y._t) + 10), 3)) - 1 / (30 * POWER((2 * MAX(y._t) + 10), 5)) + 1 / (42 * POWER((2 * MAX(y._t) + 10), 7)) - 1 / (30 * POWER((2 * MAX(y._t) + 10), 9)) + 5 / (66 * POWER((2 * MAX(y._t) + 10), 11))) - (1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 0, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 1, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 2, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 3, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 4, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 5, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 6, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 7, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 8, 2) + 1 / POWER(CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 9, 2) + 1 / (CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10) + 1 / (2 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 2)) + 1 / (6 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 3)) - 1 / (30 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 5)) + 1 / (42 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 7)) - 1 / (30 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 9)) + 5 / (66 * POWER((CAST(MIN(y._pos) AS DOUBLE) + 2 * MAX(y._t) + 10), 11)))) AS _bfirst,
+            SUM((4 * y._t * y._t * CASE WHEN y._zr > 0 OR y._lr < -700 THEN 0 ELSE EXP(y._lr) END) * ((1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 0, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 1, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 2, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 3, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 4, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 5, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 6, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 7, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 8, 2) + 1 / POWER(CAST(y._pos AS DOUBLE) + y._ca + 9, 2) + 1 / (CAST(y._pos AS DOUBLE) + y._ca + 10) + 1 / (2 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(y._pos AS DOUBLE) + y._ca + 10), 11))) - (1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 0, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 1, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 2, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 3, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 4, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 5, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 6, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 7, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 8, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 9, 2) + 1 / (CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10) + 1 / (2 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(COALESCE(y._next, 1000) AS DOUBLE) + y._ca + 10), 11)))) ORDER BY y._pos) AS _rest,
+            NULL AS _reach, NULL AS _greach, NULL AS _gall
+        FROM (
+            SELECT x.*,
+                SUM(CASE WHEN x._ratio > 0 THEN LN(x._ratio) ELSE 0 END) OVER (PARTITION BY x._idx, x._g, x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _lr,
+                SUM(CASE WHEN x._ratio > 0 THEN 0 ELSE 1 END) OVER (PARTITION BY x._idx, x._g, x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _zr
+            FROM (
+                SELECT r.*, s._p_T AS _t, 2 * s._p_T - r._cg AS _ca,
+                    POWER((r._pos - 1 + 2 * s._p_T - r._cg)
+                          / (r._pos - 1 + 2 * s._p_T - r._cg + r._gn), 2) AS _ratio
+                FROM _cwlrows AS r
+                JOIN _specs AS s ON s._idx = r._idx AND s._family = 'INST'
+            ) AS x
+        ) AS y
+        GROUP BY y._idx, y._g, y._q
     ),
 
     _groups AS (SELECT DISTINCT x._g, 1 AS _one FROM _rq AS x),
@@ -928,6 +1000,14 @@ _specs AS (
                 WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS DOUBLE) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS DOUBLE)
                 WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS DOUBLE)
                 WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS DOUBLE) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS DOUBLE)
+                WHEN 'INSQ' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') ELSE COALESCE(a._cwl, 0) / cn._norm END AS DOUBLE)
+                WHEN 'SDCG' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') ELSE COALESCE(a._cwl, 0) / cn._norm END AS DOUBLE)
+                WHEN 'NERR8' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
+                WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
+                WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
+                WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
+                WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
+                WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS DOUBLE) END AS DOUBLE)
                 ELSE error(s._name || ' is not available in SQL yet; use rk.evaluate')
             END END AS _value
         FROM (
@@ -948,6 +1028,8 @@ _specs AS (
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND a._g IS NOT DISTINCT FROM u._g AND a._q = u._q
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND dk._g IS NOT DISTINCT FROM u._g AND dk._q = u._q
+        LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
+        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND cw._g IS NOT DISTINCT FROM u._g AND cw._q = u._q
     )
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
 FROM _values AS v
@@ -1293,6 +1375,25 @@ AS TABLE
     LEFT JOIN rankeval_ideal_gains(qrels_table) AS i
         ON j.query = i.query AND j._pos = i._ideal_pos;
 
+-- The C/W/L measures' gain (polars_rankeval/measures/cwl.py, cwl-eval and ir_measures'
+-- cwl_eval provider): relevance clipped at 0, then to [min_rel, max_rel], scaled to
+-- (rel - min_rel) / (max_rel - min_rel); an unjudged row (NULL) gains 0.
+CREATE OR REPLACE MACRO rankeval_cwl_gain(rel_value, min_rel, max_rel) AS
+    CASE WHEN rel_value IS NULL THEN 0
+         ELSE CAST(LEAST(GREATEST(GREATEST(rel_value, 0), min_rel), max_rel) - min_rel AS DOUBLE)
+              / NULLIF(max_rel - min_rel, 0) END;
+
+-- A C/W/L measure's base weights b(i) summed over the positions lo < i <= hi (both
+-- clipped to the depth of 1000 positions): 'square' b(i) = 1 / (i - 1 + 2T)^2 (INSQ, value
+-- T), 'log' b(i) = 1 / log2(i + 1) (SDCG).  A scalar subquery over the positions.
+CREATE OR REPLACE MACRO rankeval_cwl_weights(kind, value, lo, hi) AS
+    (SELECT COALESCE(SUM(CASE WHEN kind = 'square'
+                              THEN CAST(1 AS DOUBLE) / NULLIF(POWER(w.i - 1 + 2 * value, 2), 0)
+                              ELSE CAST(1 AS DOUBLE) / NULLIF(LN(CAST(w.i AS DOUBLE) + 1) / LN(2.0), 0)
+                         END), 0)
+     FROM generate_series(1, 1000) AS w(i)
+     WHERE w.i > lo AND w.i <= hi);
+
 -- ---- AP.sql
 -- AP: average precision (MAP is its mean), twin of polars_rankeval/measures/ap.py.
 -- Sum over relevant items at position i <= k of (relevant in top i / i), divided by
@@ -1538,6 +1639,46 @@ CREATE OR REPLACE MACRO rankeval_GMBpref(run_table, qrels_table, k := NULL, rel 
     FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
     WHERE rankeval_check_no_k('GMBpref', k)
         AND rankeval_check_number('GMBpref', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- INSQ.sql
+-- INSQ (Moffat et al. 2012), twin of polars_rankeval/measures/cwl.py (cwl-eval): the
+-- expected gain per item, sum over positions i <= 1000 of g_i / (i + 2T - 1)^2 divided
+-- by the same sum with every gain 1; g = rankeval_cwl_gain (0 unjudged and past the
+-- run).  No cutoff; rel does not change it.
+CREATE OR REPLACE MACRO rankeval_INSQ_value(pos, rel_value, T, min_rel, max_rel) AS
+    CAST(COALESCE(SUM(CASE WHEN pos <= 1000
+                           THEN CAST(rankeval_cwl_gain(rel_value, min_rel, max_rel) AS DOUBLE)
+                                / NULLIF(POWER(pos - 1 + 2 * T, 2), 0)
+                           ELSE 0 END), 0) AS DOUBLE)
+    / NULLIF(rankeval_cwl_weights('square', T, 0, 1000), 0);
+
+-- rankeval_INSQ_expected: the expected INSQ over every ordering of tied rows (ties
+-- 'average'), over rows of rankeval_tied: INSQ is linear in the gains, so each row's
+-- gain is spread evenly over its tie group's positions _tie_s + 1 .. _tie_s + _tie_n.
+CREATE OR REPLACE MACRO rankeval_INSQ_expected(rel_value, tie_n, tie_s, T, min_rel, max_rel) AS
+    CAST(COALESCE(SUM(CAST(rankeval_cwl_gain(rel_value, min_rel, max_rel)
+                           * rankeval_cwl_weights('square', T, tie_s, tie_s + tie_n) AS DOUBLE)
+                      / NULLIF(tie_n, 0)), 0) AS DOUBLE)
+    / NULLIF(rankeval_cwl_weights('square', T, 0, 1000), 0);
+
+CREATE OR REPLACE MACRO rankeval_INSQ(
+    run_table, qrels_table, k := NULL, rel := 1, T := 1, max_rel := 1, min_rel := 0
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('INSQ', CONCAT_WS(',', rankeval_param('T', rankeval_number(T), '1'),
+            rankeval_param('max_rel', rankeval_number(max_rel), '1'),
+            rankeval_param('min_rel', rankeval_number(min_rel), '0'),
+            rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
+        rankeval_INSQ_value(j._pos, j._rel, T, min_rel, max_rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_no_k('INSQ', k)
+        AND rankeval_check_number('INSQ', 'T', T, T > 0, ' above 0')
+        AND rankeval_check_number('INSQ', 'min_rel', min_rel, min_rel < max_rel,
+            ' below max_rel')
+        AND rankeval_check_number('INSQ', 'max_rel', max_rel, TRUE, '')
+        AND rankeval_check_number('INSQ', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 
@@ -2052,6 +2193,45 @@ CREATE OR REPLACE MACRO rankeval_Rprec_mult(
     WHERE rankeval_check_no_k('Rprec_mult', k)
         AND rankeval_check_number('Rprec_mult', 'mult', mult, mult > 0, ' > 0')
         AND rankeval_check_number('Rprec_mult', 'rel', rel, TRUE, '')
+    GROUP BY j.query
+    HAVING MAX(j._num_rel) IS NOT NULL;
+
+-- ---- SDCG.sql
+-- SDCG (cwl-eval's NDCG-k), twin of polars_rankeval/measures/cwl.py: DCG of the top k
+-- (k <= 1000, 1000 without a cutoff) divided by the DCG of k items of gain 1, sum over
+-- i <= k of g_i / log2(i + 1) / sum over i <= k of 1 / log2(i + 1); g =
+-- rankeval_cwl_gain (0 unjudged).  rel does not change it.
+CREATE OR REPLACE MACRO rankeval_SDCG_value(pos, rel_value, k, min_rel, max_rel) AS
+    CAST(COALESCE(SUM(CASE WHEN pos <= LEAST(COALESCE(k, 1000), 1000)
+                           THEN CAST(rankeval_cwl_gain(rel_value, min_rel, max_rel) AS DOUBLE)
+                                / NULLIF(LN(CAST(pos AS DOUBLE) + 1) / LN(2.0), 0)
+                           ELSE 0 END), 0) AS DOUBLE)
+    / NULLIF(rankeval_cwl_weights('log', 0, 0, LEAST(COALESCE(k, 1000), 1000)), 0);
+
+-- rankeval_SDCG_expected: the expected SDCG over every ordering of tied rows (ties
+-- 'average'), over rows of rankeval_tied: each row's gain spread evenly over its tie
+-- group's positions _tie_s + 1 .. _tie_s + _tie_n (those within k weigh).
+CREATE OR REPLACE MACRO rankeval_SDCG_expected(rel_value, tie_n, tie_s, k, min_rel, max_rel) AS
+    CAST(COALESCE(SUM(CAST(rankeval_cwl_gain(rel_value, min_rel, max_rel)
+                           * rankeval_cwl_weights('log', 0, tie_s,
+                                                  LEAST(tie_s + tie_n, COALESCE(k, 1000))) AS DOUBLE)
+                      / NULLIF(tie_n, 0)), 0) AS DOUBLE)
+    / NULLIF(rankeval_cwl_weights('log', 0, 0, LEAST(COALESCE(k, 1000), 1000)), 0);
+
+CREATE OR REPLACE MACRO rankeval_SDCG(
+    run_table, qrels_table, k := NULL, rel := 1, max_rel := 1, min_rel := 0
+) AS TABLE
+    SELECT j.query,
+        rankeval_name('SDCG', CONCAT_WS(',', rankeval_param('max_rel', rankeval_number(max_rel), '1'),
+            rankeval_param('min_rel', rankeval_number(min_rel), '0'),
+            rankeval_param('rel', rankeval_number(rel), '1')), k) AS measure,
+        rankeval_SDCG_value(j._pos, j._rel, k, min_rel, max_rel) AS value
+    FROM rankeval_joined(run_table, qrels_table, rel := rel) AS j
+    WHERE rankeval_check_k('SDCG', k)
+        AND rankeval_check_number('SDCG', 'min_rel', min_rel, min_rel < max_rel,
+            ' below max_rel')
+        AND rankeval_check_number('SDCG', 'max_rel', max_rel, TRUE, '')
+        AND rankeval_check_number('SDCG', 'rel', rel, TRUE, '')
     GROUP BY j.query
     HAVING MAX(j._num_rel) IS NOT NULL;
 

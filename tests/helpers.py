@@ -33,11 +33,13 @@ FULL_EXAMPLES = 100
 # Families without a SQL twin or a formula in sql/rankeval.sql: the SQL paths refuse
 # them with a clear error (tests/oracles/test_measure_compat.py, _interp_ap.py).  Compat
 # needs, per row, the qrels' count of items with a higher gain, which no SQL row carries
-# yet; InterpAP a running maximum from the bottom (a window), not an aggregate.  The
-# C/W/L family (measures/cwl.py) needs running products over the ranking (windows).
-POLARS_ONLY = frozenset({
-    "Compat", "InterpAP", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG", "BPM",
-})  # fmt: skip
+# yet; InterpAP a running maximum from the bottom (a window), not an aggregate.
+POLARS_ONLY = frozenset({"Compat", "InterpAP"})
+# Families the one-pass SQL (sql/rankeval.sql, render, dbt) computes but that have no
+# low-level file sql/<Family>.sql: their value is not an aggregate of rankeval_joined's
+# rows (a running product or sum of gains that depend on min_rel / max_rel: a window per
+# measure, which the one-pass SQL has, _sqlcwl.py).
+NO_FAMILY_FILE = POLARS_ONLY | {"INST", "NERR8", "NERR9", "NERR10", "NERR11", "BPM"}
 
 
 def examples(full: int) -> int:

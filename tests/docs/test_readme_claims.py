@@ -308,9 +308,9 @@ def test_scores_compare_in_double_precision_where_there_is_no_float32():
 
 @pytest.mark.parametrize("family", sorted(POLARS_ONLY))
 def test_polars_only_families_are_refused_by_name_in_sql(family):
-    """'Every measure but the diversity family, Compat, InterpAP and the C/W/L family (polars
-    only for now:
-    the SQL paths refuse them by name)': engine='duckdb' and the SQL entry point."""
+    """'Every measure but the diversity family, Compat and InterpAP (polars only for now:
+    the SQL paths refuse them by name)': engine='duckdb' and the SQL entry point
+    (tests/helpers.py POLARS_ONLY)."""
     import duckdb
 
     run = pl.DataFrame({"query": ["q"] * 2, "item": ["a", "b"], "score": [2.0, 1.0]})

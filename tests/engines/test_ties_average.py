@@ -33,8 +33,8 @@ SCORES = (0.0, 1.0, 2.0)
 GRADES = (-1, 0, 1, 2, 3)
 ITEMS = ("a", "B", "b", "c", "d", "e", "f", "g", "h")
 
-# every engine runs the grid: a polars-only family's averages (INSQ, SDCG) are checked
-# in its own tests (tests/oracles/test_measure_cwl.py)
+# every engine runs the grid (INSQ and SDCG too: their brute force over orderings is
+# also in tests/oracles/test_measure_cwl.py)
 SUPPORTED = [
     name for name, family in REGISTRY.items()
     if family.expected is not None and name not in POLARS_ONLY
@@ -48,7 +48,8 @@ def tie_grid(rels: tuple[int, ...] = (1, 2)) -> list[str]:
     for family in REGISTRY.values():
         if family.expected is None:
             continue
-        axes = [[(p.name, c) for c in p.choices or ()] for p in family.params]
+        # choice parameters: each value; numeric ones at their default (EXTRA below)
+        axes = [[(p.name, c) for c in p.choices] for p in family.params if p.choices]
         for combo in itertools.product(*axes):
             for k in CUTOFFS if family.cutoff else (None,):
                 if family.name == "AP" and ("norm", "hits") in combo and k is not None:
@@ -62,7 +63,9 @@ def tie_grid(rels: tuple[int, ...] = (1, 2)) -> list[str]:
     return names
 
 
-GRID = tie_grid()
+# numeric parameters that change the gains or weights of an averaged family
+EXTRA = ["INSQ(T=0.5,max_rel=3)", "SDCG(min_rel=-1,max_rel=3)@2", "SDCG(max_rel=2)@5"]
+GRID = tie_grid() + EXTRA
 # without qrels NumRel reads a qrels stat in the polars engine (see test_sql_parity)
 GRID_NO_QRELS = [n for n in GRID if parse_measure(n).family.name != "NumRel"]
 

@@ -29,7 +29,7 @@ from hypothesis import given, settings
 
 import polars_rankeval as rk
 from polars_rankeval._errors import MeasureError
-from tests.helpers import entry_point_connection, examples
+from tests.helpers import examples
 from tests.oracles.ir_measures_data import SETTINGS, Rows, cases, frames, our_values
 from tests.oracles.pytrec_data import trec_ranks
 
@@ -329,21 +329,71 @@ def test_ties_average_of_insq_and_sdcg_is_the_mean_over_orderings(
         assert got[name] == pytest.approx(statistics.fmean(values[name]), abs=1e-12), name
 
 
-@pytest.mark.parametrize("name", ["INST", "INSQ", "NERR8@5", "NERR9@5", "NERR10", "NERR11",
-                                  "SDCG@5", "BPM@5"])  # fmt: skip
-def test_sql_refuses_them_by_name(name: str) -> None:
-    """No SQL form yet (tests/helpers.py POLARS_ONLY): engine='duckdb' and the generated
-    SQL entry point refuse each by name."""
+SQL_NAMES = [*NAMES,
+    "INSQ(T=0.5,min_rel=-0.5)", "SDCG(min_rel=-1,max_rel=0.5)@3", "SDCG(max_rel=3)@1000",
+    "NERR8(min_rel=-1,max_rel=2)@3", "NERR10(p=1)", "NERR10(p=0)", "BPM(T=1.5,min_rel=-1)",
+    "INST(T=0.5,min_rel=-0.5)",
+]  # fmt: skip
+
+
+@settings(SETTINGS, max_examples=examples(25))
+@given(case=cases())
+def test_sql_matches_ir_measures(case: tuple[Rows, Rows]) -> None:
+    """Every C/W/L measure has SQL: engine='duckdb' (the SQL entry point
+    rankeval_per_query) and the SQL rendered for DuckDB equal ir_measures' provider per
+    query (the names it does not have, against the polars engine, which the test above
+    holds to ir_measures)."""
     import duckdb
 
-    run, qrels = frames([("q", "a", 2.0), ("q", "b", 1.0)], [("q", "a", 1)])
-    with pytest.raises(rk.RankevalError, match=name.split("@")[0]):
-        rk.evaluate(run, qrels, [name], engine="duckdb")
-    con = entry_point_connection()
-    con.register("r", run.to_arrow())
-    con.register("j", qrels.to_arrow())
-    with pytest.raises(duckdb.Error, match=f"{name} is not available in SQL"):
-        con.sql(f"SELECT * FROM rankeval_summary('r', 'j', ['{name}'])").fetchall()
+    from polars_rankeval.sql import render
+
+    run, qrels = case
+    expected, _ = _irm_values(run, qrels)
+    polars = our_values(run, qrels, SQL_NAMES, "polars")
+    ours = our_values(run, qrels, SQL_NAMES, "duckdb")
+    assert set(ours) == set(polars)
+    for key, value in ours.items():
+        want = expected.get(key, polars[key])
+        assert value == pytest.approx(want, abs=1e-9), (key, value, want)
+    run_frame, qrels_frame = frames(run, qrels)
+    con = duckdb.connect()
+    con.register("run", run_frame.to_arrow())
+    con.register("qrels", qrels_frame.to_arrow())
+    sql = render(SQL_NAMES, dialect="duckdb", run_table="run", qrels_table="qrels",
+                        per_query=True)  # fmt: skip
+    rendered = {(q, m): v for q, m, v in con.sql(sql).fetchall()}
+    assert set(rendered) == set(ours)
+    for key, value in rendered.items():
+        assert value == pytest.approx(ours[key], abs=1e-12), key
+
+
+def test_sql_by_hand() -> None:
+    """Gains 1, 0, 0.5 (max_rel=2) at positions 1..3 (c unjudged at 2, d at 4 relevance
+    -1: gain 0): SDCG@3 = (1 + 0.5 / 2) / (1 + 1 / log2 3 + 1 / 2);
+    INSQ(T=1) = (1 / 2^2 + 0.5 / 4^2) / sum_{i=1..1000} 1 / (i + 1)^2; NERR, BPM and
+    INST below."""
+    run, qrels = frames([("q", "a", 4.0), ("q", "c", 3.0), ("q", "b", 2.0), ("q", "d", 1.0)],
+                        [("q", "a", 2), ("q", "b", 1), ("q", "d", -1)])  # fmt: skip
+    sdcg = (1 + 0.5 / 2) / (1 + 1 / math.log2(3) + 1 / 2)
+    insq = (1 / 4 + 0.5 / 16) / math.fsum(1 / (i + 1) ** 2 for i in range(1, 1001))
+    # max_rel=4: gains 0.5 at 1 and 0.25 at 3; the user stops at a row with
+    # probability its gain: S = 1, 0.5, 0.5 at positions 1..3
+    nerr8 = (0.5 + 0.5 * 0.25) / (1 + 0.5 + 0.5)
+    nerr9 = (0.5 + 0.5 * 0.25 / 3) / (1 + 0.5 / 2 + 0.5 / 3)
+    # BPM(T=1)@3, max_rel=2: gain 1 at position 1 reaches T: 1 / 1; T=2: never, 1.5 / 3
+    # INST(T=1), max_rel=2: running gain G = 1, 1, 1.5, 1.5, ..; C_i = ((i + 1 - G_i) /
+    # (i + 2 - G_i))^2 = 1/4, 4/9, then ((i - 0.5) / (i + 0.5))^2: the weights before
+    # normalising are 1, 1/4, and (1/9) (2.5 / (i - 0.5))^2 from i = 3
+    inst = (1 + 0.5 / 9) / math.fsum(
+        [1, 1 / 4, *((2.5 / (i - 0.5)) ** 2 / 9 for i in range(3, 1001))]
+    )
+    names = ["SDCG(max_rel=2)@3", "INSQ(max_rel=2)", "NERR8(max_rel=4)@3",
+             "NERR9(max_rel=4)@3", "BPM(max_rel=2)@3", "BPM(T=2,max_rel=2)@3",
+             "INST(max_rel=2)"]  # fmt: skip
+    want = [sdcg, insq, nerr8, nerr9, 1.0, 0.5, inst]
+    for engine in ("polars", "duckdb"):
+        got = rk.evaluate(run, qrels, names, engine=engine)["value"].to_list()
+        assert got == pytest.approx(want, abs=1e-12), engine
 
 
 def test_runs_longer_than_the_depth_are_cut_at_1000() -> None:

@@ -44,6 +44,11 @@ MEASURES = [
     "G", "G@3", "G(rel=2)@5", "nDCG_rel", "NDCG_rel@3", "nDCG_rel(rel=2)", "RnDCG",
     "Rndcg@2", "RnDCG(rel=3)", "RnDCG@7", "YAAP", "yaap", "YAAP@3", "YAAP(rel=2)",
     "Accuracy", "Accuracy@3", "Accuracy(rel=2)@5",
+    "INSQ", "INSQ(T=0.5,max_rel=3)", "INSQ(min_rel=-0.5, rel=2)", "SDCG", "SDCG@5",
+    "SDCG(max_rel=2,min_rel=1)@3", "SDCG(max_rel=3)@2000", "NERR8@5", "NERR8(min_rel=-1)",
+    "NERR9(max_rel=3)@3", "NERR10", "NERR10(p=0.5,max_rel=2)", "NERR10(p=0)", "NERR11(T=2)",
+    "BPM@5", "BPM(T=2,max_rel=3)@10", "BPM(T=0.5)", "BPM(T=3)@2", "INST", "INST(T=2,max_rel=3)",
+    "INST(T=0.5,min_rel=-0.5)",
 ]  # fmt: skip
 COLUMNS = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade"}
 OPTIONS = [

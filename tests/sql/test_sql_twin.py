@@ -25,7 +25,7 @@ from polars_rankeval.engines.sqltwin.build import (
     sql_files,
     statements,
 )
-from tests.helpers import POLARS_ONLY, ROOT
+from tests.helpers import NO_FAMILY_FILE, ROOT
 
 SQL = ROOT / "sql"
 SHARED_FILES = {"_shared.sql", "_evaluate.sql"}
@@ -41,7 +41,7 @@ def _sql_default(value: object) -> str:
     return str(int(number)) if number.is_integer() else repr(number)
 
 
-@pytest.mark.parametrize("family", sorted(set(REGISTRY) - POLARS_ONLY))
+@pytest.mark.parametrize("family", sorted(set(REGISTRY) - NO_FAMILY_FILE))
 def test_every_registered_family_has_a_sql_twin(family: str) -> None:
     """Adding a measure family means adding sql/<family>.sql: this fails until then."""
     path = SQL / f"{family}.sql"
@@ -66,7 +66,7 @@ def test_every_registered_family_has_a_sql_twin(family: str) -> None:
 
 def test_no_sql_file_without_a_family() -> None:
     families = {p.stem for p in SQL.glob("*.sql") if not p.name.startswith("_")} - {"rankeval"}
-    assert families == set(REGISTRY) - POLARS_ONLY
+    assert families == set(REGISTRY) - NO_FAMILY_FILE
     assert {p.name for p in SQL.glob("_*.sql")} == SHARED_FILES
 
 
@@ -198,7 +198,7 @@ def test_files_run_as_is_on_parquet(tmp_path: Path) -> None:
     assert [r[2] for r in got] == pytest.approx([r[2] for r in expected], abs=1e-12)
 
 
-@pytest.mark.parametrize("family", sorted(set(REGISTRY) - POLARS_ONLY))
+@pytest.mark.parametrize("family", sorted(set(REGISTRY) - NO_FAMILY_FILE))
 @pytest.mark.parametrize("rel", [1, 2])
 def test_family_table_macro_equals_polars(family: str, rel: int, tmp_path: Path) -> None:
     """Each rankeval_<family>(...) table macro, at every value of its parameters."""

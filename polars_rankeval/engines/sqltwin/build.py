@@ -252,6 +252,9 @@ def _call(m: Measure, macro: Macro, p: Params, stat_alias: str) -> tuple[str, bo
             args.append(f"j.{TIE_ARGUMENTS[name]}")
         elif name == "k":
             args.append(p(m.k))
+        elif name in params:  # before the stats: C/W/L's max_rel is a parameter
+            value = params[name]
+            args.append(p(float(value) if name == "rel" else value))
         elif name in STAT_ARGUMENTS:
             stats = [s for s in m.stats() if s.kind == STAT_ARGUMENTS[name]]
             if stats:
@@ -259,9 +262,6 @@ def _call(m: Measure, macro: Macro, p: Params, stat_alias: str) -> tuple[str, bo
                 uses_stats = True
             else:
                 args.append("NULL")
-        elif name in params:
-            value = params[name]
-            args.append(p(float(value) if name == "rel" else value))
         else:
             raise RuntimeError(
                 f"{macro.file}: {macro.name} has parameter {name!r}, which is neither a "

@@ -258,7 +258,8 @@ _qrels AS (
             CAST(NULL AS {{ rankeval.double() }}) AS _gsum,
             CAST(NULL AS {{ rankeval.double() }}) AS _ndr,
             CAST(NULL AS BIGINT) AS _found,
-            CAST(NULL AS {{ rankeval.double() }}) AS _rnd
+            CAST(NULL AS {{ rankeval.double() }}) AS _rnd,
+            CAST(NULL AS {{ rankeval.double() }}) AS _cwl
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
@@ -287,7 +288,8 @@ _qrels AS (
             {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) END){% endif %} AS _gsum,
             {% if ordered_sums %}SUM(jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) ORDER BY jl._pos) FILTER (WHERE s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) END){% endif %} AS _ndr,
             SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _found,
-            {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends ORDER BY jl._pos) FILTER (WHERE s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos){% else %}SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends END){% endif %} AS _rnd
+            {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends ORDER BY jl._pos) FILTER (WHERE s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos){% else %}SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends END){% endif %} AS _rnd,
+            {% if ordered_sums %}SUM((LEAST(GREATEST(GREATEST(CAST(jl._rel AS {{ rankeval.double() }}), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) * CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(jl._pos AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END ORDER BY jl._pos) FILTER (WHERE s._family IN ('INSQ', 'SDCG') AND jl._pos <= 1000){% else %}SUM(CASE WHEN s._family IN ('INSQ', 'SDCG') AND jl._pos <= 1000 THEN (LEAST(GREATEST(GREATEST(CAST(jl._rel AS {{ rankeval.double() }}), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) * CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(jl._pos AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END END){% endif %} AS _cwl
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
@@ -311,6 +313,76 @@ _qrels AS (
         JOIN _specs AS s
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
         GROUP BY s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q
+    ),
+
+    _cwltab AS (
+        SELECT s._idx, p._i, CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(p._i AS {{ rankeval.double() }}) + 1) / LN(2.0)) WHEN 'NERR8' THEN 1.0 WHEN 'NERR9' THEN 1 / CAST(p._i AS {{ rankeval.double() }}) WHEN 'NERR10' THEN POWER(s._p_p, CAST(p._i AS {{ rankeval.double() }}) - 1) WHEN 'NERR11' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) END AS _b
+        FROM _specs AS s
+        JOIN (SELECT d1._d + 10 * d2._d + 100 * d3._d + 1 AS _i
+            FROM (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d1
+            CROSS JOIN (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d2
+            CROSS JOIN (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d3) AS p ON p._i <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
+        WHERE s._family IN ('INSQ', 'SDCG', 'NERR8', 'NERR9', 'NERR10', 'NERR11')
+    ),
+    _cwlnorm AS (
+        SELECT t._idx, {% if ordered_sums %}SUM(t._b ORDER BY t._i){% else %}SUM(t._b){% endif %} AS _norm
+        FROM _cwltab AS t
+        GROUP BY t._idx
+    ),
+    _cwlcum AS (
+        SELECT t._idx, t._i, t._b,
+            SUM(t._b) OVER (PARTITION BY t._idx ORDER BY t._i ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cb
+        FROM _cwltab AS t
+        JOIN _specs AS s ON s._idx = t._idx AND s._family IN ('NERR8', 'NERR9', 'NERR10', 'NERR11')
+    ),
+    _cwlrows AS (
+        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._pos, x._gn,
+            SUM(x._gn) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cg,
+            SUM(CASE WHEN x._gn >= 1 THEN 1 ELSE 0 END) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _z,
+            SUM(CASE WHEN x._gn < 1 THEN LN(1 - x._gn) ELSE 0 END) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _ln,
+            LEAD(x._pos) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos) AS _next
+        FROM (
+            SELECT s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._pos, (LEAST(GREATEST(GREATEST(CAST(j._rel AS {{ rankeval.double() }}), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) AS _gn
+            FROM _judged AS j
+            JOIN _specs AS s ON s._level = j._level AND j._pos <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
+                AND s._family IN ('NERR8', 'NERR9', 'NERR10', 'NERR11', 'BPM', 'INST')
+        ) AS x
+        WHERE x._gn > 0
+    ),
+    _cwlagg AS (
+        SELECT r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q,
+            {% if ordered_sums %}SUM((CASE WHEN r._z - CASE WHEN r._gn >= 1 THEN 1 ELSE 0 END > 0 OR r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END < -700 THEN 0 ELSE EXP(r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END) END) * r._gn * c._b ORDER BY r._pos){% else %}SUM((CASE WHEN r._z - CASE WHEN r._gn >= 1 THEN 1 ELSE 0 END > 0 OR r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END < -700 THEN 0 ELSE EXP(r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END) END) * r._gn * c._b){% endif %} AS _num,
+            MIN(c._cb) AS _bfirst,
+            {% if ordered_sums %}SUM((CASE WHEN r._z > 0 OR r._ln < -700 THEN 0 ELSE EXP(r._ln) END) * (COALESCE(n._cb, nm._norm) - c._cb) ORDER BY r._pos){% else %}SUM((CASE WHEN r._z > 0 OR r._ln < -700 THEN 0 ELSE EXP(r._ln) END) * (COALESCE(n._cb, nm._norm) - c._cb)){% endif %} AS _rest,
+            MIN(CASE WHEN r._cg >= s._p_T THEN r._pos END) AS _reach,
+            MIN(CASE WHEN r._cg >= s._p_T THEN r._cg END) AS _greach,
+            MAX(r._cg) AS _gall
+        FROM _cwlrows AS r
+        JOIN _specs AS s ON s._idx = r._idx
+        LEFT JOIN _cwlcum AS c ON c._idx = r._idx AND c._i = r._pos
+        LEFT JOIN _cwlcum AS n ON n._idx = r._idx AND n._i = r._next
+        LEFT JOIN _cwlnorm AS nm ON nm._idx = r._idx
+        WHERE s._family <> 'INST'
+        GROUP BY r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
+        UNION ALL
+        SELECT y._idx, {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q,
+            {% if ordered_sums %}SUM((4 * y._t * y._t * CASE WHEN y._zr - CASE WHEN y._ratio > 0 THEN 0 ELSE 1 END > 0 OR y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END < -700 THEN 0 ELSE EXP(y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END) END) * y._gn / POWER(CAST(y._pos AS {{ rankeval.double() }}) - 1 + y._ca + y._gn, 2) ORDER BY y._pos){% else %}SUM((4 * y._t * y._t * CASE WHEN y._zr - CASE WHEN y._ratio > 0 THEN 0 ELSE 1 END > 0 OR y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END < -700 THEN 0 ELSE EXP(y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END) END) * y._gn / POWER(CAST(y._pos AS {{ rankeval.double() }}) - 1 + y._ca + y._gn, 2)){% endif %} AS _num,
+            2 * MAX(y._t) * 2 * MAX(y._t) * ((1 / POWER(2 * MAX(y._t) + 0, 2) + 1 / POWER(2 * MAX(y._t) + 1, 2) + 1 / POWER(2 * MAX(y._t) + 2, 2) + 1 / POWER(2 * MAX(y._t) + 3, 2) + 1 / POWER(2 * MAX(y._t) + 4, 2) + 1 / POWER(2 * MAX(y._t) + 5, 2) + 1 / POWER(2 * MAX(y._t) + 6, 2) + 1 / POWER(2 * MAX(y._t) + 7, 2) + 1 / POWER(2 * MAX(y._t) + 8, 2) + 1 / POWER(2 * MAX(y._t) + 9, 2) + 1 / (2 * MAX(y._t) + 10) + 1 / (2 * POWER((2 * MAX(y._t) + 10), 2)) + 1 / (6 * POWER((2 * MAX(y._t) + 10), 3)) - 1 / (30 * POWER((2 * MAX(y._t) + 10), 5)) + 1 / (42 * POWER((2 * MAX(y._t) + 10), 7)) - 1 / (30 * POWER((2 * MAX(y._t) + 10), 9)) + 5 / (66 * POWER((2 * MAX(y._t) + 10), 11))) - (1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 0, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 1, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 2, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 3, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 4, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 5, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 6, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 7, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 8, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 9, 2) + 1 / (CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10) + 1 / (2 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 2)) + 1 / (6 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 3)) - 1 / (30 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 5)) + 1 / (42 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 7)) - 1 / (30 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 9)) + 5 / (66 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 11)))) AS _bfirst,
+            {% if ordered_sums %}SUM((4 * y._t * y._t * CASE WHEN y._zr > 0 OR y._lr < -700 THEN 0 ELSE EXP(y._lr) END) * ((1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 0, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 1, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 2, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 3, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 4, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 5, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 6, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 7, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 8, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 9, 2) + 1 / (CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10) + 1 / (2 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 11))) - (1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 0, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 1, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 2, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 3, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 4, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 5, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 6, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 7, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 8, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 9, 2) + 1 / (CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10) + 1 / (2 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 11)))) ORDER BY y._pos){% else %}SUM((4 * y._t * y._t * CASE WHEN y._zr > 0 OR y._lr < -700 THEN 0 ELSE EXP(y._lr) END) * ((1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 0, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 1, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 2, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 3, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 4, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 5, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 6, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 7, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 8, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 9, 2) + 1 / (CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10) + 1 / (2 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 11))) - (1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 0, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 1, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 2, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 3, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 4, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 5, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 6, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 7, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 8, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 9, 2) + 1 / (CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10) + 1 / (2 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 11))))){% endif %} AS _rest,
+            NULL AS _reach, NULL AS _greach, NULL AS _gall
+        FROM (
+            SELECT x.*,
+                SUM(CASE WHEN x._ratio > 0 THEN LN(x._ratio) ELSE 0 END) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _lr,
+                SUM(CASE WHEN x._ratio > 0 THEN 0 ELSE 1 END) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _zr
+            FROM (
+                SELECT r.*, s._p_T AS _t, 2 * s._p_T - r._cg AS _ca,
+                    POWER((r._pos - 1 + 2 * s._p_T - r._cg)
+                          / (r._pos - 1 + 2 * s._p_T - r._cg + r._gn), 2) AS _ratio
+                FROM _cwlrows AS r
+                JOIN _specs AS s ON s._idx = r._idx AND s._family = 'INST'
+            ) AS x
+        ) AS y
+        GROUP BY y._idx, {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q
     ),
 
     _groups AS (SELECT DISTINCT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}1 AS _one FROM _rq AS x),
@@ -380,6 +452,14 @@ _qrels AS (
                 WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS {{ rankeval.double() }}) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS {{ rankeval.double() }})
                 WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS {{ rankeval.double() }}) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS {{ rankeval.double() }})
+                WHEN 'INSQ' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }})
+                WHEN 'SDCG' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }})
+                WHEN 'NERR8' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
+                WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
+                WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
+                WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
+                WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
+                WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS {{ rankeval.double() }}) END AS {{ rankeval.double() }})
                 ELSE {{ rankeval.fail_open() }}s._name || ' is not available in SQL yet; use rk.evaluate'{{ rankeval.fail_close() }}
             END END AS _value
         FROM (
@@ -400,6 +480,8 @@ _qrels AS (
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {% for b in by %}a._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}a._q = u._q
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q
+        LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
+        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {% for b in by %}cw._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}cw._q = u._q
     )
 {%- if per_query %}
 SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endfor %}v._q AS {{ q }},
