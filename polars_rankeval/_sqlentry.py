@@ -23,7 +23,10 @@ from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY, Param
 from polars_rankeval.engines.sqltwin.targets import TARGETS, Target
 
-__all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "summary_sql"]
+__all__ = [
+    "FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "is_choice",
+    "qualifier", "summary_sql",
+]  # fmt: skip
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "sql"
@@ -55,7 +58,13 @@ def all_params() -> dict[str, Param]:
     return dict(sorted(names.items()))
 
 
-def _is_choice(name: str) -> bool:
+def is_choice(name: str) -> bool:
+    """True when parameter ``name`` takes a word from a list (norm, gain...), false
+    when it takes a number (the SQL casts those to a double).
+
+    >>> is_choice("gain"), is_choice("p")
+    (True, False)
+    """
     return all_params()[name].choices is not None
 
 
@@ -168,13 +177,19 @@ class Dialect:
         )  # fmt: skip
 
 
-def _dot(alias: str) -> str:
+def qualifier(alias: str) -> str:
+    """The prefix that qualifies a column with table alias ``alias`` ("" for none): the
+    group columns of every rendering (DuckDB, ``sql.render``, dbt) are written with it.
+
+    >>> qualifier("r") + "_q", qualifier("") + "_q"
+    ('r._q', '_q')
+    """
     return f"{alias}." if alias else ""
 
 
 DUCKDB = Dialect.of(
     TARGETS["duckdb"],
-    g=lambda a: f"{_dot(a)}_g, ",
+    g=lambda a: f"{qualifier(a)}_g, ",
     gj=lambda a, b: f"{a}._g IS NOT DISTINCT FROM {b}._g AND ",
     top="top",
     complete="complete",
@@ -895,7 +910,7 @@ def _spec_columns() -> str:
     out = []
     for name in all_params():
         value = f"MAX(CASE WHEN v.param = {_quote(name)} THEN v.value END)"
-        if not _is_choice(name):
+        if not is_choice(name):
             value = f"TRY_CAST({value} AS DOUBLE)"
         out.append(f"{value} AS _p_{name}")
     return ",\n            ".join(out)
