@@ -91,9 +91,11 @@ _qrels AS (
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item,
-            ROW_NUMBER() OVER (
+            ROW_NUMBER() OVER (PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC) AS _pos,
+            COUNT(*) OVER (
                 PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC
-            ) AS _pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+            ) AS _n
         FROM _run AS r
     ),
     -- the judged retrieved rows: all that is read of the ranked run
@@ -102,8 +104,10 @@ _qrels AS (
         FROM _ranked AS r
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
-    -- per query: the rows and the repeated (query, item) rows, one aggregate over the run
     _rq AS (
+        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._n FROM _ranked AS r WHERE r._pos = 1
+    ),
+    _rdup AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
         GROUP BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
@@ -116,8 +120,8 @@ _qrels AS (
     ),
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
-            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
-            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
+            (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
             COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
             (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
@@ -141,7 +145,7 @@ _qrels AS (
                         ORDER BY r0._key DESC, {{ rankeval.bytes_order('r0._item') }} DESC
                     ) AS _pos
                 FROM _run AS r0
-                JOIN _rq AS y ON {% for b in by %}y._g{{ loop.index0 }} IS NOT DISTINCT FROM r0._g{{ loop.index0 }} AND {% endfor %}y._q = r0._q
+                JOIN _rdup AS y ON {% for b in by %}y._g{{ loop.index0 }} IS NOT DISTINCT FROM r0._g{{ loop.index0 }} AND {% endfor %}y._q = r0._q
                 WHERE {{ 'true' if duplicates == 'first' else 'false' }} AND y._dup > 0
             ) AS r
             WHERE {{ 'NULL' if top is none else top }} IS NULL OR r._pos <= {{ 'NULL' if top is none else top }}
