@@ -601,11 +601,16 @@ def _ranked_sql(d: Dialect) -> str:
         window = (
             f"PARTITION BY {part('r')}r._q ORDER BY r._key DESC, {d.bytes_order('r._item')} DESC"
         )
-        return (
-            f"SELECT {d.g('r')}r._q, r._item,\n            ROW_NUMBER() OVER ({window}) AS _pos,\n"
-            f"            COUNT(*) OVER (\n                {window}\n"
+        # with a fingerprint the rows per query come from here (see _repeats_sql)
+        count = (
+            f",\n            COUNT(*) OVER (\n                {window}\n"
             "                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING\n"
-            f"            ) AS _n\n        FROM _run AS r{where}"
+            "            ) AS _n"
+            if d.fingerprint else ""
+        )
+        return (
+            f"SELECT {d.g('r')}r._q, r._item,\n            ROW_NUMBER() OVER ({window}) AS _pos"
+            f"{count}\n        FROM _run AS r{where}"
         )
 
     if not d.no_groups:
@@ -618,31 +623,34 @@ def _ranked_sql(d: Dialect) -> str:
 
 
 def _repeats_sql(d: Dialect) -> str:
-    """CTEs ``_rq``: the run's rows per (group, query), from the ranking window;
-    ``_rdup``: per (group, query), its rows and those repeating a (group, query, item)
-    (_n, _dup), at least for every query that has repeats.  Where the dialect has a
-    64-bit fingerprint (DuckDB), the repeats are first counted over the whole run by
+    """CTEs ``_rq``: the run's rows per (group, query); ``_rdup``: per (group, query), its
+    rows and those repeating a (group, query, item) (_n, _dup), at least for every query
+    that has repeats.
+
+    Without a fingerprint both come from one aggregate over the run (``_rdup`` is
+    ``_rq``).  With one (DuckDB), the repeats are first counted over the whole run by
     fingerprint, one single-column distinct count (a collision can only over-count), and
-    exactly per query only when that count is not 0 (otherwise the exact pass is
-    skipped): the exact per-query distinct count over every row was ~15% of a call's
-    CPU."""
+    exactly per query only when that count is not 0 (otherwise DuckDB skips the exact
+    pass: a join with an empty side); the rows per query are the ranking window's count,
+    read on each query's first row.  The exact per-query distinct count over every row
+    was ~15% of a call's CPU.  (Elsewhere a second reader of the ranked rows would
+    recompute the window (Spark) or store it (PostgreSQL).)"""
     g = d.g
-    # the count is the ranking window's (the same sort), read on each query's first row
-    rows = f"""_rq AS (
-        SELECT {g('r')}r._q, r._n FROM _ranked AS r WHERE r._pos = 1
-    ),"""
     exact = f"""SELECT {g('r')}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r@@FLAGGED@@
         GROUP BY {g('r')}r._q"""
     if d.fingerprint is None:
-        return f"{rows}\n    _rdup AS (\n        {exact.replace('@@FLAGGED@@', '')}\n    ),"
+        plain = exact.replace("@@FLAGGED@@", "")
+        return f"_rq AS (\n        {plain}\n    ),\n    _rdup AS (SELECT * FROM _rq),"
     fingerprint = d.fingerprint(f"{g('r')}r._q, r._item")
     if d.no_groups:  # a constant group column is not hashed (measured ~1/3 of the hashing)
         fingerprint = (
             f"CASE WHEN {d.no_groups} THEN {d.fingerprint('r._q, r._item')} ELSE {fingerprint} END"
         )
     flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f"
-    return f"""{rows}
+    return f"""_rq AS (
+        SELECT {g('r')}r._q, r._n FROM _ranked AS r WHERE r._pos = 1
+    ),
     _fp AS (SELECT COUNT(*) - COUNT(DISTINCT {fingerprint}) AS _h FROM _run AS r),
     _rdup AS (
         {exact.replace('@@FLAGGED@@', flagged)}

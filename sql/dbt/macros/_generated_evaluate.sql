@@ -91,11 +91,7 @@ _qrels AS (
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item,
-            ROW_NUMBER() OVER (PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC) AS _pos,
-            COUNT(*) OVER (
-                PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC
-                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
-            ) AS _n
+            ROW_NUMBER() OVER (PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC) AS _pos
         FROM _run AS r
     ),
     -- the judged retrieved rows: all that is read of the ranked run
@@ -105,13 +101,11 @@ _qrels AS (
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
     _rq AS (
-        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._n FROM _ranked AS r WHERE r._pos = 1
-    ),
-    _rdup AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
         GROUP BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
     ),
+    _rdup AS (SELECT * FROM _rq),
     _qq AS (
         SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
             MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
