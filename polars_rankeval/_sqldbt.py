@@ -17,10 +17,10 @@ from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval._sqlentry import (
     Dialect,
-    _dot,
-    _is_choice,
     all_params,
     compute_sql,
+    is_choice,
+    qualifier,
     summary_sql,
 )
 from polars_rankeval.engines.sqltwin.targets import DIALECTS, PORTABLE, TARGETS, Target
@@ -120,7 +120,7 @@ def dialect_macro() -> str:
 def _dialect() -> Dialect:
     loop = "{% for b in by %}"
     return Dialect(
-        g=lambda a: f"{loop}{_dot(a)}_g{{{{ loop.index0 }}}}, {{% endfor %}}",
+        g=lambda a: f"{loop}{qualifier(a)}_g{{{{ loop.index0 }}}}, {{% endfor %}}",
         gj=lambda a, b: f"{loop}{a}._g{{{{ loop.index0 }}}} IS NOT DISTINCT FROM"
         f" {b}._g{{{{ loop.index0 }}}} AND {{% endfor %}}",
         fail=lambda m: f"{{{{ rankeval.fail_open() }}}}{m}{{{{ rankeval.fail_close() }}}}",
@@ -139,7 +139,7 @@ def _spec_rows() -> str:
     """The parsed measures as a UNION ALL of one-row SELECTs (portable typed NULLs)."""
     columns = []
     for name in all_params():
-        if _is_choice(name):
+        if is_choice(name):
             columns.append(
                 f"{{% if spec.get('{name}') is none %}}CAST(NULL AS {{{{ rankeval.text() }}}})"
                 f"{{% else %}}'{{{{ spec['{name}'] }}}}'{{% endif %}} AS _p_{name}"

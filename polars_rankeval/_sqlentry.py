@@ -28,7 +28,10 @@ from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
 from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
 from polars_rankeval.engines.sqltwin.targets import TARGETS, Target
 
-__all__ = ["FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "summary_sql"]
+__all__ = [
+    "FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "is_choice",
+    "qualifier", "summary_sql",
+]  # fmt: skip
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "sql"
@@ -60,7 +63,13 @@ def all_params() -> dict[str, Param]:
     return dict(sorted(names.items()))
 
 
-def _is_choice(name: str) -> bool:
+def is_choice(name: str) -> bool:
+    """True when parameter ``name`` takes a word from a list (norm, gain...), false
+    when it takes a number (the SQL casts those to a double).
+
+    >>> is_choice("gain"), is_choice("p")
+    (True, False)
+    """
     return all_params()[name].choices is not None
 
 
@@ -159,6 +168,8 @@ class Dialect:
     # true when ``by`` is empty, where g() is then still a column (DuckDB's constant
     # struct): the ranking leaves it out of its window then ("" elsewhere)
     no_groups: str = ""
+    # a 64-bit hash of a column list, where the dialect has one (None: exact counts only)
+    fingerprint: Callable[[str], str] | None = None
 
     @classmethod
     def of(
@@ -169,17 +180,23 @@ class Dialect:
         return cls(
             g=g, gj=gj, fail=t.fail, double=t.double, real=t.real, top=top,
             complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
-            ordered=t.ordered, no_groups=no_groups,
+            ordered=t.ordered, no_groups=no_groups, fingerprint=t.fingerprint,
         )  # fmt: skip
 
 
-def _dot(alias: str) -> str:
+def qualifier(alias: str) -> str:
+    """The prefix that qualifies a column with table alias ``alias`` ("" for none): the
+    group columns of every rendering (DuckDB, ``sql.render``, dbt) are written with it.
+
+    >>> qualifier("r") + "_q", qualifier("") + "_q"
+    ('r._q', '_q')
+    """
     return f"{alias}." if alias else ""
 
 
 DUCKDB = Dialect.of(
     TARGETS["duckdb"],
-    g=lambda a: f"{_dot(a)}_g, ",
+    g=lambda a: f"{qualifier(a)}_g, ",
     gj=lambda a, b: f"{a}._g IS NOT DISTINCT FROM {b}._g AND ",
     top="top",
     complete="complete",
@@ -591,10 +608,19 @@ def _ranked_sql(d: Dialect) -> str:
     the planner drops the branch whose condition is false."""
 
     def select(part: Callable[[str], str], where: str) -> str:
+        window = (
+            f"PARTITION BY {part('r')}r._q ORDER BY r._key DESC, {d.bytes_order('r._item')} DESC"
+        )
+        # with a fingerprint the rows per query come from here (see _repeats_sql)
+        count = (
+            f",\n            COUNT(*) OVER (\n                {window}\n"
+            "                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING\n"
+            "            ) AS _n"
+            if d.fingerprint else ""
+        )
         return (
-            f"SELECT {d.g('r')}r._q, r._item,\n            ROW_NUMBER() OVER (\n"
-            f"                PARTITION BY {part('r')}r._q ORDER BY r._key DESC,"
-            f" {d.bytes_order('r._item')} DESC\n            ) AS _pos\n        FROM _run AS r{where}"
+            f"SELECT {d.g('r')}r._q, r._item,\n            ROW_NUMBER() OVER ({window}) AS _pos"
+            f"{count}\n        FROM _run AS r{where}"
         )
 
     if not d.no_groups:
@@ -604,6 +630,41 @@ def _ranked_sql(d: Dialect) -> str:
         + "\n        UNION ALL\n        "
         + select(d.g, f" WHERE NOT ({d.no_groups})")
     )
+
+
+def _repeats_sql(d: Dialect) -> str:
+    """CTEs ``_rq``: the run's rows per (group, query); ``_rdup``: per (group, query), its
+    rows and those repeating a (group, query, item) (_n, _dup), at least for every query
+    that has repeats.
+
+    Without a fingerprint both come from one aggregate over the run (``_rdup`` is
+    ``_rq``).  With one (DuckDB), the repeats are first counted over the whole run by
+    fingerprint, one single-column distinct count (a collision can only over-count), and
+    exactly per query only when that count is not 0 (otherwise DuckDB skips the exact
+    pass: a join with an empty side); the rows per query are the ranking window's count,
+    read on each query's first row.  The exact per-query distinct count over every row
+    was ~15% of a call's CPU.  (Elsewhere a second reader of the ranked rows would
+    recompute the window (Spark) or store it (PostgreSQL).)"""
+    g = d.g
+    exact = f"""SELECT {g('r')}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
+        FROM _run AS r@@FLAGGED@@
+        GROUP BY {g('r')}r._q"""
+    if d.fingerprint is None:
+        plain = exact.replace("@@FLAGGED@@", "")
+        return f"_rq AS (\n        {plain}\n    ),\n    _rdup AS (SELECT * FROM _rq),"
+    fingerprint = d.fingerprint(f"{g('r')}r._q, r._item")
+    if d.no_groups:  # a constant group column is not hashed (measured ~1/3 of the hashing)
+        fingerprint = (
+            f"CASE WHEN {d.no_groups} THEN {d.fingerprint('r._q, r._item')} ELSE {fingerprint} END"
+        )
+    flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f"
+    return f"""_rq AS (
+        SELECT {g('r')}r._q, r._n FROM _ranked AS r WHERE r._pos = 1
+    ),
+    _fp AS (SELECT COUNT(*) - COUNT(DISTINCT {fingerprint}) AS _h FROM _run AS r),
+    _rdup AS (
+        {exact.replace('@@FLAGGED@@', flagged)}
+    ),"""
 
 
 def _counts_sql(d: Dialect) -> str:
@@ -620,12 +681,7 @@ def _counts_sql(d: Dialect) -> str:
         FROM _ranked AS r
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
-    -- per query: the rows and the repeated (query, item) rows, one aggregate over the run
-    _rq AS (
-        SELECT {g('r')}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
-        FROM _run AS r
-        GROUP BY {g('r')}r._q
-    ),
+    {_repeats_sql(d)}
     _qq AS (
         SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
             MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
@@ -634,8 +690,8 @@ def _counts_sql(d: Dialect) -> str:
     ),
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
-            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
-            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
+            (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
             COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
             (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
@@ -666,7 +722,7 @@ def _dropped_sql(d: Dialect) -> str:
                         ORDER BY r0._key DESC, {d.bytes_order('r0._item')} DESC
                     ) AS _pos
                 FROM _run AS r0
-                JOIN _rq AS y ON {d.gj('y', 'r0')}y._q = r0._q
+                JOIN _rdup AS y ON {d.gj('y', 'r0')}y._q = r0._q
                 WHERE {d.first} AND y._dup > 0
             ) AS r
             WHERE {d.top} IS NULL OR r._pos <= {d.top}
@@ -908,7 +964,7 @@ def _spec_columns() -> str:
     out = []
     for name in all_params():
         value = f"MAX(CASE WHEN v.param = {_quote(name)} THEN v.value END)"
-        if not _is_choice(name):
+        if not is_choice(name):
             value = f"TRY_CAST({value} AS DOUBLE)"
         out.append(f"{value} AS _p_{name}")
     return ",\n            ".join(out)

@@ -633,15 +633,19 @@ _specs AS (
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
         SELECT r._g, r._q, r._item,
-            ROW_NUMBER() OVER (
+            ROW_NUMBER() OVER (PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos,
+            COUNT(*) OVER (
                 PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
-            ) AS _pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+            ) AS _n
         FROM _run AS r WHERE len("by") = 0
         UNION ALL
         SELECT r._g, r._q, r._item,
-            ROW_NUMBER() OVER (
+            ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos,
+            COUNT(*) OVER (
                 PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
-            ) AS _pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+            ) AS _n
         FROM _run AS r WHERE NOT (len("by") = 0)
     ),
     -- the judged retrieved rows: all that is read of the ranked run
@@ -650,10 +654,14 @@ _specs AS (
         FROM _ranked AS r
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
-    -- per query: the rows and the repeated (query, item) rows, one aggregate over the run
     _rq AS (
+        SELECT r._g, r._q, r._n FROM _ranked AS r WHERE r._pos = 1
+    ),
+    _fp AS (SELECT COUNT(*) - COUNT(DISTINCT CASE WHEN len("by") = 0 THEN hash(r._q, r._item) ELSE hash(r._g, r._q, r._item) END) AS _h FROM _run AS r),
+    _rdup AS (
         SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
+        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f
         GROUP BY r._g, r._q
     ),
     _qq AS (
@@ -664,8 +672,8 @@ _specs AS (
     ),
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
-            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
-            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
+            (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
             COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
             (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
@@ -689,7 +697,7 @@ _specs AS (
                         ORDER BY r0._key DESC, CAST(r0._item AS VARCHAR) DESC
                     ) AS _pos
                 FROM _run AS r0
-                JOIN _rq AS y ON y._g IS NOT DISTINCT FROM r0._g AND y._q = r0._q
+                JOIN _rdup AS y ON y._g IS NOT DISTINCT FROM r0._g AND y._q = r0._q
                 WHERE (duplicates = 'first') AND y._dup > 0
             ) AS r
             WHERE top IS NULL OR r._pos <= top

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import duckdb
@@ -183,3 +184,35 @@ def test_clear_error_without_sqlglot(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_single_measures_render_everywhere(name: str) -> None:
     for dialect in DIALECTS:
         assert sqlglot.parse_one(render([name], dialect), read=dialect) is not None
+
+
+@pytest.mark.parametrize("duplicates", ["error", "first"])
+def test_fingerprint_collisions_only_cost_time(
+    monkeypatch: pytest.MonkeyPatch, duplicates: str
+) -> None:
+    """DuckDB counts the run's repeated (query, item) rows by a 64-bit hash first and
+    exactly only when hashes repeat.  With a hash that always collides, every run takes
+    the exact path: the values are the polars engine's, and a real repeat still raises
+    (duplicates='error') or is dropped (duplicates='first')."""
+    from polars_rankeval.engines.sqltwin import targets
+
+    colliding = replace(targets.TARGETS["duckdb"], fingerprint=lambda columns: "0")
+    monkeypatch.setitem(targets.TARGETS, "duckdb", colliding)
+    run = pl.DataFrame({
+        "query": ["q1", "q1", "q1", "q2", "q2"], "item": ["a", "b", "c", "a", "d"],
+        "score": [3.0, 2.0, 1.0, 2.0, 1.0],
+    })
+    qrels = pl.DataFrame({"query": ["q1", "q1", "q2"], "item": ["a", "c", "d"], "relevance": [1, 2, 1]})
+    names = ["AP", "nDCG@10", "P@2", "RR", "NumRet"]
+    repeated = pl.concat([run, run.head(1).with_columns(pl.lit(0.5).alias("score"))])
+    for frame in (run, repeated):
+        sql = render(names, "duckdb", run_table="run", qrels_table="qrels",
+                     per_query=True, duplicates=duplicates)
+        assert "COUNT(DISTINCT 0)" in sql  # the colliding fingerprint is the one used
+        if duplicates == "error" and frame is repeated:
+            with pytest.raises(duckdb.Error, match=r"duplicate \(query, item\) rows: 1 extra"):
+                _run_duckdb(sql, {"run": frame, "qrels": qrels})
+            continue
+        got = _run_duckdb(sql, {"run": frame, "qrels": qrels})
+        want = _polars(frame, qrels, names, per_query=True, duplicates=duplicates)
+        assert_same(got.cast(want.schema), want, what="colliding fingerprint")  # type: ignore[arg-type]

@@ -24,10 +24,10 @@ from polars_rankeval._registry import Measure
 from polars_rankeval._sqlentry import (
     FAMILIES_SQL,
     Dialect,
-    _dot,
-    _is_choice,
     all_params,
     compute_sql,
+    is_choice,
+    qualifier,
     summary_sql,
 )
 from polars_rankeval.engines.sqltwin.targets import DIALECTS, TARGETS, Target, require_sqlglot
@@ -76,7 +76,7 @@ def _dialect(c: _Call) -> Dialect:
     o = c.options
     return Dialect.of(
         c.t,
-        g=lambda a: "".join(f"{_dot(a)}_g{i}, " for i in range(n)),
+        g=lambda a: "".join(f"{qualifier(a)}_g{i}, " for i in range(n)),
         gj=lambda a, b: "".join(f"{a}._g{i} IS NOT DISTINCT FROM {b}._g{i} AND " for i in range(n)),
         top="NULL" if o.top is None else str(int(o.top)),
         complete="TRUE" if o.complete else "FALSE",
@@ -152,7 +152,7 @@ def _spec_row(t: Target, idx: int, name: str, m: Measure) -> list[tuple[str, str
     ]  # fmt: skip
     for p in all_params():
         value = params.get(p)
-        if _is_choice(p):
+        if is_choice(p):
             text = "NULL" if value is None else t.literal(str(value))
             cols.append((f"CAST({text} AS {t.text})", f"_p_{p}"))
         else:

@@ -49,6 +49,9 @@ class Target:
     # sum's last bits from call to call.  Spark, BigQuery and Snowflake have no ordered
     # SUM (only ordered ARRAY_AGG/collect_list): their double sums keep the engine's order.
     ordered_sum: bool = False
+    # a 64-bit hash of a column list (the run's duplicate check counts distinct hashes
+    # first, exactly only when they repeat); None: exact distinct counts only
+    fingerprint: Callable[[str], str] | None = None
 
     def bytes_order(self, x: str) -> str:
         """``x`` as text that sorts in byte order (trec_eval's strcmp), whatever the collation."""
@@ -123,6 +126,7 @@ TARGETS: dict[str, Target] = {
         real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE)",
         finite=lambda x: f"isfinite({x})",
         ordered_sum=True,
+        fingerprint=lambda columns: f"hash({columns})",
     ),
     "postgres": Target(
         "postgres", '"', False, "DOUBLE PRECISION", "TEXT", "INTEGER",

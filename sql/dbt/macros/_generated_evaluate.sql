@@ -91,9 +91,7 @@ _qrels AS (
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item,
-            ROW_NUMBER() OVER (
-                PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC
-            ) AS _pos
+            ROW_NUMBER() OVER (PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC) AS _pos
         FROM _run AS r
     ),
     -- the judged retrieved rows: all that is read of the ranked run
@@ -102,12 +100,12 @@ _qrels AS (
         FROM _ranked AS r
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
-    -- per query: the rows and the repeated (query, item) rows, one aggregate over the run
     _rq AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
         GROUP BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
     ),
+    _rdup AS (SELECT * FROM _rq),
     _qq AS (
         SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
             MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
@@ -116,8 +114,8 @@ _qrels AS (
     ),
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
-            COALESCE((SELECT SUM(x._dup) FROM _rq AS x), 0) AS _run_dup,
-            (SELECT MIN(x._q) FROM _rq AS x WHERE x._dup > 0) AS _run_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
+            (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
             COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
             (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
@@ -141,7 +139,7 @@ _qrels AS (
                         ORDER BY r0._key DESC, {{ rankeval.bytes_order('r0._item') }} DESC
                     ) AS _pos
                 FROM _run AS r0
-                JOIN _rq AS y ON {% for b in by %}y._g{{ loop.index0 }} IS NOT DISTINCT FROM r0._g{{ loop.index0 }} AND {% endfor %}y._q = r0._q
+                JOIN _rdup AS y ON {% for b in by %}y._g{{ loop.index0 }} IS NOT DISTINCT FROM r0._g{{ loop.index0 }} AND {% endfor %}y._q = r0._q
                 WHERE {{ 'true' if duplicates == 'first' else 'false' }} AND y._dup > 0
             ) AS r
             WHERE {{ 'NULL' if top is none else top }} IS NULL OR r._pos <= {{ 'NULL' if top is none else top }}
