@@ -44,13 +44,24 @@ seeds:
 """
 
 
-def project(tmp_path: Path) -> Path:
-    """examples/dbt_dashboard copied, with the package by absolute path and the parity
-    seeds and models added."""
-    target = tmp_path / "dbt_dashboard"
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """examples/dbt_dashboard copied, with the package by absolute path, after one
+    `dbt deps` (the tests copy it: one deps for the module, not one per test)."""
+    target = tmp_path_factory.mktemp("dbt") / "installed"
     shutil.copytree(ROOT / "examples" / "dbt_dashboard", target,
                     ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
     (target / "packages.yml").write_text(f"packages:\n  - local: {ROOT / 'sql' / 'dbt'}\n")
+    dbt(target, "deps", env={"RANKEVAL_DBT_DUCKDB": str(target / "deps.duckdb")})
+    assert (target / "dbt_packages").is_dir()
+    return target
+
+
+def project(installed: Path, tmp_path: Path) -> Path:
+    """The installed example with the parity seeds and models added."""
+    target = tmp_path / "dbt_dashboard"
+    shutil.copytree(installed, target, symlinks=True,
+                    ignore=shutil.ignore_patterns("*.duckdb", "target", "logs"))
     runs, qrels = make_data(1)
     runs.write_csv(target / "seeds" / "parity_runs.csv")
     qrels.write_csv(target / "seeds" / "parity_judgments.csv")
@@ -116,17 +127,16 @@ def check_tables(read) -> int:
     return count
 
 
-def test_dbt_duckdb(tmp_path):
-    directory = project(tmp_path)
+def test_dbt_duckdb(installed, tmp_path):
+    directory = project(installed, tmp_path)
     database = tmp_path / "dashboard.duckdb"
     env = {"RANKEVAL_DBT_DUCKDB": str(database)}
-    dbt(directory, "deps", env=env)
     dbt(directory, "build", env=env)
     con = duckdb.connect(str(database), read_only=True)
     assert check_tables(lambda name: con.sql(f"SELECT * FROM main.{name}").pl()) > 1000
 
 
-def test_dbt_postgres(tmp_path, request):
+def test_dbt_postgres(installed, tmp_path, request):
     if importlib.util.find_spec("dbt.adapters.postgres") is None:
         pytest.skip("dbt-postgres not installed")
     from tests.sql import test_postgres
@@ -134,10 +144,9 @@ def test_dbt_postgres(tmp_path, request):
     if test_postgres.MISSING:
         pytest.skip(f"PostgreSQL not installed (no {', '.join(test_postgres.MISSING)})")
     server = request.getfixturevalue("postgres")
-    directory = project(tmp_path)
+    directory = project(installed, tmp_path)
     env = {"PGHOST": "127.0.0.1", "PGPORT": str(server.port), "PGUSER": "postgres",
            "PGDATABASE": "postgres", "RANKEVAL_DBT_SCHEMA": "rankeval_dbt"}
-    dbt(directory, "deps", env=env)
     dbt(directory, "build", "--target", "postgres", env=env)
 
     def read(name: str) -> pl.DataFrame:
@@ -158,19 +167,16 @@ from tests.sql.test_postgres import postgres  # noqa: F401  (the cluster fixture
         ("['AP(norm=foo)@10']", "norm='foo' is not allowed; choose one of R, min, hits"),
     ],
 )
-def test_dbt_bad_measure_fails_to_compile(tmp_path, measures, message):
+def test_dbt_bad_measure_fails_to_compile(installed, tmp_path, measures, message):
     """dbt renders the models while parsing the project: the first bad call stops it."""
     directory = tmp_path / "bad"
-    shutil.copytree(ROOT / "examples" / "dbt_dashboard", directory,
-                    ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb",
-                                                  "dashboard*.sql"))
-    (directory / "packages.yml").write_text(f"packages:\n  - local: {ROOT / 'sql' / 'dbt'}\n")
+    shutil.copytree(installed, directory, symlinks=True,
+                    ignore=shutil.ignore_patterns("*.duckdb", "target", "logs", "dashboard*.sql"))
     (directory / "models" / "bad.sql").write_text(
         f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures},"
         " query='qid', item='doc_id', score='sim', relevance='grade') }}\n"
     )
     env = {"RANKEVAL_DBT_DUCKDB": str(tmp_path / "bad.duckdb")}
-    dbt(directory, "deps", env=env)
     command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "parse",
                "--profiles-dir", str(directory), "--project-dir", str(directory)]
     result = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600,

@@ -56,6 +56,18 @@ def option_case(seed: int, cases: int, *, duplicates: bool) -> tuple[pl.DataFram
     return run, qrels
 
 
+def both_option_cases(seed: int, cases: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The run of :func:`option_case` without repeated rows and, beside it under the
+    systems ``"A+repeated"`` and ``"B+repeated"``, the one with repeated rows (both draw
+    the same qrels from ``seed``): the ``by`` groups are evaluated independently, so one
+    warehouse query checks both cases, and the oracle's groups are the distinct ones."""
+    distinct, qrels = option_case(seed, cases, duplicates=False)
+    repeated, same_qrels = option_case(seed, cases, duplicates=True)
+    assert same_qrels.equals(qrels)
+    repeated = repeated.with_columns(pl.col("system") + "+repeated")
+    return pl.concat([distinct, repeated]), qrels
+
+
 def polars_values(run: pl.DataFrame, qrels: pl.DataFrame, *, per_query: bool) -> pl.DataFrame:
     return polars_reference(run, qrels, MEASURES, per_query=per_query, **OPTIONS)
 
