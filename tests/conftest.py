@@ -55,7 +55,31 @@ SLOW = (
 )
 
 
+# The longest modules, longest first (per-file times of a full run, 2026-11-26).  With
+# ``--dist loadfile`` a worker takes whole modules in collection order, so a long module
+# collected last becomes the run's tail on one core; started first, it overlaps the rest.
+LONGEST_FIRST = (
+    "tests/sql/test_spark.py",
+    "tests/sql/test_spark_oracle.py",
+    "tests/sql/test_spark_options.py",
+    "tests/oracles/test_conventions_independent.py",
+    "tests/sql/test_sql_dbt.py",
+    "tests/engines/test_sql_parity.py",
+    "tests/sql/test_postgres.py",
+    "tests/sql/test_postgres_options.py",
+    "tests/oracles/test_oracle_ranx.py",
+    "tests/sql/test_sql_render.py",
+    "tests/docs/test_examples.py",
+)
+
+
+def _module_rank(item: pytest.Item) -> int:
+    path = item.nodeid.split("::")[0]
+    return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
+    items.sort(key=_module_rank)  # stable: each module's own order is kept
