@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from polars_rankeval._sqlentry import Dialect
+    from polars_rankeval.engines.sqltwin.targets import Dialect
 
 __all__ = ["FAMILIES", "LINEAR", "cases", "ctes_sql", "linear_term"]
 

@@ -16,14 +16,13 @@ from pathlib import Path
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval._sqlentry import (
-    Dialect,
     all_params,
     compute_sql,
     is_choice,
     qualifier,
     summary_sql,
 )
-from polars_rankeval.engines.sqltwin.targets import DIALECTS, PORTABLE, TARGETS, Target
+from polars_rankeval.engines.sqltwin.targets import DIALECTS, PORTABLE, TARGETS, Dialect, Target
 
 __all__ = ["dbt_files"]
 

@@ -26,7 +26,7 @@ from polars_rankeval._sqlcwl import LINEAR as CWL_LINEAR
 from polars_rankeval._sqlcwl import cases as cwl_cases
 from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
 from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
-from polars_rankeval.engines.sqltwin.targets import TARGETS, Target
+from polars_rankeval.engines.sqltwin.targets import TARGETS, Dialect
 
 __all__ = [
     "FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "is_choice",
@@ -138,50 +138,6 @@ def tables_sql() -> str:
 
 # ---------------------------------------------------------------------------------------
 # The canonical one-pass SQL, rendered for DuckDB macros or dbt (Jinja)
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """How the canonical SQL names the group columns, raises errors and types doubles.
-
-    ``g(alias)``: the group columns (``by``) as a select-list prefix ("a._g, ");
-    ``gj(a, b)``: a null-safe join condition prefix on them ("a._g IS NOT DISTINCT FROM
-    b._g AND "); ``fail(message_sql)``: an expression that raises the message;
-    ``ordered(with_order, without)``: an aggregate with ORDER BY where the dialect adds
-    doubles in a given order, else the plain one.  The per-dialect pieces come from the
-    one table :data:`polars_rankeval.engines.sqltwin.targets.TARGETS` (:meth:`of`); the
-    dbt package passes its dispatched macros, generated from the same table.
-    """
-
-    g: Callable[[str], str]
-    gj: Callable[[str, str], str]
-    fail: Callable[[str], str]
-    double: str
-    real: Callable[[str], str]
-    top: str  # the SQL of the top argument (NULL: all rows)
-    complete: str  # the SQL of the complete argument (a boolean)
-    first: str  # the SQL of duplicates = 'first' (a boolean)
-    text: str
-    # an id as text that sorts in byte order (trec_eval's strcmp), whatever the collation
-    bytes_order: Callable[[str], str]
-    ordered: Callable[[str, str], str]
-    # true when ``by`` is empty, where g() is then still a column (DuckDB's constant
-    # struct): the ranking leaves it out of its window then ("" elsewhere)
-    no_groups: str = ""
-    # a 64-bit hash of a column list, where the dialect has one (None: exact counts only)
-    fingerprint: Callable[[str], str] | None = None
-
-    @classmethod
-    def of(
-        cls, t: Target, *, g: Callable[[str], str], gj: Callable[[str, str], str],
-        top: str, complete: str, first: str, no_groups: str = "",
-    ) -> Dialect:  # fmt: skip
-        """The dialect of target ``t`` (its row of the table) with these groups and options."""
-        return cls(
-            g=g, gj=gj, fail=t.fail, double=t.double, real=t.real, top=top,
-            complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
-            ordered=t.ordered, no_groups=no_groups, fingerprint=t.fingerprint,
-        )  # fmt: skip
 
 
 def qualifier(alias: str) -> str:

@@ -23,14 +23,19 @@ from polars_rankeval._parse import resolve_measures
 from polars_rankeval._registry import Measure
 from polars_rankeval._sqlentry import (
     FAMILIES_SQL,
-    Dialect,
     all_params,
     compute_sql,
     is_choice,
     qualifier,
     summary_sql,
 )
-from polars_rankeval.engines.sqltwin.targets import DIALECTS, TARGETS, Target, require_sqlglot
+from polars_rankeval.engines.sqltwin.targets import (
+    DIALECTS,
+    TARGETS,
+    Dialect,
+    Target,
+    require_sqlglot,
+)
 from polars_rankeval.options import Columns, EvalOptions
 
 __all__ = ["DIALECTS", "render"]

@@ -101,9 +101,9 @@ def require_sqlglot() -> None:
 @functools.cache
 def _keywords(dialect: str) -> frozenset[str]:
     """sqlglot's keywords of the dialect (with the SQL standard's reserved words)."""
-    from sqlglot.dialects.dialect import Dialect
+    from sqlglot.dialects.dialect import Dialect as SqlglotDialect
 
-    return frozenset(Dialect.get_or_raise(dialect).tokenizer_class.KEYWORDS)
+    return frozenset(SqlglotDialect.get_or_raise(dialect).tokenizer_class.KEYWORDS)
 
 
 def _postgres_finite(x: str) -> str:
@@ -167,3 +167,47 @@ PORTABLE = Target(
     real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE PRECISION)",
     finite=lambda x: f"({x} IS NOT NULL)",
 )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How the canonical SQL names the group columns, raises errors and types doubles.
+
+    ``g(alias)``: the group columns (``by``) as a select-list prefix ("a._g, ");
+    ``gj(a, b)``: a null-safe join condition prefix on them ("a._g IS NOT DISTINCT FROM
+    b._g AND "); ``fail(message_sql)``: an expression that raises the message;
+    ``ordered(with_order, without)``: an aggregate with ORDER BY where the dialect adds
+    doubles in a given order, else the plain one.  The per-dialect pieces come from the
+    one table :data:`TARGETS` (:meth:`of`); the
+    dbt package passes its dispatched macros, generated from the same table.
+    """
+
+    g: Callable[[str], str]
+    gj: Callable[[str, str], str]
+    fail: Callable[[str], str]
+    double: str
+    real: Callable[[str], str]
+    top: str  # the SQL of the top argument (NULL: all rows)
+    complete: str  # the SQL of the complete argument (a boolean)
+    first: str  # the SQL of duplicates = 'first' (a boolean)
+    text: str
+    # an id as text that sorts in byte order (trec_eval's strcmp), whatever the collation
+    bytes_order: Callable[[str], str]
+    ordered: Callable[[str, str], str]
+    # true when ``by`` is empty, where g() is then still a column (DuckDB's constant
+    # struct): the ranking leaves it out of its window then ("" elsewhere)
+    no_groups: str = ""
+    # a 64-bit hash of a column list, where the dialect has one (None: exact counts only)
+    fingerprint: Callable[[str], str] | None = None
+
+    @classmethod
+    def of(
+        cls, t: Target, *, g: Callable[[str], str], gj: Callable[[str, str], str],
+        top: str, complete: str, first: str, no_groups: str = "",
+    ) -> Dialect:  # fmt: skip
+        """The dialect of target ``t`` (its row of the table) with these groups and options."""
+        return cls(
+            g=g, gj=gj, fail=t.fail, double=t.double, real=t.real, top=top,
+            complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
+            ordered=t.ordered, no_groups=no_groups, fingerprint=t.fingerprint,
+        )  # fmt: skip
