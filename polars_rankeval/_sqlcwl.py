@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from polars_rankeval.measures.cwl import TRIGAMMA_HEAD, TRIGAMMA_TAIL
+
 if TYPE_CHECKING:
     from polars_rankeval.engines.sqltwin.targets import Dialect
 
@@ -85,15 +87,15 @@ def _positions() -> str:
 
 
 def _trigamma(x: str) -> str:
-    """psi'(x) = sum_{n>=0} 1 / (x + n)^2 (x > 0, a double): ten terms, then the
-    asymptotic series at z = x + 10 (error below 1e-13), as measures/cwl.py."""
-    head = " + ".join(f"1 / POWER({x} + {n}, 2)" for n in range(10))
-    z = f"({x} + 10)"
-    tail = (
-        f"1 / {z} + 1 / (2 * POWER({z}, 2)) + 1 / (6 * POWER({z}, 3))"
-        f" - 1 / (30 * POWER({z}, 5)) + 1 / (42 * POWER({z}, 7))"
-        f" - 1 / (30 * POWER({z}, 9)) + 5 / (66 * POWER({z}, 11))"
-    )
+    """psi'(x) (x > 0, a double) as measures/cwl.py's series, written in SQL."""
+    head = " + ".join(f"1 / POWER({x} + {n}, 2)" for n in range(TRIGAMMA_HEAD))
+    z = f"({x} + {TRIGAMMA_HEAD})"
+    tail = ""
+    for numerator, denominator, power in TRIGAMMA_TAIL:
+        term = f"{abs(numerator)} / " + (
+            z if power == 1 else f"({denominator} * POWER({z}, {power}))"
+        )
+        tail += term if not tail else (" + " if numerator > 0 else " - ") + term
     return f"({head} + {tail})"
 
 

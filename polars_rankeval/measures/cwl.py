@@ -147,15 +147,21 @@ def _linear(kind: str, value: Callable[[Measure], float], depth: Callable[[Measu
     return expression, expected
 
 
+# psi'(x) = sum_{n>=0} 1 / (x + n)^2 for x > 0: TRIGAMMA_HEAD terms, then the asymptotic
+# series at z = x + TRIGAMMA_HEAD, sum of sign * 1 / (denominator * z^power) (error below
+# 1e-13).  _sqlcwl renders the same series as SQL.
+TRIGAMMA_HEAD = 10
+TRIGAMMA_TAIL = ((1, 1, 1), (1, 2, 2), (1, 6, 3), (-1, 30, 5), (1, 42, 7), (-1, 30, 9), (5, 66, 11))
+
+
 def _trigamma(x: pl.Expr) -> pl.Expr:
-    """psi'(x) = sum_{n>=0} 1 / (x + n)^2 for x > 0: ten terms, then the asymptotic series
-    at z = x + 10 (error below 1e-13)."""
-    head = pl.sum_horizontal([1.0 / (x + float(n)) ** 2 for n in range(10)])
-    z = x + 10.0
-    tail = (
-        1.0 / z + 1.0 / (2.0 * z**2) + 1.0 / (6.0 * z**3) - 1.0 / (30.0 * z**5)
-        + 1.0 / (42.0 * z**7) - 1.0 / (30.0 * z**9) + 5.0 / (66.0 * z**11)
-    )  # fmt: skip
+    """psi'(x) by the series of ``TRIGAMMA_HEAD`` and ``TRIGAMMA_TAIL``."""
+    head = pl.sum_horizontal([1.0 / (x + float(n)) ** 2 for n in range(TRIGAMMA_HEAD)])
+    z = x + float(TRIGAMMA_HEAD)
+    tail = pl.lit(0.0)
+    for numerator, denominator, power in TRIGAMMA_TAIL:
+        term = abs(numerator) / (float(denominator) * z**power)
+        tail = tail + term if numerator > 0 else tail - term
     return head + tail
 
 
