@@ -21,29 +21,36 @@ __all__ = ["Reader", "RunSource"]
 
 @dataclass
 class Reader:
-    """Opens QRELS/RUN arguments; ``-`` (standard input) is spooled to a temporary file."""
+    """Opens QRELS/RUN arguments; ``-`` (standard input) and pipes (``<(zcat run.gz)``)
+    are spooled to a temporary file."""
 
     stack: contextlib.ExitStack
     stdin_used: bool = False
-    aliases: dict[str, str] = field(default_factory=dict)  # temporary path -> "-"
+    aliases: dict[str, str] = field(default_factory=dict)  # temporary path -> argument
 
     def _path(self, argument: str) -> Path:
         if argument != "-":
             path = Path(argument)
             if path.is_dir():
                 raise UsageError(f"{argument} is a directory, not a file")
-            if not path.is_file():
+            if path.is_file():
+                return path
+            if not path.exists():
                 raise UsageError(f"no such file: {argument}")
-            return path
+            # a pipe or device (`<(zcat run.gz)`, /dev/stdin): read once, like standard input
+            return self._spool(path.read_bytes(), argument)
         if self.stdin_used:
             raise UsageError("standard input (-) can be given only once")
         self.stdin_used = True
-        data = sys.stdin.buffer.read()
+        return self._spool(sys.stdin.buffer.read(), "-")
+
+    def _spool(self, data: bytes, argument: str) -> Path:
+        """``data`` in a temporary file, which messages name as ``argument``."""
         suffix = ".parquet" if data[:4] == b"PAR1" else ".txt"
         directory = Path(self.stack.enter_context(tempfile.TemporaryDirectory()))
         path = directory / f"stdin{suffix}"
         path.write_bytes(data)
-        self.aliases[str(path)] = "-"
+        self.aliases[str(path)] = argument
         return path
 
     def run(self, argument: str, keep: Sequence[str] = ()) -> pl.LazyFrame:
@@ -80,7 +87,7 @@ class Reader:
         )
 
     def name(self, text: str) -> str:
-        """``text`` with the temporary standard-input paths shown as ``-``."""
+        """``text`` with the spooled copies' paths shown as their arguments (``-``, a pipe)."""
         for temporary, alias in self.aliases.items():
             text = text.replace(temporary, alias)
         return text

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import polars as pl
@@ -251,6 +253,37 @@ def test_stdin_bad_line_is_named_as_stdin(capsys, monkeypatch, small):
     code, _, err = run_cli(capsys, "-m", "map", small["qrels.txt"], "-")
     assert code == 1
     assert "-, line 2" in err and "not-a-number" in err
+    assert "stdin.txt" not in err
+
+
+def _fifo_with(tmp_path: Path, name: str, data: bytes) -> tuple[Path, threading.Thread]:
+    """A named pipe that a thread fills with ``data``: what ``<(zcat run.gz)`` gives."""
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(data,), daemon=True)
+    writer.start()
+    return fifo, writer
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+def test_run_and_qrels_from_pipes(capsys, small, tmp_path):
+    _, expected, _ = run_cli(capsys, "-q", "-m", "map", small["qrels.txt"], small["run.txt"])
+    qrels, qrels_writer = _fifo_with(tmp_path, "qrels", small["qrels.txt"].read_bytes())
+    run, run_writer = _fifo_with(tmp_path, "run", small["run.txt"].read_bytes())
+    code, out, err = run_cli(capsys, "-q", "-m", "map", qrels, run)
+    qrels_writer.join(5)
+    run_writer.join(5)
+    assert code == 0, err
+    assert out == expected and "map                   \tq1\t0.5833" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+def test_bad_line_in_a_pipe_is_named_by_the_pipe(capsys, small, tmp_path):
+    run, writer = _fifo_with(tmp_path, "run", b"q1 Q0 a 1 2.0 x\nq1 Q0 b 2 not-a-number x\n")
+    code, _, err = run_cli(capsys, "-m", "map", small["qrels.txt"], run)
+    writer.join(5)
+    assert code == 1
+    assert f"{run}, line 2" in err and "not-a-number" in err
     assert "stdin.txt" not in err
 
 
