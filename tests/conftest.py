@@ -6,8 +6,9 @@
   inner loop ``pytest -m "not slow"`` loads unless HYPOTHESIS_PROFILE says otherwise.  No deadline in either: on a loaded machine
   and under pytest-xdist a time limit per example fails for reasons that are not bugs.
 * pytest-xdist runs each test file on one worker (``--dist loadfile`` in pyproject),
-  so the module-scoped servers (the throwaway PostgreSQL cluster, the SparkSession)
-  start once per run, not once per worker.
+  so the module-scoped servers (the throwaway PostgreSQL cluster) start once per run,
+  not once per worker; the modules of ``SHARED_WORKER`` run on one worker together, so
+  their session-scoped server (the SparkSession) starts once per run.
 
 The shared helpers and oracles are plain modules beside this file (``helpers``,
 ``strategies``, ``parity``, ``oracles/pytrec_data``, ``oracles/ir_measures_data``):
@@ -17,6 +18,7 @@ test modules never import from each other.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -71,6 +73,30 @@ LONGEST_FIRST = (
     "tests/sql/test_sql_render.py",
     "tests/docs/test_examples.py",
 )
+
+
+# Module path prefixes whose modules share a session-scoped server: each group runs on one
+# pytest-xdist worker (one unit of ``--dist loadfile``), so the server starts once per run.
+SHARED_WORKER = {"tests/sql/test_spark": "spark"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` with the :data:`SHARED_WORKER` groups as single units (any
+    other ``--dist`` keeps pytest-xdist's own scheduler)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedServerScheduling(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return next(
+                (group for prefix, group in SHARED_WORKER.items() if path.startswith(prefix)),
+                path,
+            )
+
+    return SharedServerScheduling(config, log)
 
 
 def _module_rank(item: pytest.Item) -> int:

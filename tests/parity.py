@@ -442,6 +442,20 @@ def random_cases(seed: int, cases: int, *, int_ids: bool) -> dict[str, pl.DataFr
     }
 
 
+def stacked_cases(seeds: Sequence[int], cases: int, *, int_ids: bool) -> dict[str, pl.DataFrame]:
+    """The run and qrels of :func:`random_cases` for each seed, stacked with query ids
+    ``"s<seed>/<case>:<query>"``: queries are evaluated independently, so one query on a
+    slow engine checks every seed's cases (a wrong value names its seed and case)."""
+    parts = [random_cases(seed, cases, int_ids=int_ids) for seed in seeds]
+    return {
+        key: pl.concat(
+            part[key].with_columns((pl.lit(f"s{seed}/") + pl.col("query")).alias("query"))
+            for seed, part in zip(seeds, parts, strict=True)
+        )
+        for key in ("run", "qrels")
+    }
+
+
 def polars_reference(
     run: pl.DataFrame, qrels: pl.DataFrame | None, names: Sequence[str], **kw: Any
 ) -> pl.DataFrame:

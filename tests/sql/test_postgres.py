@@ -26,7 +26,17 @@ import polars as pl
 import pytest
 
 from polars_rankeval.sql import render
-from tests.parity import GRID, NO_NUMREL, assert_same, polars_reference, random_cases
+from tests.parity import (
+    GRID,
+    NO_NUMREL,
+    Expected,
+    assert_oracle,
+    assert_same,
+    oracle,
+    polars_reference,
+    random_cases,
+    stacked_cases,
+)
 
 pytest.importorskip("sqlglot")
 
@@ -165,13 +175,17 @@ def _check(
     qrels: pl.DataFrame | None,
     names: list[str],
     collation: str | None = None,
+    *,
+    expected: Expected | None = None,
     **kw: Any,
 ) -> None:
+    """Per query and summary equal to polars (and to ``expected``, pytrec_eval's values,
+    when given)."""
     render_kw = {k: v for k, v in kw.items() if k in ("score", "relevant")}
+    server.load("run", run, collation)
+    if qrels is not None:
+        server.load("qrels", qrels, collation)
     for per_query in (True, False):
-        server.load("run", run, collation)
-        if qrels is not None:
-            server.load("qrels", qrels, collation)
         sql = render(
             names, "postgres", run_table="run", qrels_table="qrels" if qrels is not None else None,
             per_query=per_query, **render_kw,
@@ -179,12 +193,18 @@ def _check(
         want = polars_reference(run, qrels, names, per_query=per_query, **kw)
         got = server.query(sql, dict(want.schema))
         assert_same(got, want, what=f"postgres per_query={per_query}")
+        if expected is not None:
+            assert_oracle(got, expected, by=None, per_query=per_query)
 
 
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text_ids", "int_ids"])
 def test_grid_matches_polars(postgres: Postgres, int_ids: bool) -> None:
-    data = random_cases(7, 25, int_ids=int_ids)
-    _check(postgres, data["run"], data["qrels"], GRID)
+    """Two case sets (seeds 7 and 21) in one statement per output shape: equal to polars
+    and, per query and on the mean, to pytrec_eval wherever it has the measure."""
+    data = stacked_cases((7, 21), 25, int_ids=int_ids)
+    expected = oracle(data["run"], data["qrels"], GRID)
+    assert len(expected) > 200  # the grid's trec_eval measures on 50 cases
+    _check(postgres, data["run"], data["qrels"], GRID, expected=expected)
 
 
 def test_rank_column_and_no_qrels(postgres: Postgres) -> None:

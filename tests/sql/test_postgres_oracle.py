@@ -1,6 +1,8 @@
 """The rendered SQL on a real PostgreSQL against independent values, not the polars engine:
-pytrec_eval for every measure trec_eval has (the GRID of ``test_sql_parity``), the other
-tools' formulas (``test_conventions_independent``) for the non-default conventions.
+the other tools' formulas (``test_conventions_independent``) for the non-default
+conventions.  pytrec_eval for every measure trec_eval has (the GRID of
+``test_sql_parity``) is checked in ``test_postgres.py::test_grid_matches_polars``, on the
+same statements as the polars parity.
 
 Skipped, with the reason, only when PostgreSQL's binaries are absent (as
 ``test_postgres.py``, whose throwaway cluster it uses).
@@ -15,8 +17,6 @@ import pytest
 
 from polars_rankeval.sql import render
 from tests.oracles.test_conventions_independent import ITEMS, Qrels, Run, _expected, _frames
-from tests.parity import GRID, oracle, random_cases
-from tests.parity import assert_oracle as _assert_oracle
 from tests.sql import test_postgres
 from tests.sql.test_postgres import MISSING, Postgres
 
@@ -44,16 +44,6 @@ def random_conventions_case(seed: int, queries: int) -> tuple[Run, Qrels]:
         judged = rng.sample(ITEMS, rng.randint(1, len(ITEMS)))
         qrels[f"q{q}"] = {d: rng.choice((0, 0, 1, 2, 3)) for d in judged}
     return run, qrels
-
-
-@pytest.mark.parametrize("int_ids", [False, True], ids=["text_ids", "int_ids"])
-def test_grid_equals_pytrec_eval(cluster: Postgres, int_ids: bool) -> None:
-    data = random_cases(21, 25, int_ids=int_ids)
-    run, qrels = data["run"], data["qrels"]
-    expected = oracle(run, qrels, GRID)
-    assert len(expected) > 100  # the grid's trec_eval measures on 25 cases
-    got = _per_query(cluster, run, qrels, GRID)
-    _assert_oracle(got, expected, by=None, per_query=True)
 
 
 def test_conventions_equal_the_other_tools_formulas(cluster: Postgres) -> None:

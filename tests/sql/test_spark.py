@@ -1,22 +1,32 @@
-"""polars_rankeval.spark.evaluate on Spark local mode must match the polars engine to 1e-9.
+"""polars_rankeval.spark.evaluate on Spark local mode must match the polars engine to 1e-9
+(and, on the grid with text ids, pytrec_eval for every measure trec_eval has).
 
-One module-scoped SparkSession (``local[2]``, UI off, 2 shuffle partitions, bound to
-127.0.0.1, the C1 JIT only).  Skipped, with the reason, only when pyspark or Java is absent;
-``.ci/install_engines.sh`` installs pyspark (Java 17 is expected on the machine).
+The SparkSession is the run's one session (``spark`` in ``tests/sql/conftest.py``).
+Skipped, with the reason, only when pyspark or Java is absent; ``.ci/install_engines.sh``
+installs pyspark (Java 17 is expected on the machine).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from typing import Any
 
 import polars as pl
 import pytest
 
 import polars_rankeval as rk
-from tests.parity import GRID, NO_NUMREL, assert_same, polars_reference, random_cases
+from tests.parity import (
+    GRID,
+    NO_NUMREL,
+    Expected,
+    assert_oracle,
+    assert_same,
+    oracle,
+    polars_reference,
+    random_cases,
+    stacked_cases,
+)
 
 pytest.importorskip("sqlglot")
 pyspark = pytest.importorskip("pyspark", reason="pyspark not installed: run .ci/install_engines.sh")
@@ -29,31 +39,6 @@ pytestmark = [
     pytest.mark.slow,  # a JVM starts for these tests
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
 ]
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("polars_rankeval-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        # a short-lived JVM on a small machine: the C1 JIT only and the serial GC cost about
-        # 40% less CPU than the defaults for the same queries (the results do not change)
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    try:
-        yield session
-    finally:
-        session.stop()
 
 
 _SPARK_TYPES = {pl.String: "string", pl.Int64: "bigint", pl.Float64: "double"}
@@ -70,22 +55,36 @@ def _to_polars(result: Any, schema: pl.Schema) -> pl.DataFrame:
 
 
 def _check(
-    spark: Any, run: pl.DataFrame, qrels: pl.DataFrame | None, names: list[str], **kw: Any
+    spark: Any, run: pl.DataFrame, qrels: pl.DataFrame | None, names: list[str], *,
+    expected: Expected | None = None, **kw: Any,
 ) -> None:
+    """Per query and summary equal to polars (and to ``expected``, pytrec_eval's values,
+    when given); the data checks run with the first call only (the same frames)."""
     run_df = _to_spark(spark, run)
     qrels_df = None if qrels is None else _to_spark(spark, qrels)
     for per_query in (True, False):
         want = polars_reference(run, qrels, names, per_query=per_query, **kw)
-        got = _to_polars(spark_evaluate(run_df, qrels_df, names, per_query, **kw), want.schema)
+        result = spark_evaluate(run_df, qrels_df, names, per_query, check=per_query, **kw)
+        got = _to_polars(result, want.schema)
         assert_same(got, want, what=f"spark per_query={per_query}")
         if not per_query:
             assert got["measure"].to_list() == want["measure"].to_list()
+        if expected is not None:
+            assert_oracle(got, expected, by=None, per_query=per_query)
 
 
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text_ids", "int_ids"])
 def test_grid_matches_polars(spark: Any, int_ids: bool) -> None:
-    data = random_cases(11, 20, int_ids=int_ids)
-    _check(spark, data["run"], data["qrels"], GRID)
+    """One Spark query per output shape, equal to polars; with text ids two case sets
+    (seeds 11 and 31), equal per query and on the mean to pytrec_eval too wherever it has
+    the measure (trec_eval breaks ties by the text id)."""
+    if int_ids:
+        data, expected = random_cases(11, 20, int_ids=True), None
+    else:
+        data = stacked_cases((11, 31), 20, int_ids=False)
+        expected = oracle(data["run"], data["qrels"], GRID)
+        assert len(expected) > 200
+    _check(spark, data["run"], data["qrels"], GRID, expected=expected)
 
 
 def test_rank_column_and_no_qrels(spark: Any) -> None:

@@ -4,8 +4,8 @@ with a space), ``complete``, ``top``, ``duplicates="first"`` and ``rel``; per qu
 summary equal to the polars engine to 1e-9 and, per query, to pytrec_eval (trec_eval's
 measures; ``warehouse_cases``).
 
-Skipped, with the reason, only when pyspark or Java is absent (as ``test_spark.py``,
-whose session it uses).
+Skipped, with the reason, only when pyspark or Java is absent (the run's one
+SparkSession, ``spark`` in ``tests/sql/conftest.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import pytest
 
 import polars_rankeval as rk
 from tests.parity import assert_oracle, assert_same
-from tests.sql import test_spark
 from tests.sql.test_spark import _to_polars, _to_spark, spark_evaluate
 from tests.sql.warehouse_cases import (
     MEASURES,
@@ -29,19 +28,18 @@ from tests.sql.warehouse_cases import (
     with_group,
 )  # fmt: skip
 
-session = test_spark.spark  # test_spark's module-scoped SparkSession, as a fixture
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
 ]
 
 
-def test_options_equal_polars_and_pytrec_eval(session: Any) -> None:
+def test_options_equal_polars_and_pytrec_eval(spark: Any) -> None:
     """A run without repeated rows and one with (systems "A+repeated", "B+repeated") in one
     Spark query per output shape: each (system, day) group equals polars; the groups
     without repeated rows equal pytrec_eval too."""
     run, qrels = both_option_cases(51, 10)
-    run_df, qrels_df = _to_spark(session, run), _to_spark(session, qrels)
+    run_df, qrels_df = _to_spark(spark, run), _to_spark(spark, qrels)
     # repeated rows have no trec_eval counterpart
     expected = pytrec_expected(run.filter(~pl.col("system").str.ends_with("+repeated")), qrels)
     assert len(expected) > 1000
@@ -59,9 +57,9 @@ def test_options_equal_polars_and_pytrec_eval(session: Any) -> None:
         assert_oracle(with_group(got), expected, by="group", per_query=per_query)
 
 
-def test_options_are_checked_before_spark_runs(session: Any) -> None:
+def test_options_are_checked_before_spark_runs(spark: Any) -> None:
     run, qrels = option_case(52, 2, duplicates=True)
-    run_df, qrels_df = _to_spark(session, run), _to_spark(session, qrels)
+    run_df, qrels_df = _to_spark(spark, run), _to_spark(spark, qrels)
     options = dict(OPTIONS, duplicates="error")
     with pytest.raises(rk.InputError, match=r"run: duplicate \(system, day, qid, doc id\) rows"):
         spark_evaluate(run_df, qrels_df, ["AP"], **options)

@@ -212,27 +212,47 @@ def with_duplicates(runs: pl.DataFrame, seed: int) -> pl.DataFrame:
     return pl.concat([runs, pl.DataFrame(extra, schema=runs.schema, orient="row")])
 
 
+def seeds_as_groups(seeds: tuple[int, ...]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`make_data` with :func:`with_duplicates` for each seed, stacked: systems and
+    query ids tagged ``"s<seed>/"``, so each seed's (system, day) groups are evaluated
+    on their own queries and judgments, as in a call of their own (without ``complete``,
+    which averages each group over every qrels query)."""
+    parts = []
+    for seed in seeds:
+        runs, qrels = make_data(seed)
+        tag = pl.lit(f"s{seed}/")
+        parts.append((
+            with_duplicates(runs, seed).with_columns(
+                (tag + pl.col("system")).alias("system"), (tag + pl.col("qid")).alias("qid")
+            ),
+            qrels.with_columns((tag + pl.col("qid")).alias("qid")),
+        ))  # fmt: skip
+    return pl.concat(r for r, _ in parts), pl.concat(q for _, q in parts)
+
+
 @pytest.mark.parametrize(
     "options",
     [{}, {"top": 3}, {"complete": True, "rel": 2}, {"top": 5, "conventions": "kaggle"}],
     ids=lambda o: ",".join(map(str, o.items())) or "-",
 )
-@pytest.mark.parametrize("seed", [1, 2])
-def test_duplicates_first(con, seed, options):
-    runs, qrels = make_data(seed)
-    runs = with_duplicates(runs, seed)
-    con.register("runs", runs)
-    con.register("judgments", qrels)
+def test_duplicates_first(con, options):
+    """Seeds 1 and 2: one call per output shape with the seeds as by groups, or one per
+    seed with ``complete``."""
+    seed_sets = [(1,), (2,)] if options.get("complete") else [(1, 2)]
     by = ["system", "day"]
-    count = 0
-    for per_query, name in ((True, "rankeval_per_query"), (False, "rankeval_summary")):
-        sql = con.sql(sql_call(name, MEASURES, by, duplicates="first", **options)).pl()
-        expected = polars_result(
-            runs, qrels, MEASURES, by, per_query, duplicates="first", **options
-        )
-        keys = [*by, "qid"] if per_query else by
-        count += assert_same(sql, expected, keys)
-    assert count > len(MEASURES) * 4
-    # the default still refuses them
-    with pytest.raises(duckdb.Error, match="duplicate"):
-        con.sql(sql_call("rankeval_summary", ["MAP"], by, **options)).fetchall()
+    for seeds in seed_sets:
+        runs, qrels = seeds_as_groups(seeds)
+        con.register("runs", runs)
+        con.register("judgments", qrels)
+        count = 0
+        for per_query, name in ((True, "rankeval_per_query"), (False, "rankeval_summary")):
+            sql = con.sql(sql_call(name, MEASURES, by, duplicates="first", **options)).pl()
+            expected = polars_result(
+                runs, qrels, MEASURES, by, per_query, duplicates="first", **options
+            )
+            keys = [*by, "qid"] if per_query else by
+            count += assert_same(sql, expected, keys)
+        assert count > len(MEASURES) * 4 * len(seeds)
+        # the default still refuses them
+        with pytest.raises(duckdb.Error, match="duplicate"):
+            con.sql(sql_call("rankeval_summary", ["MAP"], by, **options)).fetchall()
