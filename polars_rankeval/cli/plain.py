@@ -24,9 +24,9 @@ import polars as pl
 
 __all__ = ["QRELS", "RUN", "Layout", "read_plain"]
 
-# bytes read at a time, whole lines: 2 MiB (a 2M-line run, read ahead of the evaluation:
-# 157 MiB peak against 169 with 4 MiB blocks, the same CPU s)
-BLOCK = 1 << 21
+# bytes read at a time, whole lines: 1 MiB (a 2M-line run, read ahead of the evaluation,
+# under load: 163 MiB peak against 173 with 2 MiB blocks, 169 with 4, the same CPU s)
+BLOCK = 1 << 20
 # bytes after which splitting on single spaces could differ from splitting on any run
 # of whitespace, as polars_rankeval.io does: other whitespace, and its line separator
 _NOT_PLAIN = (b"\t", b"\r", b"\v", b"\f", b"\x1f")
@@ -199,9 +199,9 @@ def _with_tags(parts: list[pl.DataFrame], tags: list[str | None]) -> pl.DataFram
     )
 
 
-# rows a chunk has at least (whole blocks, whole queries: RunChunks): two 2 MiB blocks,
+# rows a chunk has at least (whole blocks, whole queries: RunChunks): four 1 MiB blocks,
 # ~100k lines; 2M lines peak at ~160 MiB (1 << 18 rows: ~210 MiB, ~0.1 CPU s less)
-CHUNK_ROWS = 1 << 16
+CHUNK_ROWS = 90_000
 
 
 class NotPlain(Exception):
