@@ -27,9 +27,7 @@ import contextlib
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
 from pathlib import Path
-from typing import Self
 
 import polars as pl
 
@@ -116,82 +114,65 @@ def _evaluate_chunks(
     judged = qrels.filter(pl.col("relevance") >= 0) if args.judged_only else qrels
     pairs = judged.select("query", "item")
     chunks.count = lambda chunk: _judged_queries(chunk, pairs)  # in the reading thread
+    evaluator = _Evaluator(qrels, measures, name=name, args=args)
     # `ready` (2 groups or more) is evaluated when the chunks after it have 2 groups
     # too; the last one takes what follows it
     ready: pl.DataFrame | None = None
     filling: list[pl.DataFrame] = []
     groups = 0
-    with _warnings_as_whole() as skipped, _Evaluator(qrels, measures, name, args) as evaluator:
-        for chunk, count in chunks:
-            filling.append(chunk)
-            groups += _judged_queries(chunk, pairs) if count is None else count
-            if groups >= 2:
-                if ready is not None:
-                    evaluator.submit(ready, last=False)
-                ready, filling, groups = pl.concat(filling), [], 0
-        evaluator.submit(pl.concat([*([] if ready is None else [ready]), *filling]), last=True)
+    for chunk, count in chunks:
+        filling.append(chunk)
+        groups += _judged_queries(chunk, pairs) if count is None else count
+        if groups >= 2:
+            if ready is not None:
+                evaluator.evaluate(ready, last=False)
+            ready, filling, groups = pl.concat(filling), [], 0
+    evaluator.evaluate(pl.concat([*([] if ready is None else [ready]), *filling]), last=True)
     result = finish_run(evaluator.parts, qrels, measures, name=name, args=args)
     tag = chunks.chunks.last_tag if isinstance(chunks.chunks, RunChunks) else None
     result.runid = tag or name
-    if skipped:  # the warning once, for the whole run
-        qrels_queries = qrels.get_column("query").unique().implode()
-        _warn_skipped(evaluator.seen.filter(~pl.col("query").is_in(qrels_queries))["query"])
+    if evaluator.skipped:
+        _warn_skipped(pl.concat(evaluator.skipped))
     return result
 
 
-# chunks evaluated at once, in threads (polars runs without the GIL); under -J one:
-# its evaluation changes the (global) warning filters
-_EVALUATING = 2
-
-
 class _Evaluator:
-    """Evaluates chunks, each with the qrels of its queries, ``_EVALUATING`` at a time
-    in threads; ``parts`` in the order of the chunks once the ``with`` block ends."""
+    """Evaluates chunks, each with the qrels of its queries; keeps the parts and the run
+    queries the qrels lack.  (One plan collected for every chunk, its run and qrels
+    read from polars IO sources, took more CPU than building a plan a chunk.)"""
 
     def __init__(
-        self, qrels: pl.DataFrame, measures: Measures, name: str, args: argparse.Namespace
+        self, qrels: pl.DataFrame, measures: Measures, *, name: str, args: argparse.Namespace
     ) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
         self.qrels = qrels
+        self.qrels_queries = qrels.get_column("query").unique()
         self.seen = pl.DataFrame(schema={"query": pl.String})
         self.parts: list[Part] = []
-        self._at_once = 1 if args.judged_only else _EVALUATING
-        self._pool = ThreadPoolExecutor(max_workers=self._at_once)
-        self._running: list[Future[Part]] = []
+        self.skipped: list[pl.Series] = []
         self.evaluate_part = lambda run, qrels: evaluate_part(
             run, qrels, measures, name=name, args=args
         )
 
-    def submit(self, chunk: pl.DataFrame, *, last: bool) -> None:
+    def evaluate(self, chunk: pl.DataFrame, *, last: bool) -> None:
         """Evaluate a chunk of whole queries (``last``: with every qrels query no chunk
-        has), after the oldest one running when as many as allowed are."""
+        has); a warning but "run queries not in the qrels" raises :class:`_Whole`."""
         queries = chunk.get_column("query").unique()
         qrels = self.qrels
         if not last:
             qrels = qrels.filter(pl.col("query").is_in(queries.implode()))
         elif self.seen.height:
             qrels = qrels.join(self.seen, on="query", how="anti")
+        with _warnings_as_whole() as skipped:
+            self.parts.append(self.evaluate_part(chunk.lazy(), qrels))
+        if skipped:
+            self.skipped.append(queries.filter(~queries.is_in(self.qrels_queries.implode())))
         self.seen = pl.concat([self.seen, queries.to_frame()])
-        if len(self._running) >= self._at_once:
-            self.parts.append(self._running.pop(0).result())
-        self._running.append(self._pool.submit(self.evaluate_part, chunk.lazy(), qrels))
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *error: object) -> None:
-        try:
-            if error[0] is None:
-                self.parts += [future.result() for future in self._running]
-        finally:
-            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 @contextlib.contextmanager
 def _warnings_as_whole() -> Iterator[list[str]]:
-    """Records the warnings of the block (in any thread): "run queries not in the qrels"
-    in the list it gives, any other raises :class:`_Whole`."""
+    """Records the warnings of the block: "run queries not in the qrels" in the list it
+    gives (non-empty: the chunk had some), any other raises :class:`_Whole`."""
     skipped: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
