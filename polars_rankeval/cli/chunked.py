@@ -42,8 +42,6 @@ __all__ = ["ReadAhead", "evaluate_source", "read_first"]
 
 # engines/finish.py's warning about run queries the qrels lack (repeated for the run)
 _SKIPPED = re.compile(r"\d+ run quer(y is|ies are) not in the qrels")
-# the columns of RunChunks' frames
-_CHUNK_SCHEMA = {"query": pl.String, "item": pl.String, "score": pl.Float64}
 
 
 class _Whole(Exception):
@@ -79,9 +77,15 @@ def _chunked(args: argparse.Namespace) -> bool:
 
 
 def read_first(args: argparse.Namespace) -> ReadAhead | None:
-    """The first RUN's chunks, read from now on (while the qrels are read and the plan
-    is built), when it is an existing TREC text file that will be read in chunks and
-    the QRELS file exists (otherwise its error comes first, as without this)."""
+    """The first RUN's chunks, read from now on (while the qrels are read), when it is an
+    existing TREC text file that will be read in chunks and the QRELS file exists
+    (otherwise their errors come in the order they came without this).
+
+    >>> import argparse
+    >>> read_first(argparse.Namespace(qrels="-", runs=["run.txt"], top=None,
+    ...                               duplicates="error")) is None  # standard input
+    True
+    """
     qrels, run = Path(args.qrels), Path(args.runs[0])
     if not (_chunked(args) and qrels.is_file() and run.is_file()):
         return None
@@ -188,7 +192,13 @@ class ReadAhead:
     evaluates the one it has (polars' CSV reader runs without the GIL), the first from
     the moment this is made.  Each comes with ``count(chunk)`` (computed in the thread;
     None while ``count`` is not set).  An error of the reader is raised where the chunk
-    it was reading would have been given."""
+    it was reading would have been given.
+
+    >>> ahead = ReadAhead(pl.DataFrame({"i": [i]}) for i in range(3))
+    >>> ahead.count = lambda chunk: chunk.height
+    >>> [frame.item() for frame, _ in ahead]
+    [0, 1, 2]
+    """
 
     def __init__(self, chunks: Iterable[pl.DataFrame]) -> None:
         from concurrent.futures import ThreadPoolExecutor

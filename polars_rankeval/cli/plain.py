@@ -25,7 +25,8 @@ import polars as pl
 __all__ = ["QRELS", "RUN", "Layout", "read_plain"]
 
 # bytes read at a time, whole lines: 1 MiB (a 2M-line run, read ahead of the evaluation,
-# under load: 163 MiB peak against 173 with 2 MiB blocks, 169 with 4, the same CPU s)
+# 6 alternating runs under load: 152.5 MiB peak against 162 with 2 MiB blocks, the same
+# CPU s; 4 MiB blocks peaked ~12 MiB above 2 MiB ones)
 BLOCK = 1 << 20
 # bytes after which splitting on single spaces could differ from splitting on any run
 # of whitespace, as polars_rankeval.io does: other whitespace, and its line separator
