@@ -1,7 +1,8 @@
 """Evaluating a TREC text run in chunks of whole queries: the memory of a chunk, not
 of the run (a 2M-line run: ~160-190 MiB peak instead of ~460; each chunk costs ~15 ms
-of planning, hence chunks of ~100k lines, two 2 MiB blocks, rather than smaller).
-The next chunk is read in a thread while one is evaluated (:func:`_read_ahead`).
+of planning, hence chunks of ~100k lines, four 1 MiB blocks, rather than smaller).
+The next chunk is read in a thread while one is evaluated (:class:`ReadAhead`), the
+first one while the qrels are read.
 
 Every measure is a function of one query's rows and its qrels, so each chunk is
 evaluated by :func:`.eval.evaluate_part` with the qrels of its queries, and
@@ -22,9 +23,11 @@ with fewer than two judged queries is merged with a neighbour (see
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 import polars as pl
 
@@ -35,7 +38,7 @@ from polars_rankeval.cli.output import RunResult
 from polars_rankeval.cli.plain import NotGrouped, NotPlain, RunChunks
 from polars_rankeval.cli.trec import Measures
 
-__all__ = ["evaluate_source"]
+__all__ = ["ReadAhead", "evaluate_source", "read_first"]
 
 # engines/finish.py's warning about run queries the qrels lack (repeated for the run)
 _SKIPPED = re.compile(r"\d+ run quer(y is|ies are) not in the qrels")
@@ -47,15 +50,17 @@ class _Whole(Exception):
 
 def evaluate_source(
     source: RunSource, qrels: pl.DataFrame, measures: Measures, *, name: str,
-    args: argparse.Namespace,
+    args: argparse.Namespace, ahead: ReadAhead | None = None,
 ) -> RunResult:  # fmt: skip
     """Evaluate a RUN argument: in chunks when it is plain TREC text grouped by query,
-    else (or when a chunk raises or warns) whole."""
+    else (or when a chunk raises or warns) whole.  ``ahead``: its chunks, already being
+    read (:func:`read_first`)."""
     chunks = source.chunks()
-    # -M and --duplicates first change which rows are aggregated: evaluated whole
-    if chunks is not None and args.top is None and args.duplicates == "error":
+    if chunks is not None and _chunked(args):
         try:
-            return _evaluate_chunks(chunks, qrels, measures, name=name, args=args)
+            return _evaluate_chunks(
+                ahead or ReadAhead(chunks), qrels, measures, name=name, args=args
+            )
         except (NotPlain, NotGrouped, InputError, _Whole):
             pass  # the whole run gives the output, the error or the warnings
     run = source.whole()
@@ -64,6 +69,28 @@ def evaluate_source(
 
         run = keep_top(run, args.top)
     return evaluate_run(run, qrels, measures, name=name, args=args)
+
+
+def _chunked(args: argparse.Namespace) -> bool:
+    """-M and --duplicates first change which rows are aggregated: evaluated whole."""
+    return args.top is None and args.duplicates == "error"
+
+
+def read_first(args: argparse.Namespace) -> ReadAhead | None:
+    """The first RUN's chunks, read from now on (while the qrels are read), when it is an
+    existing TREC text file that will be read in chunks and the QRELS file exists
+    (otherwise their errors come in the order they came without this).
+
+    >>> import argparse
+    >>> read_first(argparse.Namespace(qrels="-", runs=["run.txt"], top=None,
+    ...                               duplicates="error")) is None  # standard input
+    True
+    """
+    qrels, run = Path(args.qrels), Path(args.runs[0])
+    if not (_chunked(args) and qrels.is_file() and run.is_file()):
+        return None
+    chunks = RunSource(args.runs[0], run).chunks()
+    return None if chunks is None else ReadAhead(chunks)
 
 
 def _judged_queries(chunk: pl.DataFrame, pairs: pl.DataFrame) -> int:
@@ -85,64 +112,117 @@ def _judged_queries(chunk: pl.DataFrame, pairs: pl.DataFrame) -> int:
 
 
 def _evaluate_chunks(
-    chunks: RunChunks, qrels: pl.DataFrame, measures: Measures, *, name: str,
+    chunks: ReadAhead, qrels: pl.DataFrame, measures: Measures, *, name: str,
     args: argparse.Namespace,
 ) -> RunResult:  # fmt: skip
     judged = qrels.filter(pl.col("relevance") >= 0) if args.judged_only else qrels
     pairs = judged.select("query", "item")
-    qrels_queries = qrels.get_column("query").unique()
-    seen = pl.DataFrame(schema={"query": pl.String})
-    parts: list[Part] = []
-    skipped: list[pl.Series] = []
-
-    def evaluate(chunk: pl.DataFrame, *, last: bool) -> None:
-        nonlocal seen
-        queries = chunk.get_column("query").unique()
-        if last:  # also every qrels query no chunk has
-            chunk_qrels = qrels.join(seen, on="query", how="anti") if seen.height else qrels
-        else:
-            chunk_qrels = qrels.filter(pl.col("query").is_in(queries.implode()))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            parts.append(evaluate_part(chunk.lazy(), chunk_qrels, measures, name=name, args=args))
-        for warning in caught:
-            if not _SKIPPED.match(str(warning.message)):
-                raise _Whole(str(warning.message))
-            skipped.append(queries.filter(~queries.is_in(qrels_queries.implode())))
-        seen = pl.concat([seen, queries.to_frame()])
-
+    chunks.count = lambda chunk: _judged_queries(chunk, pairs)  # in the reading thread
+    evaluator = _Evaluator(qrels, measures, name=name, args=args)
     # `ready` (2 groups or more) is evaluated when the chunks after it have 2 groups
     # too; the last one takes what follows it
     ready: pl.DataFrame | None = None
     filling: list[pl.DataFrame] = []
     groups = 0
-    for chunk in _read_ahead(chunks):
+    for chunk, count in chunks:
         filling.append(chunk)
-        groups += _judged_queries(chunk, pairs)
+        groups += _judged_queries(chunk, pairs) if count is None else count
         if groups >= 2:
             if ready is not None:
-                evaluate(ready, last=False)
+                evaluator.evaluate(ready, last=False)
             ready, filling, groups = pl.concat(filling), [], 0
-    evaluate(pl.concat([*([] if ready is None else [ready]), *filling]), last=True)
-    result = finish_run(parts, qrels, measures, name=name, args=args)
-    result.runid = chunks.last_tag or name
-    if skipped:
-        _warn_skipped(pl.concat(skipped))
+    evaluator.evaluate(pl.concat([*([] if ready is None else [ready]), *filling]), last=True)
+    result = finish_run(evaluator.parts, qrels, measures, name=name, args=args)
+    tag = chunks.chunks.last_tag if isinstance(chunks.chunks, RunChunks) else None
+    result.runid = tag or name
+    if evaluator.skipped:
+        _warn_skipped(pl.concat(evaluator.skipped))
     return result
 
 
-def _read_ahead(chunks: Iterable[pl.DataFrame]) -> Iterator[pl.DataFrame]:
-    """The chunks in their order, each next one read in a thread while the caller
-    evaluates the one it has (polars' CSV reader runs without the GIL); an error of
-    the reader is raised where the chunk it was reading would have been given."""
-    from concurrent.futures import ThreadPoolExecutor
+class _Evaluator:
+    """Evaluates chunks, each with the qrels of its queries; keeps the parts and the run
+    queries the qrels lack.  (One plan collected for every chunk, its run and qrels
+    read from polars IO sources, took more CPU than building a plan a chunk.)"""
 
-    iterator = iter(chunks)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(next, iterator, None)
-        while (chunk := pending.result()) is not None:
-            pending = pool.submit(next, iterator, None)
-            yield chunk
+    def __init__(
+        self, qrels: pl.DataFrame, measures: Measures, *, name: str, args: argparse.Namespace
+    ) -> None:
+        self.qrels = qrels
+        self.qrels_queries = qrels.get_column("query").unique()
+        self.seen = pl.DataFrame(schema={"query": pl.String})
+        self.parts: list[Part] = []
+        self.skipped: list[pl.Series] = []
+        self.evaluate_part = lambda run, qrels: evaluate_part(
+            run, qrels, measures, name=name, args=args
+        )
+
+    def evaluate(self, chunk: pl.DataFrame, *, last: bool) -> None:
+        """Evaluate a chunk of whole queries (``last``: with every qrels query no chunk
+        has); a warning but "run queries not in the qrels" raises :class:`_Whole`."""
+        queries = chunk.get_column("query").unique()
+        qrels = self.qrels
+        if not last:
+            qrels = qrels.filter(pl.col("query").is_in(queries.implode()))
+        elif self.seen.height:
+            qrels = qrels.join(self.seen, on="query", how="anti")
+        with _warnings_as_whole() as skipped:
+            self.parts.append(self.evaluate_part(chunk.lazy(), qrels))
+        if skipped:
+            self.skipped.append(queries.filter(~queries.is_in(self.qrels_queries.implode())))
+        self.seen = pl.concat([self.seen, queries.to_frame()])
+
+
+@contextlib.contextmanager
+def _warnings_as_whole() -> Iterator[list[str]]:
+    """Records the warnings of the block: "run queries not in the qrels" in the list it
+    gives (non-empty: the chunk had some), any other raises :class:`_Whole`."""
+    skipped: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield skipped
+    for warning in caught:
+        if not _SKIPPED.match(str(warning.message)):
+            raise _Whole(str(warning.message))
+        skipped.append(str(warning.message))
+
+
+class ReadAhead:
+    """A run's chunks in their order, each next one read in a thread while the caller
+    evaluates the one it has (polars' CSV reader runs without the GIL), the first from
+    the moment this is made.  Each comes with ``count(chunk)`` (computed in the thread;
+    None while ``count`` is not set).  An error of the reader is raised where the chunk
+    it was reading would have been given.
+
+    >>> ahead = ReadAhead(pl.DataFrame({"i": [i]}) for i in range(3))
+    >>> ahead.count = lambda chunk: chunk.height
+    >>> [frame.item() for frame, _ in ahead]
+    [0, 1, 2]
+    """
+
+    def __init__(self, chunks: Iterable[pl.DataFrame]) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.chunks = chunks
+        self.count: Callable[[pl.DataFrame], int] | None = None
+        self._iterator = iter(chunks)
+        self._pool = ThreadPoolExecutor(max_workers=1)
+        self._pending = self._pool.submit(self._next)
+
+    def _next(self) -> tuple[pl.DataFrame, int | None] | None:
+        chunk = next(self._iterator, None)
+        if chunk is None:
+            return None
+        count = self.count
+        return chunk, None if count is None else count(chunk)
+
+    def __iter__(self) -> Iterator[tuple[pl.DataFrame, int | None]]:
+        try:
+            while (item := self._pending.result()) is not None:
+                self._pending = self._pool.submit(self._next)
+                yield item
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _warn_skipped(queries: pl.Series) -> None:

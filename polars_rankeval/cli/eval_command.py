@@ -18,6 +18,7 @@ from polars_rankeval.cli.eval import eval_parser
 from polars_rankeval.cli.inputs import Reader
 from polars_rankeval.cli.output import (
     FORMATS,
+    RunResult,
     emit,
     frame_writer,
     json_frame,
@@ -59,6 +60,9 @@ def eval_command(argv: Sequence[str], reader: Reader) -> int:
     _check_formats(args)
     measures = resolve(args.measures)
     check_measures([measures.measure(n) for n in measures.names], rel=args.rel)
+    from polars_rankeval.cli.chunked import evaluate_source, read_first
+
+    ahead = read_first(args)  # the first run is read from now on, also while the qrels are
     labels = [measures.label(n) for n in measures.names]
     texts = [measures.label(n) for n in measures.names if n in TEXT]
     fmt = output_format(args.format, args.output, "trec", FORMATS)
@@ -67,14 +71,13 @@ def eval_command(argv: Sequence[str], reader: Reader) -> int:
         _note_texts_left_out(texts, fmt, quiet=args.quiet)
         labels = [n for n in labels if n not in texts]
     qrels = reader.qrels(args.qrels).collect()
-    results = []
-    from polars_rankeval.cli.chunked import evaluate_source
-
+    results: list[RunResult] = []
     named = list(zip(args.runs, system_names(args.runs)))
     for path, name in progress(named, description="runs", quiet=args.quiet):
         source = reader.source(path)
         with warnings_to_stderr(f"{path}: ", quiet=args.quiet):
-            results.append(evaluate_source(source, qrels, measures, name=name, args=args))
+            results.append(evaluate_source(source, qrels, measures, name=name, args=args,
+                                           ahead=ahead if not results else None))  # fmt: skip
     if fmt == "trec":
         text = trec_text(
             results, labels, per_query=args.per_query, summary=not args.no_summary,

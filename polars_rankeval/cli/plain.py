@@ -24,9 +24,10 @@ import polars as pl
 
 __all__ = ["QRELS", "RUN", "Layout", "read_plain"]
 
-# bytes read at a time, whole lines: 2 MiB (a 2M-line run, read ahead of the evaluation:
-# 157 MiB peak against 169 with 4 MiB blocks, the same CPU s)
-BLOCK = 1 << 21
+# bytes read at a time, whole lines: 1 MiB (a 2M-line run, read ahead of the evaluation,
+# 6 alternating runs under load: 152.5 MiB peak against 162 with 2 MiB blocks, the same
+# CPU s; 4 MiB blocks peaked ~12 MiB above 2 MiB ones)
+BLOCK = 1 << 20
 # bytes after which splitting on single spaces could differ from splitting on any run
 # of whitespace, as polars_rankeval.io does: other whitespace, and its line separator
 _NOT_PLAIN = (b"\t", b"\r", b"\v", b"\f", b"\x1f")
@@ -99,7 +100,9 @@ def _parse(block: bytes, layout: Layout) -> pl.DataFrame | None:
     dtypes = {i: dtype for i, dtype in layout.fields.values()} | layout.checked
     try:
         raw = pl.read_csv(
-            block, has_header=False, separator=" ", quote_char=None, comment_prefix="#",
+            block, has_header=False, separator=" ", quote_char=None,
+            # the reader's comment search costs ~25% of its time: only for a block with a #
+            comment_prefix="#" if b"#" in block else None,
             truncate_ragged_lines=True, missing_columns="insert", extra_columns="ignore",
             schema={c: dtypes.get(i, pl.String) for i, c in enumerate(columns)},
         )  # fmt: skip
@@ -197,9 +200,9 @@ def _with_tags(parts: list[pl.DataFrame], tags: list[str | None]) -> pl.DataFram
     )
 
 
-# rows a chunk has at least (whole blocks, whole queries: RunChunks): two 2 MiB blocks,
+# rows a chunk has at least (whole blocks, whole queries: RunChunks): four 1 MiB blocks,
 # ~100k lines; 2M lines peak at ~160 MiB (1 << 18 rows: ~210 MiB, ~0.1 CPU s less)
-CHUNK_ROWS = 1 << 16
+CHUNK_ROWS = 90_000
 
 
 class NotPlain(Exception):
