@@ -26,6 +26,10 @@ from polars_rankeval._sqlcwl import LINEAR as CWL_LINEAR
 from polars_rankeval._sqlcwl import cases as cwl_cases
 from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
 from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
+from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
+from polars_rankeval._sqlties import cases as ties_cases
+from polars_rankeval._sqlties import ctes_sql as ties_ctes_sql
+from polars_rankeval._sqlties import supported_list as ties_supported_list
 from polars_rankeval.engines.sqltwin.targets import TARGETS, Dialect
 
 __all__ = [
@@ -158,6 +162,7 @@ DUCKDB = Dialect.of(
     complete="complete",
     first="(duplicates = 'first')",
     no_groups='len("by") = 0',
+    average="(ties = 'average')",
 )
 
 
@@ -395,7 +400,7 @@ def _formulas(d: Dialect) -> str:
     """One value per (group, query, spec) from the raw sums of the judged rows (a.*),
     the query's counts (u._nret, st._R) and the spec (s.*): every family, by name.  A
     registered family without a formula here raises (never a silent NULL)."""
-    cases = {**_ranked_cases(d), **_set_cases(d)}
+    cases = ties_cases(d, {**_ranked_cases(d), **_set_cases(d)})
     assert set(cases) == set(FAMILIES_SQL)
     whens = "\n".join(
         f"                WHEN {_quote(f)} THEN CAST({sql} AS {d.double})"
@@ -838,6 +843,10 @@ def _irun_sql(d: Dialect) -> str:
 def _values_sql(d: Dialect) -> str:
     """CTEs: the evaluated (group, query) pairs and one value per requested measure."""
     g, gj, D = d.g, d.gj, d.double
+    tied = (
+        f"\n        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {gj('ta', 'u')}ta._q = u._q"
+        if d.average else ""
+    )
     dropw = (
         "CASE WHEN s._family = 'RBP_resid' AND x._tail = 0"
         f" THEN POWER(s._p_p, CAST(x._pos - 1 AS {D})) END"
@@ -895,7 +904,7 @@ def _values_sql(d: Dialect) -> str:
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
-        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q
+        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q{tied}
     )"""
 
 
@@ -906,7 +915,7 @@ def compute_sql(d: Dialect) -> str:
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
     return (
         _counts_sql(d) + _dropped_sql(d) + _stats_sql(d) + _judged_sql(d)
-        + _irun_sql(d) + cwl_ctes_sql(d) + _values_sql(d)
+        + ties_ctes_sql(d) + _irun_sql(d) + cwl_ctes_sql(d) + _values_sql(d)
     )
 
 
@@ -937,6 +946,8 @@ def build_rankeval_sql() -> str:
         _read("entry/macros.sql")
         .replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
         .replace("{{SUMMARY}}", summary_sql(DUCKDB, "x.value", "x._agg", "x._q"))
+        .replace("{{AVERAGE_FAMILIES}}", ties_supported_list())
+        .replace("{{AVERAGE_LIST}}", _quote(", ".join(TIES_FAMILIES)))
     )
     low_level = []
     for path in sorted(SQL_DIR.glob("*.sql")):
