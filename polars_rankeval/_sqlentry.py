@@ -82,7 +82,7 @@ def is_choice(name: str) -> bool:
 
 
 def tables_sql() -> str:
-    """The registry as DuckDB table macros the measure parser reads."""
+    """The registry as the DuckDB tables the measure parser reads."""
     fam_rows, name_rows, param_rows = [], [], []
     for family in REGISTRY.values():
         at = "NULL" if family.at_param is None else _quote(family.at_param)
@@ -119,19 +119,21 @@ def tables_sql() -> str:
     return "\n".join(
         [
             "-- Generated from polars_rankeval's measure registry (do not edit by hand).",
-            "CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE",
+            "-- Tables, not VALUES lists in table macros: a call binds a table in a fraction",
+            "-- of the time (a small call's CPU -32%, measured; benchmarks/RESULTS.md).",
+            "CREATE OR REPLACE TABLE rankeval_m_families AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(fam_rows)
             + "\n    ) AS t(family, aggregate, cutoff, at_param);",
-            "CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE",
+            "CREATE OR REPLACE TABLE rankeval_m_names AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(name_rows)
             + "\n    ) AS t(name, family);",
-            "CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE",
+            "CREATE OR REPLACE TABLE rankeval_m_params AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(param_rows)
             + "\n    ) AS t(family, param, default_value, choices, minimum, maximum, closed);",
-            "CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE",
+            "CREATE OR REPLACE TABLE rankeval_m_trec AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(trec_rows)
             + "\n    ) AS t(ord, pattern, target);",
-            "CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE",
+            "CREATE OR REPLACE TABLE rankeval_m_presets AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(preset_rows)
             + "\n    ) AS t(conventions, family, param, value);",
             f"CREATE OR REPLACE MACRO rankeval_m_known() AS {_quote(known_measures())};",
@@ -628,6 +630,31 @@ def _repeats_sql(d: Dialect) -> str:
     ),"""
 
 
+def _qrels_repeats_sql(d: Dialect) -> str:
+    """CTEs ``_qq``: per judged query its highest relevance (_maxrel); ``_qdup``: per
+    query its repeated (query, item) judgments (_dup), at least for every query that
+    has some.  Without a fingerprint one aggregate gives both (``_qdup`` is ``_qq``);
+    with one, as for the run (:func:`_repeats_sql`), the repeats are counted exactly
+    per query only when a distinct count of 64-bit hashes over the whole qrels finds
+    one."""
+    exact = """SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
+            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q@@FLAGGED@@
+        GROUP BY q._q"""
+    if d.fingerprint is None:
+        return f"_qq AS (\n        {exact.replace('@@FLAGGED@@', '')}\n    ),\n    _qdup AS (SELECT * FROM _qq),"
+    flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _qfp AS f WHERE f._h > 0) AS f"
+    return f"""_qq AS (
+        SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q
+        GROUP BY q._q
+    ),
+    _qfp AS (SELECT COUNT(*) - COUNT(DISTINCT {d.fingerprint('q._q, q._item')}) AS _h FROM _qrels AS q),
+    _qdup AS (
+        {exact.replace('@@FLAGGED@@', flagged)}
+    ),"""
+
+
 def _counts_sql(d: Dialect) -> str:
     """CTEs: the ranked run, per-query counts and the data checks."""
     g = d.g
@@ -643,18 +670,13 @@ def _counts_sql(d: Dialect) -> str:
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
     {_repeats_sql(d)}
-    _qq AS (
-        SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
-            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
-        FROM _qrels AS q
-        GROUP BY q._q
-    ),
+    {_qrels_repeats_sql(d)}
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
             COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
             (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
-            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
-            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _qdup AS x), 0) AS _qrels_dup,
+            (SELECT MIN(x._q) FROM _qdup AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
 """

@@ -5,6 +5,7 @@
 -- Load it:   duckdb my.db < sql/rankeval.sql      (DuckDB CLI 1.5+)
 --            .read sql/rankeval.sql                (inside the CLI)
 --            polars_rankeval.duckdb.install(con)   (Python)
+-- It creates macros named rankeval_* and the measure parser's tables rankeval_m_*.
 --
 --   SELECT * FROM rankeval_summary('runs', 'judgments', ['MAP', 'nDCG@10', 'P@5'],
 --       by := ['system', 'day'], query := 'qid', item := 'doc_id', score := 'sim',
@@ -30,8 +31,9 @@
 -- rel: relevance level of measures without their own rel= (trec_eval -l).
 -- complete: also average over the qrels queries a group misses, scored 0 (trec_eval -c).
 -- conventions: 'trec_eval', 'kaggle', 'spark' or 'torchmetrics' parameter defaults.
--- ties: 'first' (= 'trec_eval': tied scores ordered by item descending); 'average' (the
---   expected value over the orderings of tied rows) raises: use polars_rankeval.evaluate.
+-- ties: 'first' (= 'trec_eval': tied scores ordered by item descending); 'average': the
+--   expected value over every ordering of tied rows (AP, P, R, RelP, RR, nDCG, Success,
+--   Rprec, the counts, INSQ, SDCG; not with top or duplicates := 'first').
 -- top: keep the top `top` rows of each query (trec_eval -M).
 -- duplicates: 'error' (a repeated (by..., query, item) run row raises) or 'first' (keep the
 --   best-ranked one; the rows dropped keep their positions).
@@ -42,7 +44,9 @@
 -- duplicate judgments, null ids, null/NaN/infinite scores or relevance, missing columns.
 
 -- Generated from polars_rankeval's measure registry (do not edit by hand).
-CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
+-- Tables, not VALUES lists in table macros: a call binds a table in a fraction
+-- of the time (a small call's CPU -32%, measured; benchmarks/RESULTS.md).
+CREATE OR REPLACE TABLE rankeval_m_families AS
     SELECT * FROM (VALUES
         ('AP', 'mean', true, NULL),
         ('SetAP', 'mean', true, NULL),
@@ -89,7 +93,7 @@ CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
         ('SDCG', 'mean', true, NULL),
         ('BPM', 'mean', true, NULL)
     ) AS t(family, aggregate, cutoff, at_param);
-CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
+CREATE OR REPLACE TABLE rankeval_m_names AS
     SELECT * FROM (VALUES
         ('AP', 'AP'),
         ('MAP', 'AP'),
@@ -150,7 +154,7 @@ CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
         ('SDCG', 'SDCG'),
         ('BPM', 'BPM')
     ) AS t(name, family);
-CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
+CREATE OR REPLACE TABLE rankeval_m_params AS
     SELECT * FROM (VALUES
         ('AP', 'norm', 'R', ['R', 'min', 'hits']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('AP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
@@ -239,7 +243,7 @@ CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
         ('BPM', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('BPM', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
     ) AS t(family, param, default_value, choices, minimum, maximum, closed);
-CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
+CREATE OR REPLACE TABLE rankeval_m_trec AS
     SELECT * FROM (VALUES
         (1, 'num_q', 'NumQ'),
         (2, 'num_ret', 'NumRet'),
@@ -278,7 +282,7 @@ CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
         (35, 'unj_(\d+)', 'Unjudged@{}'),
         (36, 'yaap', 'YAAP')
     ) AS t(ord, pattern, target);
-CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
+CREATE OR REPLACE TABLE rankeval_m_presets AS
     SELECT * FROM (VALUES
         ('trec_eval', NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR),
         ('kaggle', NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR),
@@ -312,7 +316,7 @@ translated AS (
                      regexp_extract(trim(g._name), '^(?:' || a.pattern || ')$', 1)), a.ord),
                  trim(g._name)) AS _src
     FROM given AS g
-    LEFT JOIN rankeval_m_trec() AS a ON regexp_full_match(trim(g._name), a.pattern)
+    LEFT JOIN rankeval_m_trec AS a ON regexp_full_match(trim(g._name), a.pattern)
     GROUP BY g._idx, g._name
 ),
 parsed AS (
@@ -332,8 +336,8 @@ parsed AS (
 named AS (
     SELECT p.*,
         COALESCE(
-            (SELECT MIN(x.family) FROM rankeval_m_names() AS x WHERE x.name = p._word),
-            (SELECT MIN(x.family) FROM rankeval_m_names() AS x
+            (SELECT MIN(x.family) FROM rankeval_m_names AS x WHERE x.name = p._word),
+            (SELECT MIN(x.family) FROM rankeval_m_names AS x
              WHERE lower(x.name) = lower(p._word))) AS _family
     FROM parsed AS p
 ),
@@ -367,7 +371,7 @@ fam AS (
                  THEN 'measure ''' || n._name || ''': ' || n._family || ' takes no @k cutoff'
         END AS _error
     FROM named AS n
-    LEFT JOIN rankeval_m_families() AS f ON f.family = n._family
+    LEFT JOIN rankeval_m_families AS f ON f.family = n._family
 ),
 -- the parameters written in the name (and the at_param given after @)
 written AS (
@@ -410,20 +414,20 @@ resolved AS (
              ELSE p.default_value END AS _value,
         CASE WHEN w._value IS NULL THEN p.choices IS NULL ELSE w._is_number END AS _is_number
     FROM fam AS f
-    JOIN rankeval_m_params() AS p ON p.family = f._family
+    JOIN rankeval_m_params AS p ON p.family = f._family
     LEFT JOIN written_values AS w ON w._idx = f._idx AND w._param = p.param
-    LEFT JOIN rankeval_m_presets() AS ps
+    LEFT JOIN rankeval_m_presets AS ps
         ON ps.conventions = conventions AND ps.family = f._family AND ps.param = p.param
     WHERE f._error IS NULL
 ),
 param_errors AS (
     SELECT w._idx, MIN(CASE
         WHEN w._problem IS NOT NULL THEN w._problem
-        WHEN NOT EXISTS (SELECT 1 FROM rankeval_m_params() AS p
+        WHEN NOT EXISTS (SELECT 1 FROM rankeval_m_params AS p
                          WHERE p.family = f._family AND p.param = w._param)
             THEN f._family || ' has no parameter ''' || w._param || '''; its parameters: '
                 || (SELECT string_agg(p.param, ', ' ORDER BY p.param)
-                    FROM rankeval_m_params() AS p WHERE p.family = f._family)
+                    FROM rankeval_m_params AS p WHERE p.family = f._family)
         WHEN f._at_param = w._param AND w._arg <> f._at AND f._at IS NOT NULL
             THEN f._at_param || ' given twice' END) AS _problem
     FROM written_values AS w JOIN fam AS f ON f._idx = w._idx
@@ -452,10 +456,10 @@ checked AS (
     SELECT f.*,
         COALESCE(f._error,
             CASE WHEN conventions IS NULL OR conventions NOT IN (
-                     SELECT DISTINCT c.conventions FROM rankeval_m_presets() AS c)
+                     SELECT DISTINCT c.conventions FROM rankeval_m_presets AS c)
                  THEN 'unknown conventions ''' || COALESCE(conventions, 'NULL')
                      || '''; choose one of ' || (SELECT string_agg(DISTINCT c.conventions, ', ')
-                                               FROM rankeval_m_presets() AS c) END,
+                                               FROM rankeval_m_presets AS c) END,
             (SELECT 'measure ''' || f._name || ''': ' || MIN(e._problem)
              FROM param_errors AS e WHERE e._idx = f._idx)) AS _problem
     FROM fam AS f
@@ -679,17 +683,24 @@ _specs AS (
         GROUP BY r._g, r._q
     ),
     _qq AS (
+        SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q
+        GROUP BY q._q
+    ),
+    _qfp AS (SELECT COUNT(*) - COUNT(DISTINCT hash(q._q, q._item)) AS _h FROM _qrels AS q),
+    _qdup AS (
         SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
             MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
         FROM _qrels AS q
+        CROSS JOIN (SELECT 1 AS _one FROM _qfp AS f WHERE f._h > 0) AS f
         GROUP BY q._q
     ),
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
             COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
             (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
-            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
-            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _qdup AS x), 0) AS _qrels_dup,
+            (SELECT MIN(x._q) FROM _qdup AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
 
