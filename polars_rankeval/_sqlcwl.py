@@ -31,7 +31,7 @@ from polars_rankeval.measures.cwl import TRIGAMMA_HEAD, TRIGAMMA_TAIL
 if TYPE_CHECKING:
     from polars_rankeval.engines.sqltwin.targets import Dialect
 
-__all__ = ["FAMILIES", "LINEAR", "cases", "ctes_sql", "linear_term"]
+__all__ = ["FAMILIES", "LINEAR", "cases", "ctes_sql", "linear_gain", "linear_term", "linear_weight"]
 
 # base weight b at position {i} (a double) of the families read from the table
 LINEAR = {
@@ -68,6 +68,16 @@ def _gain(double: str, rel: str) -> str:
         f"(LEAST(GREATEST(GREATEST(CAST({rel} AS {double}), 0), {lo}), {hi}) - {lo})"
         f" / NULLIF({hi} - {lo}, 0)"
     )
+
+
+def linear_gain(double: str, rel: str) -> str:
+    """The gain g of a row of relevance ``rel`` for spec ``s`` (NULL: unjudged)."""
+    return _gain(double, rel)
+
+
+def linear_weight(double: str, pos: str) -> str:
+    """b(pos) of a linear family's spec ``s`` (NULL for the other families)."""
+    return _weight(LINEAR, f"CAST({pos} AS {double})")
 
 
 def linear_term(double: str) -> str:

@@ -26,6 +26,10 @@ from polars_rankeval._sqlcwl import LINEAR as CWL_LINEAR
 from polars_rankeval._sqlcwl import cases as cwl_cases
 from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
 from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
+from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
+from polars_rankeval._sqlties import cases as ties_cases
+from polars_rankeval._sqlties import ctes_sql as ties_ctes_sql
+from polars_rankeval._sqlties import supported_list as ties_supported_list
 from polars_rankeval.engines.sqltwin.targets import TARGETS, Dialect
 
 __all__ = [
@@ -78,7 +82,7 @@ def is_choice(name: str) -> bool:
 
 
 def tables_sql() -> str:
-    """The registry as DuckDB table macros the measure parser reads."""
+    """The registry as the DuckDB tables the measure parser reads."""
     fam_rows, name_rows, param_rows = [], [], []
     for family in REGISTRY.values():
         at = "NULL" if family.at_param is None else _quote(family.at_param)
@@ -115,19 +119,21 @@ def tables_sql() -> str:
     return "\n".join(
         [
             "-- Generated from polars_rankeval's measure registry (do not edit by hand).",
-            "CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE",
+            "-- Tables, not VALUES lists in table macros: a call binds a table in a fraction",
+            "-- of the time (a small call's CPU -32%, measured; benchmarks/RESULTS.md).",
+            "CREATE OR REPLACE TABLE rankeval_m_families AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(fam_rows)
             + "\n    ) AS t(family, aggregate, cutoff, at_param);",
-            "CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE",
+            "CREATE OR REPLACE TABLE rankeval_m_names AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(name_rows)
             + "\n    ) AS t(name, family);",
-            "CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE",
+            "CREATE OR REPLACE TABLE rankeval_m_params AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(param_rows)
             + "\n    ) AS t(family, param, default_value, choices, minimum, maximum, closed);",
-            "CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE",
+            "CREATE OR REPLACE TABLE rankeval_m_trec AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(trec_rows)
             + "\n    ) AS t(ord, pattern, target);",
-            "CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE",
+            "CREATE OR REPLACE TABLE rankeval_m_presets AS",
             "    SELECT * FROM (VALUES\n        " + ",\n        ".join(preset_rows)
             + "\n    ) AS t(conventions, family, param, value);",
             f"CREATE OR REPLACE MACRO rankeval_m_known() AS {_quote(known_measures())};",
@@ -158,6 +164,7 @@ DUCKDB = Dialect.of(
     complete="complete",
     first="(duplicates = 'first')",
     no_groups='len("by") = 0',
+    average="(ties = 'average')",
 )
 
 
@@ -395,7 +402,7 @@ def _formulas(d: Dialect) -> str:
     """One value per (group, query, spec) from the raw sums of the judged rows (a.*),
     the query's counts (u._nret, st._R) and the spec (s.*): every family, by name.  A
     registered family without a formula here raises (never a silent NULL)."""
-    cases = {**_ranked_cases(d), **_set_cases(d)}
+    cases = ties_cases(d, {**_ranked_cases(d), **_set_cases(d)})
     assert set(cases) == set(FAMILIES_SQL)
     whens = "\n".join(
         f"                WHEN {_quote(f)} THEN CAST({sql} AS {d.double})"
@@ -623,6 +630,31 @@ def _repeats_sql(d: Dialect) -> str:
     ),"""
 
 
+def _qrels_repeats_sql(d: Dialect) -> str:
+    """CTEs ``_qq``: per judged query its highest relevance (_maxrel); ``_qdup``: per
+    query its repeated (query, item) judgments (_dup), at least for every query that
+    has some.  Without a fingerprint one aggregate gives both (``_qdup`` is ``_qq``);
+    with one, as for the run (:func:`_repeats_sql`), the repeats are counted exactly
+    per query only when a distinct count of 64-bit hashes over the whole qrels finds
+    one."""
+    exact = """SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
+            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q@@FLAGGED@@
+        GROUP BY q._q"""
+    if d.fingerprint is None:
+        return f"_qq AS (\n        {exact.replace('@@FLAGGED@@', '')}\n    ),\n    _qdup AS (SELECT * FROM _qq),"
+    flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _qfp AS f WHERE f._h > 0) AS f"
+    return f"""_qq AS (
+        SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q
+        GROUP BY q._q
+    ),
+    _qfp AS (SELECT COUNT(*) - COUNT(DISTINCT {d.fingerprint('q._q, q._item')}) AS _h FROM _qrels AS q),
+    _qdup AS (
+        {exact.replace('@@FLAGGED@@', flagged)}
+    ),"""
+
+
 def _counts_sql(d: Dialect) -> str:
     """CTEs: the ranked run, per-query counts and the data checks."""
     g = d.g
@@ -638,18 +670,13 @@ def _counts_sql(d: Dialect) -> str:
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
     {_repeats_sql(d)}
-    _qq AS (
-        SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
-            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
-        FROM _qrels AS q
-        GROUP BY q._q
-    ),
+    {_qrels_repeats_sql(d)}
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
             COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
             (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
-            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
-            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _qdup AS x), 0) AS _qrels_dup,
+            (SELECT MIN(x._q) FROM _qdup AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
 """
@@ -838,6 +865,10 @@ def _irun_sql(d: Dialect) -> str:
 def _values_sql(d: Dialect) -> str:
     """CTEs: the evaluated (group, query) pairs and one value per requested measure."""
     g, gj, D = d.g, d.gj, d.double
+    tied = (
+        f"\n        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {gj('ta', 'u')}ta._q = u._q"
+        if d.average else ""
+    )
     dropw = (
         "CASE WHEN s._family = 'RBP_resid' AND x._tail = 0"
         f" THEN POWER(s._p_p, CAST(x._pos - 1 AS {D})) END"
@@ -895,7 +926,7 @@ def _values_sql(d: Dialect) -> str:
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
-        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q
+        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q{tied}
     )"""
 
 
@@ -906,7 +937,7 @@ def compute_sql(d: Dialect) -> str:
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
     return (
         _counts_sql(d) + _dropped_sql(d) + _stats_sql(d) + _judged_sql(d)
-        + _irun_sql(d) + cwl_ctes_sql(d) + _values_sql(d)
+        + ties_ctes_sql(d) + _irun_sql(d) + cwl_ctes_sql(d) + _values_sql(d)
     )
 
 
@@ -937,6 +968,8 @@ def build_rankeval_sql() -> str:
         _read("entry/macros.sql")
         .replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
         .replace("{{SUMMARY}}", summary_sql(DUCKDB, "x.value", "x._agg", "x._q"))
+        .replace("{{AVERAGE_FAMILIES}}", ties_supported_list())
+        .replace("{{AVERAGE_LIST}}", _quote(", ".join(TIES_FAMILIES)))
     )
     low_level = []
     for path in sorted(SQL_DIR.glob("*.sql")):

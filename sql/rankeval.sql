@@ -5,6 +5,7 @@
 -- Load it:   duckdb my.db < sql/rankeval.sql      (DuckDB CLI 1.5+)
 --            .read sql/rankeval.sql                (inside the CLI)
 --            polars_rankeval.duckdb.install(con)   (Python)
+-- It creates macros named rankeval_* and the measure parser's tables rankeval_m_*.
 --
 --   SELECT * FROM rankeval_summary('runs', 'judgments', ['MAP', 'nDCG@10', 'P@5'],
 --       by := ['system', 'day'], query := 'qid', item := 'doc_id', score := 'sim',
@@ -30,8 +31,9 @@
 -- rel: relevance level of measures without their own rel= (trec_eval -l).
 -- complete: also average over the qrels queries a group misses, scored 0 (trec_eval -c).
 -- conventions: 'trec_eval', 'kaggle', 'spark' or 'torchmetrics' parameter defaults.
--- ties: 'first' (= 'trec_eval': tied scores ordered by item descending); 'average' (the
---   expected value over the orderings of tied rows) raises: use polars_rankeval.evaluate.
+-- ties: 'first' (= 'trec_eval': tied scores ordered by item descending); 'average': the
+--   expected value over every ordering of tied rows (AP, P, R, RelP, RR, nDCG, Success,
+--   Rprec, the counts, INSQ, SDCG; not with top or duplicates := 'first').
 -- top: keep the top `top` rows of each query (trec_eval -M).
 -- duplicates: 'error' (a repeated (by..., query, item) run row raises) or 'first' (keep the
 --   best-ranked one; the rows dropped keep their positions).
@@ -42,7 +44,9 @@
 -- duplicate judgments, null ids, null/NaN/infinite scores or relevance, missing columns.
 
 -- Generated from polars_rankeval's measure registry (do not edit by hand).
-CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
+-- Tables, not VALUES lists in table macros: a call binds a table in a fraction
+-- of the time (a small call's CPU -32%, measured; benchmarks/RESULTS.md).
+CREATE OR REPLACE TABLE rankeval_m_families AS
     SELECT * FROM (VALUES
         ('AP', 'mean', true, NULL),
         ('SetAP', 'mean', true, NULL),
@@ -89,7 +93,7 @@ CREATE OR REPLACE MACRO rankeval_m_families() AS TABLE
         ('SDCG', 'mean', true, NULL),
         ('BPM', 'mean', true, NULL)
     ) AS t(family, aggregate, cutoff, at_param);
-CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
+CREATE OR REPLACE TABLE rankeval_m_names AS
     SELECT * FROM (VALUES
         ('AP', 'AP'),
         ('MAP', 'AP'),
@@ -150,7 +154,7 @@ CREATE OR REPLACE MACRO rankeval_m_names() AS TABLE
         ('SDCG', 'SDCG'),
         ('BPM', 'BPM')
     ) AS t(name, family);
-CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
+CREATE OR REPLACE TABLE rankeval_m_params AS
     SELECT * FROM (VALUES
         ('AP', 'norm', 'R', ['R', 'min', 'hits']::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('AP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
@@ -239,7 +243,7 @@ CREATE OR REPLACE MACRO rankeval_m_params() AS TABLE
         ('BPM', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('BPM', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
     ) AS t(family, param, default_value, choices, minimum, maximum, closed);
-CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
+CREATE OR REPLACE TABLE rankeval_m_trec AS
     SELECT * FROM (VALUES
         (1, 'num_q', 'NumQ'),
         (2, 'num_ret', 'NumRet'),
@@ -278,7 +282,7 @@ CREATE OR REPLACE MACRO rankeval_m_trec() AS TABLE
         (35, 'unj_(\d+)', 'Unjudged@{}'),
         (36, 'yaap', 'YAAP')
     ) AS t(ord, pattern, target);
-CREATE OR REPLACE MACRO rankeval_m_presets() AS TABLE
+CREATE OR REPLACE TABLE rankeval_m_presets AS
     SELECT * FROM (VALUES
         ('trec_eval', NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR),
         ('kaggle', NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR),
@@ -312,7 +316,7 @@ translated AS (
                      regexp_extract(trim(g._name), '^(?:' || a.pattern || ')$', 1)), a.ord),
                  trim(g._name)) AS _src
     FROM given AS g
-    LEFT JOIN rankeval_m_trec() AS a ON regexp_full_match(trim(g._name), a.pattern)
+    LEFT JOIN rankeval_m_trec AS a ON regexp_full_match(trim(g._name), a.pattern)
     GROUP BY g._idx, g._name
 ),
 parsed AS (
@@ -332,8 +336,8 @@ parsed AS (
 named AS (
     SELECT p.*,
         COALESCE(
-            (SELECT MIN(x.family) FROM rankeval_m_names() AS x WHERE x.name = p._word),
-            (SELECT MIN(x.family) FROM rankeval_m_names() AS x
+            (SELECT MIN(x.family) FROM rankeval_m_names AS x WHERE x.name = p._word),
+            (SELECT MIN(x.family) FROM rankeval_m_names AS x
              WHERE lower(x.name) = lower(p._word))) AS _family
     FROM parsed AS p
 ),
@@ -367,7 +371,7 @@ fam AS (
                  THEN 'measure ''' || n._name || ''': ' || n._family || ' takes no @k cutoff'
         END AS _error
     FROM named AS n
-    LEFT JOIN rankeval_m_families() AS f ON f.family = n._family
+    LEFT JOIN rankeval_m_families AS f ON f.family = n._family
 ),
 -- the parameters written in the name (and the at_param given after @)
 written AS (
@@ -410,20 +414,20 @@ resolved AS (
              ELSE p.default_value END AS _value,
         CASE WHEN w._value IS NULL THEN p.choices IS NULL ELSE w._is_number END AS _is_number
     FROM fam AS f
-    JOIN rankeval_m_params() AS p ON p.family = f._family
+    JOIN rankeval_m_params AS p ON p.family = f._family
     LEFT JOIN written_values AS w ON w._idx = f._idx AND w._param = p.param
-    LEFT JOIN rankeval_m_presets() AS ps
+    LEFT JOIN rankeval_m_presets AS ps
         ON ps.conventions = conventions AND ps.family = f._family AND ps.param = p.param
     WHERE f._error IS NULL
 ),
 param_errors AS (
     SELECT w._idx, MIN(CASE
         WHEN w._problem IS NOT NULL THEN w._problem
-        WHEN NOT EXISTS (SELECT 1 FROM rankeval_m_params() AS p
+        WHEN NOT EXISTS (SELECT 1 FROM rankeval_m_params AS p
                          WHERE p.family = f._family AND p.param = w._param)
             THEN f._family || ' has no parameter ''' || w._param || '''; its parameters: '
                 || (SELECT string_agg(p.param, ', ' ORDER BY p.param)
-                    FROM rankeval_m_params() AS p WHERE p.family = f._family)
+                    FROM rankeval_m_params AS p WHERE p.family = f._family)
         WHEN f._at_param = w._param AND w._arg <> f._at AND f._at IS NOT NULL
             THEN f._at_param || ' given twice' END) AS _problem
     FROM written_values AS w JOIN fam AS f ON f._idx = w._idx
@@ -452,10 +456,10 @@ checked AS (
     SELECT f.*,
         COALESCE(f._error,
             CASE WHEN conventions IS NULL OR conventions NOT IN (
-                     SELECT DISTINCT c.conventions FROM rankeval_m_presets() AS c)
+                     SELECT DISTINCT c.conventions FROM rankeval_m_presets AS c)
                  THEN 'unknown conventions ''' || COALESCE(conventions, 'NULL')
                      || '''; choose one of ' || (SELECT string_agg(DISTINCT c.conventions, ', ')
-                                               FROM rankeval_m_presets() AS c) END,
+                                               FROM rankeval_m_presets AS c) END,
             (SELECT 'measure ''' || f._name || ''': ' || MIN(e._problem)
              FROM param_errors AS e WHERE e._idx = f._idx)) AS _problem
     FROM fam AS f
@@ -508,9 +512,11 @@ _args AS (
         WHEN ties IS NULL OR ties NOT IN ('first', 'trec_eval', 'average')
             THEN error('ties=''' || COALESCE(ties, 'NULL')
                        || ''': choose ''first'' (= ''trec_eval'') or ''average''')
-        WHEN ties = 'average'
-            THEN error('ties=''average'' is not available in SQL yet: use ties := ''first'''
-                       || ' (trec_eval''s order) or polars_rankeval.evaluate(..., ties=''average'')')
+        WHEN ties = 'average' AND (top IS NOT NULL OR duplicates = 'first')
+            THEN error('ties=''average'' cannot be combined with '
+                       || CASE WHEN top IS NOT NULL THEN 'top=' ELSE 'duplicates=''first''' END
+                       || ': which rows are kept would depend on the order of tied rows; filter'
+                       || ' or de-duplicate the run first')
         WHEN top IS NOT NULL AND (CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
             THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
         WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'first')
@@ -627,8 +633,20 @@ _qnames AS (
         struct_pack(*COLUMNS(lambda c: c = query OR c = '__rk_q')) AS _qs
     FROM _qrels_src AS q
 ),
+-- ties='average': only the families with an expected value over tied orderings
 _specs AS (
-    SELECT * FROM rankeval_measure_specs(measures, conventions := conventions, rel := rel)
+    SELECT s.* REPLACE (CASE
+        WHEN ties <> 'average' THEN s._family
+        WHEN s._family NOT IN ('AP', 'P', 'RelP', 'R', 'RR', 'nDCG', 'Success', 'Rprec', 'NumRet', 'NumRel', 'NumRelRet', 'NumNonRelJudgedRet', 'INSQ', 'SDCG')
+            THEN error('measure ''' || s._name || ''' does not support ties=''average'''
+                       || ' (measures that do: ' || 'AP, P, RelP, R, RR, nDCG, Success, Rprec, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, INSQ, SDCG' || '); use ties := ''first''')
+        WHEN s._family = 'AP' AND s._p_norm = 'hits' AND s._k IS NOT NULL
+            THEN error('measure ''' || s._name || ''': with ties=''average'' the norm=hits'
+                       || ' denominator (relevant items in the top k) depends on the order of'
+                       || ' a tie group across position k; use norm=R or norm=min, no cutoff,'
+                       || ' or ties := ''first''')
+        ELSE s._family END AS _family)
+    FROM rankeval_measure_specs(measures, conventions := conventions, rel := rel) AS s
 ),
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
@@ -665,17 +683,24 @@ _specs AS (
         GROUP BY r._g, r._q
     ),
     _qq AS (
+        SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        FROM _qrels AS q
+        GROUP BY q._q
+    ),
+    _qfp AS (SELECT COUNT(*) - COUNT(DISTINCT hash(q._q, q._item)) AS _h FROM _qrels AS q),
+    _qdup AS (
         SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
             MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
         FROM _qrels AS q
+        CROSS JOIN (SELECT 1 AS _one FROM _qfp AS f WHERE f._h > 0) AS f
         GROUP BY q._q
     ),
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
             COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
             (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
-            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
-            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _qdup AS x), 0) AS _qrels_dup,
+            (SELECT MIN(x._q) FROM _qdup AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
 
@@ -853,6 +878,61 @@ _specs AS (
         GROUP BY s._idx, jl._g, jl._q
     ),
 
+    -- ties='average' only: every retrieved row (judged or not) with its tie group
+    _tpos AS (
+        SELECT r._g, r._q, r._key, q._rel,
+            ROW_NUMBER() OVER (
+                PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
+            ) AS _pos
+        FROM _run AS r
+        LEFT JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+        WHERE (ties = 'average')
+    ),
+    _tgroup AS (
+        SELECT t.*, l._level,
+            CAST(COUNT(*) OVER (PARTITION BY l._level, t._g, t._q, t._key) AS DOUBLE) AS _tn,
+            CAST(MIN(t._pos) OVER (PARTITION BY l._level, t._g, t._q, t._key) - 1 AS DOUBLE) AS _ts,
+            CAST(SUM(CASE WHEN t._rel >= l._level THEN 1 ELSE 0 END) OVER (PARTITION BY l._level, t._g, t._q, t._key) AS DOUBLE) AS _tr,
+            -- relevant rows strictly above the row (h: at the group's top row)
+            SUM(CASE WHEN t._rel >= l._level THEN 1 ELSE 0 END) OVER (
+                PARTITION BY l._level, t._g, t._q ORDER BY t._pos
+                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            ) - CASE WHEN t._rel >= l._level THEN 1 ELSE 0 END AS _tc,
+            AVG(CASE WHEN t._rel > 0 THEN t._rel ELSE 0 END) OVER (PARTITION BY l._level, t._g, t._q, t._key) AS _tgl,
+            AVG(CASE WHEN t._rel > 0 THEN POWER(2.0, t._rel) - 1 ELSE 0 END) OVER (PARTITION BY l._level, t._g, t._q, t._key) AS _tge
+        FROM _tpos AS t
+        CROSS JOIN _levels AS l
+    ),
+    _tied AS (
+        SELECT t.*, st._R, CAST(t._pos AS DOUBLE) - t._ts AS _tj,
+            CAST(MIN(t._tc) OVER (PARTITION BY t._level, t._g, t._q, t._key) AS DOUBLE) AS _th
+        FROM _tgroup AS t
+        LEFT JOIN _qstat AS st ON st._q = t._q AND st._level = t._level
+    ),
+    _tagg AS (
+        SELECT x._idx, x._g, x._q,
+            SUM(x._tr / x._tn ORDER BY x._pos) AS _e_hits,
+            SUM(((x._th + 1) * x._tr / x._tn + CASE WHEN x._tn > 1 THEN (x._tj - 1) * x._tr * (x._tr - 1) / (x._tn * (x._tn - 1)) ELSE 0 END) / x._pos ORDER BY x._pos) AS _e_prec,
+            SUM(CASE WHEN x._pos <= x._R THEN x._tr / x._tn ELSE 0 END ORDER BY x._pos) AS _e_rprec,
+            SUM(CASE WHEN x._th = 0 THEN (CASE WHEN x._tj - 1 > x._tn - x._tr THEN 0 ELSE EXP(LGAMMA(x._tn - x._tr + 1) - LGAMMA(x._tn - x._tr - x._tj + 2) - LGAMMA(x._tn + 1) + LGAMMA(x._tn - x._tj + 2)) END) * x._tr / ((x._tn - x._tj + 1) * x._pos) ELSE 0 END ORDER BY x._pos)
+                AS _e_rr,
+            MIN(CASE WHEN x._th > 0 THEN 0 ELSE (CASE WHEN x._tj - 1 > x._tn - x._tr THEN 0 ELSE EXP(LGAMMA(x._tn - x._tr + 1) - LGAMMA(x._tn - x._tr - x._tj + 2) - LGAMMA(x._tn + 1) + LGAMMA(x._tn - x._tj + 2)) END) * (x._tn - x._tr - x._tj + 1) / (x._tn - x._tj + 1) END)
+                AS _e_none,
+            SUM(CASE WHEN x._p_gain = 'exp' THEN x._tge ELSE x._tgl END / (LN(CAST(x._pos AS DOUBLE) + 1) / LN(2.0)) ORDER BY x._pos) AS _e_dcg,
+            SUM(COALESCE(x._tcg * x._tb, 0) ORDER BY x._pos) AS _e_cwl
+        FROM (
+            SELECT t.*, s._idx, s._k, s._p_gain,
+                CASE WHEN s._family IN ('INSQ', 'SDCG') AND t._pos <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
+                     THEN CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(t._pos AS DOUBLE) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(t._pos AS DOUBLE) + 1) / LN(2.0)) END END AS _tb,
+                AVG(CASE WHEN s._family IN ('INSQ', 'SDCG') THEN CASE WHEN t._rel IS NULL THEN 0 ELSE COALESCE((LEAST(GREATEST(GREATEST(CAST(t._rel AS DOUBLE), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0), 0) END END) OVER (
+                    PARTITION BY s._idx, t._g, t._q, t._key) AS _tcg
+            FROM _tied AS t
+            JOIN _specs AS s ON s._level = t._level
+        ) AS x
+        WHERE x._k IS NULL OR x._pos <= x._k
+        GROUP BY x._idx, x._g, x._q
+    ),
+
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, i._g, i._q,
@@ -974,19 +1054,19 @@ _specs AS (
     _values AS (
         SELECT u._g, u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
-                WHEN 'AP' THEN CAST(CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END AS DOUBLE)
+                WHEN 'AP' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_prec, 0) AS DOUBLE) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END END AS DOUBLE)
                 WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS DOUBLE)
-                WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / s._k END AS DOUBLE)
-                WHEN 'R' THEN CAST(CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END AS DOUBLE)
-                WHEN 'RR' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END AS DOUBLE)
-                WHEN 'Success' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END AS DOUBLE)
+                WHEN 'P' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(ta._e_hits, 0) AS DOUBLE) / s._k END ELSE CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / s._k END END AS DOUBLE)
+                WHEN 'R' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS DOUBLE) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END END AS DOUBLE)
+                WHEN 'RR' THEN CAST(CASE WHEN (ties = 'average') THEN COALESCE(ta._e_rr, 0) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END END AS DOUBLE)
+                WHEN 'Success' THEN CAST(CASE WHEN (ties = 'average') THEN 1 - COALESCE(ta._e_none, 1) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END END AS DOUBLE)
                 WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS DOUBLE)
                 WHEN 'NumRel' THEN CAST(st._R AS DOUBLE)
-                WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE)
+                WHEN 'NumRelRet' THEN CAST(CASE WHEN (ties = 'average') THEN COALESCE(ta._e_hits, 0) ELSE COALESCE(a._hits_k, 0) END AS DOUBLE)
                 WHEN 'NumQ' THEN CAST(1 AS DOUBLE)
-                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS DOUBLE)
-                WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'nDCG' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(ta._e_dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END END AS DOUBLE)
+                WHEN 'Rprec' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (st._R) > 0 THEN CAST(COALESCE(ta._e_rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END ELSE CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END END AS DOUBLE)
                 WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS DOUBLE) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS DOUBLE)
                 WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS DOUBLE) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS DOUBLE)
                 WHEN 'IPrec' THEN CAST(COALESCE(a._iprec, 0) AS DOUBLE)
@@ -1000,7 +1080,7 @@ _specs AS (
                 WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS DOUBLE)
                 WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END AS DOUBLE)
                 WHEN 'SetAP' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) ELSE 0 END AS DOUBLE)
-                WHEN 'RelP' THEN CAST(CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END AS DOUBLE)
+                WHEN 'RelP' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS DOUBLE) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END ELSE CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END END AS DOUBLE)
                 WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
                 WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS DOUBLE)
@@ -1008,8 +1088,8 @@ _specs AS (
                 WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS DOUBLE) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS DOUBLE)
                 WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS DOUBLE)
                 WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS DOUBLE) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS DOUBLE)
-                WHEN 'INSQ' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') ELSE COALESCE(a._cwl, 0) / cn._norm END AS DOUBLE)
-                WHEN 'SDCG' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') ELSE COALESCE(a._cwl, 0) / cn._norm END AS DOUBLE)
+                WHEN 'INSQ' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') ELSE COALESCE(a._cwl, 0) / cn._norm END END AS DOUBLE)
+                WHEN 'SDCG' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') ELSE COALESCE(a._cwl, 0) / cn._norm END END AS DOUBLE)
                 WHEN 'NERR8' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
                 WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
                 WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
@@ -1038,6 +1118,7 @@ _specs AS (
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND dk._g IS NOT DISTINCT FROM u._g AND dk._q = u._q
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
         LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND cw._g IS NOT DISTINCT FROM u._g AND cw._q = u._q
+        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND ta._g IS NOT DISTINCT FROM u._g AND ta._q = u._q
     )
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
 FROM _values AS v

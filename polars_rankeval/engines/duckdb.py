@@ -7,8 +7,7 @@ norm := 'R')`` and its siblings, ``rankeval_evaluate``, the shared ``rankeval_ra
 ``rankeval_per_query`` / ``rankeval_summary`` (``sql/rankeval.sql``).  ``per_query``
 is what ``evaluate(..., engine="duckdb")`` runs: the same checks, warnings and numbers
 as the polars engine, computed by ``rankeval_per_query`` in an in-process DuckDB when
-the result is collected (by the low-level ``rankeval_<family>_expected`` macros for
-``ties="average"``, which the entry point does not take yet).
+the result is collected (``ties="average"`` too: the macro's ``ties := 'average'``).
 
 The macros are installed once per process, in one of two in-memory databases: small
 in-memory inputs (:data:`SMALL_ROWS`) go to one that plans without DuckDB's optimizer on
@@ -28,8 +27,8 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
+from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval.diversity.families import is_diversity
-from polars_rankeval.engines.duckdb_average import AverageQuery, supports_average
 from polars_rankeval.engines.duckdb_entry import EntryQuery, supports_entry
 from polars_rankeval.engines.finish import (
     IN_QRELS,
@@ -105,7 +104,6 @@ SMALL_ROWS = 100_000
 _SMALL_CONFIG: dict[str, str | int | float | list[str]] = {"threads": 1, "enable_optimizer": False}
 
 _DATABASES: dict[bool, _duckdb.DuckDBPyConnection] = {}
-_WITH_LOW_LEVEL: set[bool] = set()  # the databases that have the low-level layer too
 _DATABASE_LOCK = threading.Lock()
 
 # Where sql/rankeval.sql's low-level layer (the per-family macros) begins.
@@ -113,22 +111,20 @@ _LOW_LEVEL = "-- The low-level layer"
 
 
 def _sql_parts() -> tuple[str, str]:
-    """sql/rankeval.sql as (the entry point, the low-level layer): the entry point does
-    not call the low-level macros, which only ties='average' runs ("" when the file has
+    """sql/rankeval.sql as (the entry point, the low-level layer): the engine installs
+    only the entry point, which does not call the low-level macros ("" when the file has
     no such part: everything is installed at once)."""
     text = sql_dir().joinpath(ENTRY).read_text(encoding="utf-8")
     entry, marker, low_level = text.partition(_LOW_LEVEL)
     return (entry, marker + low_level) if marker else (text, "")
 
 
-def _connection(*, small: bool = False, low_level: bool = False) -> _duckdb.DuckDBPyConnection:
-    """A new connection to a process-wide in-memory database that has the macros
-    (``small``: the one tuned for small inputs, :data:`_SMALL_CONFIG`; ``low_level``:
-    with the low-level layer too, installed the first time it is asked for).
+def _connection(*, small: bool = False) -> _duckdb.DuckDBPyConnection:
+    """A new connection to a process-wide in-memory database that has the entry
+    point's macros (``small``: the one tuned for small inputs, :data:`_SMALL_CONFIG`).
 
-    Installing the macros once per process saves ~0.2 s per evaluation, installing the
-    low-level layer only for ties='average' half of that on the first call; each
-    evaluation gets its own connection (a cursor), so its temporary views and
+    Installing the macros once per process saves ~0.2 s per evaluation (the entry
+    point alone: half of the file's install time); each evaluation gets its own connection (a cursor), so its temporary views and
     registered frames are its own, and concurrent evaluations do not meet.
     """
     import duckdb
@@ -146,10 +142,6 @@ def _connection(*, small: bool = False, low_level: bool = False) -> _duckdb.Duck
             database = duckdb.connect(config={**config, **(_SMALL_CONFIG if small else {})})
             database.execute(_sql_parts()[0])
             _DATABASES[small] = database
-        if low_level and small not in _WITH_LOW_LEVEL:
-            if _sql_parts()[1]:
-                database.execute(_sql_parts()[1])
-            _WITH_LOW_LEVEL.add(small)
         return database.cursor()
 
 
@@ -190,14 +182,14 @@ def _plain(dtype: pl.DataType) -> pl.DataType:
 
 
 def supports(measure: Measure, spec: Spec) -> str | None:
-    """None when ``rankeval_per_query`` computes the measure (the family's
-    ``rankeval_<family>_expected`` macro with ties='average'); else why not."""
+    """None when ``rankeval_per_query`` computes the measure (with ties='average':
+    its expected value over tied orderings); else why not."""
     if is_diversity(measure):
         return (
             f"{measure}: the diversity measures have no SQL twin yet; use engine='polars'"
         )
-    if spec.options.ties == "average":
-        return supports_average(measure)
+    if spec.options.ties == "average" and measure.family.name not in TIES_FAMILIES:
+        return f"{measure}: no expected value over tied orderings (ties='average')"
     return supports_entry(measure)
 
 
@@ -302,7 +294,7 @@ def _repeated_in_top(run_keys: list[str], top: int, *, score_mode: bool) -> str:
 
 class _Plan(Protocol):
     """How the evaluation is computed once the sources are in DuckDB: the public entry
-    point (:class:`EntryQuery`), or the low-level macros for ties='average'."""
+    point (:class:`EntryQuery`)."""
 
     stat_columns: list[str]
 
@@ -314,7 +306,7 @@ def _run(
 ) -> tuple[pl.DataFrame, int]:
     """Hand the sources over, check them, run the evaluation: the per-query frame, and
     the number of repeated run rows."""
-    con = _connection(small=_is_small(spec), low_level=spec.options.ties == "average")
+    con = _connection(small=_is_small(spec))
     folder = tempfile.TemporaryDirectory(prefix="rankeval-duckdb-")
     try:
         _hand_over(con, RUN_SOURCE, sources.run,
@@ -358,8 +350,6 @@ def _typed(
 
 
 def _plan(spec: Spec, sources: _Sources) -> _Plan:
-    if spec.options.ties == "average":
-        return AverageQuery(spec, score_mode=sources.score_mode, run_source=RUN_SOURCE)
     return EntryQuery(
         spec, score_mode=sources.score_mode, run_source=RUN_SOURCE, qrels_source=QRELS_SOURCE,
         top=_pushed_top(spec),
@@ -369,7 +359,7 @@ def _plan(spec: Spec, sources: _Sources) -> _Plan:
 def _pushed_top(spec: Spec) -> int | None:
     """``top`` when the macro applies it (``top :=``): with qrels and ties='first'.
     Otherwise the run is cut in polars first (:func:`per_query`): without qrels the
-    judgments are the kept rows' own labels, and the ties='average' macros take no top."""
+    judgments are the kept rows' own labels (ties='average' takes no top)."""
     options = spec.options
     if spec.qrels is None or options.ties == "average":
         return None
@@ -378,8 +368,7 @@ def _pushed_top(spec: Spec) -> int | None:
 
 def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     """What the polars engine's ``per_query`` returns, computed by DuckDB through the
-    public entry point ``rankeval_per_query`` (the low-level macros for
-    ties='average'), as a LazyFrame whose DuckDB work happens when it is collected.
+    public entry point ``rankeval_per_query``, as a LazyFrame whose DuckDB work happens when it is collected.
     Bad input raises the polars engine's :class:`InputError` (schemas now, data checks
     at collect time) and skipped data gives the same warnings."""
     options = spec.options

@@ -84,7 +84,7 @@ def _long_rows(spec: Spec, *, score_mode: bool, run_table: str, qrels_table: str
         f"rankeval_per_query('{run_table}', '{qrels_table}', $measures, "
         f"\"by\" := [{', '.join(groups)}]::VARCHAR[], query := '{'_q' if has_qrels else '_k'}', "
         f"item := 'item', {order}, relevance := 'relevance', complete := $complete, "
-        "duplicates := $duplicates, top := $top)"
+        "duplicates := $duplicates, top := $top, ties := $ties)"
     )
     if has_qrels:
         keys = [*(f"v._b{n}" for n in range(len(by))), "v._q"]
@@ -173,6 +173,7 @@ class EntryQuery:
         params: dict[str, object] = {
             "measures": names, "complete": self.spec.options.complete,
             "duplicates": self.spec.options.duplicates, "top": self.top,
+            "ties": "average" if self.spec.options.ties == "average" else "first",
             **{f"n{i}": name for i, name in enumerate(names)},
         }
         pivot = ", ".join(

@@ -5,6 +5,7 @@
 -- Load it:   duckdb my.db < sql/rankeval.sql      (DuckDB CLI 1.5+)
 --            .read sql/rankeval.sql                (inside the CLI)
 --            polars_rankeval.duckdb.install(con)   (Python)
+-- It creates macros named rankeval_* and the measure parser's tables rankeval_m_*.
 --
 --   SELECT * FROM rankeval_summary('runs', 'judgments', ['MAP', 'nDCG@10', 'P@5'],
 --       by := ['system', 'day'], query := 'qid', item := 'doc_id', score := 'sim',
@@ -30,8 +31,9 @@
 -- rel: relevance level of measures without their own rel= (trec_eval -l).
 -- complete: also average over the qrels queries a group misses, scored 0 (trec_eval -c).
 -- conventions: 'trec_eval', 'kaggle', 'spark' or 'torchmetrics' parameter defaults.
--- ties: 'first' (= 'trec_eval': tied scores ordered by item descending); 'average' (the
---   expected value over the orderings of tied rows) raises: use polars_rankeval.evaluate.
+-- ties: 'first' (= 'trec_eval': tied scores ordered by item descending); 'average': the
+--   expected value over every ordering of tied rows (AP, P, R, RelP, RR, nDCG, Success,
+--   Rprec, the counts, INSQ, SDCG; not with top or duplicates := 'first').
 -- top: keep the top `top` rows of each query (trec_eval -M).
 -- duplicates: 'error' (a repeated (by..., query, item) run row raises) or 'first' (keep the
 --   best-ranked one; the rows dropped keep their positions).

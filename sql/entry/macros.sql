@@ -13,9 +13,11 @@ _args AS (
         WHEN ties IS NULL OR ties NOT IN ('first', 'trec_eval', 'average')
             THEN error('ties=''' || COALESCE(ties, 'NULL')
                        || ''': choose ''first'' (= ''trec_eval'') or ''average''')
-        WHEN ties = 'average'
-            THEN error('ties=''average'' is not available in SQL yet: use ties := ''first'''
-                       || ' (trec_eval''s order) or polars_rankeval.evaluate(..., ties=''average'')')
+        WHEN ties = 'average' AND (top IS NOT NULL OR duplicates = 'first')
+            THEN error('ties=''average'' cannot be combined with '
+                       || CASE WHEN top IS NOT NULL THEN 'top=' ELSE 'duplicates=''first''' END
+                       || ': which rows are kept would depend on the order of tied rows; filter'
+                       || ' or de-duplicate the run first')
         WHEN top IS NOT NULL AND (CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
             THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
         WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'first')
@@ -132,8 +134,20 @@ _qnames AS (
         struct_pack(*COLUMNS(lambda c: c = query OR c = '__rk_q')) AS _qs
     FROM _qrels_src AS q
 ),
+-- ties='average': only the families with an expected value over tied orderings
 _specs AS (
-    SELECT * FROM rankeval_measure_specs(measures, conventions := conventions, rel := rel)
+    SELECT s.* REPLACE (CASE
+        WHEN ties <> 'average' THEN s._family
+        WHEN s._family NOT IN ({{AVERAGE_FAMILIES}})
+            THEN error('measure ''' || s._name || ''' does not support ties=''average'''
+                       || ' (measures that do: ' || {{AVERAGE_LIST}} || '); use ties := ''first''')
+        WHEN s._family = 'AP' AND s._p_norm = 'hits' AND s._k IS NOT NULL
+            THEN error('measure ''' || s._name || ''': with ties=''average'' the norm=hits'
+                       || ' denominator (relevant items in the top k) depends on the order of'
+                       || ' a tie group across position k; use norm=R or norm=min, no cutoff,'
+                       || ' or ties := ''first''')
+        ELSE s._family END AS _family)
+    FROM rankeval_measure_specs(measures, conventions := conventions, rel := rel) AS s
 ),
 {{COMPUTE}}
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value

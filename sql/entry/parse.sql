@@ -19,7 +19,7 @@ translated AS (
                      regexp_extract(trim(g._name), '^(?:' || a.pattern || ')$', 1)), a.ord),
                  trim(g._name)) AS _src
     FROM given AS g
-    LEFT JOIN rankeval_m_trec() AS a ON regexp_full_match(trim(g._name), a.pattern)
+    LEFT JOIN rankeval_m_trec AS a ON regexp_full_match(trim(g._name), a.pattern)
     GROUP BY g._idx, g._name
 ),
 parsed AS (
@@ -39,8 +39,8 @@ parsed AS (
 named AS (
     SELECT p.*,
         COALESCE(
-            (SELECT MIN(x.family) FROM rankeval_m_names() AS x WHERE x.name = p._word),
-            (SELECT MIN(x.family) FROM rankeval_m_names() AS x
+            (SELECT MIN(x.family) FROM rankeval_m_names AS x WHERE x.name = p._word),
+            (SELECT MIN(x.family) FROM rankeval_m_names AS x
              WHERE lower(x.name) = lower(p._word))) AS _family
     FROM parsed AS p
 ),
@@ -74,7 +74,7 @@ fam AS (
                  THEN 'measure ''' || n._name || ''': ' || n._family || ' takes no @k cutoff'
         END AS _error
     FROM named AS n
-    LEFT JOIN rankeval_m_families() AS f ON f.family = n._family
+    LEFT JOIN rankeval_m_families AS f ON f.family = n._family
 ),
 -- the parameters written in the name (and the at_param given after @)
 written AS (
@@ -117,20 +117,20 @@ resolved AS (
              ELSE p.default_value END AS _value,
         CASE WHEN w._value IS NULL THEN p.choices IS NULL ELSE w._is_number END AS _is_number
     FROM fam AS f
-    JOIN rankeval_m_params() AS p ON p.family = f._family
+    JOIN rankeval_m_params AS p ON p.family = f._family
     LEFT JOIN written_values AS w ON w._idx = f._idx AND w._param = p.param
-    LEFT JOIN rankeval_m_presets() AS ps
+    LEFT JOIN rankeval_m_presets AS ps
         ON ps.conventions = conventions AND ps.family = f._family AND ps.param = p.param
     WHERE f._error IS NULL
 ),
 param_errors AS (
     SELECT w._idx, MIN(CASE
         WHEN w._problem IS NOT NULL THEN w._problem
-        WHEN NOT EXISTS (SELECT 1 FROM rankeval_m_params() AS p
+        WHEN NOT EXISTS (SELECT 1 FROM rankeval_m_params AS p
                          WHERE p.family = f._family AND p.param = w._param)
             THEN f._family || ' has no parameter ''' || w._param || '''; its parameters: '
                 || (SELECT string_agg(p.param, ', ' ORDER BY p.param)
-                    FROM rankeval_m_params() AS p WHERE p.family = f._family)
+                    FROM rankeval_m_params AS p WHERE p.family = f._family)
         WHEN f._at_param = w._param AND w._arg <> f._at AND f._at IS NOT NULL
             THEN f._at_param || ' given twice' END) AS _problem
     FROM written_values AS w JOIN fam AS f ON f._idx = w._idx
@@ -159,10 +159,10 @@ checked AS (
     SELECT f.*,
         COALESCE(f._error,
             CASE WHEN conventions IS NULL OR conventions NOT IN (
-                     SELECT DISTINCT c.conventions FROM rankeval_m_presets() AS c)
+                     SELECT DISTINCT c.conventions FROM rankeval_m_presets AS c)
                  THEN 'unknown conventions ''' || COALESCE(conventions, 'NULL')
                      || '''; choose one of ' || (SELECT string_agg(DISTINCT c.conventions, ', ')
-                                               FROM rankeval_m_presets() AS c) END,
+                                               FROM rankeval_m_presets AS c) END,
             (SELECT 'measure ''' || f._name || ''': ' || MIN(e._problem)
              FROM param_errors AS e WHERE e._idx = f._idx)) AS _problem
     FROM fam AS f

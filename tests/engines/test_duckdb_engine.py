@@ -366,9 +366,9 @@ def test_small_and_default_databases_give_the_same_bits(
     used: list[bool] = []
     connection = duckdb_engine._connection
 
-    def spy(*, small: bool = False, low_level: bool = False) -> duckdb.DuckDBPyConnection:
+    def spy(*, small: bool = False) -> duckdb.DuckDBPyConnection:
         used.append(small)
-        return connection(small=small, low_level=low_level)
+        return connection(small=small)
 
     monkeypatch.setattr(duckdb_engine, "_connection", spy)
     kw = {**kw, "per_query": True}
@@ -413,11 +413,10 @@ def test_top_without_qrels_still_cuts_the_run_first() -> None:
     _same(run, None, ["NumRel", "AP", "P@1"], top=1, per_query=True)
 
 
-def test_low_level_layer_installed_only_for_ties_average(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fresh engine database gets the entry point only; the first ties='average' call
-    adds the per-family macros it runs; both give the polars engine's numbers."""
+def test_entry_point_only_even_for_ties_average(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's database gets the entry point only, and ties='average' runs it too
+    (``ties := 'average'``): one SQL path; both give the polars engine's numbers."""
     monkeypatch.setattr(duckdb_engine, "_DATABASES", {})
-    monkeypatch.setattr(duckdb_engine, "_WITH_LOW_LEVEL", set())
     entry, low_level = duckdb_engine._sql_parts()
     assert "CREATE OR REPLACE MACRO rankeval_per_query(" in entry
     assert "CREATE OR REPLACE MACRO rankeval_AP(" in low_level
@@ -432,4 +431,4 @@ def test_low_level_layer_installed_only_for_ties_average(monkeypatch: pytest.Mon
     _same(RUN, QRELS, per_query=True)
     assert "rankeval_per_query" in macros() and "rankeval_AP" not in macros()
     _same(RUN, QRELS, ["AP", "P@2"], ties="average", per_query=True)
-    assert "rankeval_AP" in macros()
+    assert "rankeval_AP" not in macros()

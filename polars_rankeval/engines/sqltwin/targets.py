@@ -199,15 +199,19 @@ class Dialect:
     no_groups: str = ""
     # a 64-bit hash of a column list, where the dialect has one (None: exact counts only)
     fingerprint: Callable[[str], str] | None = None
+    # the SQL of ties = 'average' (a boolean): the expected values over every ordering
+    # of tied rows; "" where the rendering does not take ties='average'
+    average: str = ""
 
     @classmethod
     def of(
         cls, t: Target, *, g: Callable[[str], str], gj: Callable[[str, str], str],
-        top: str, complete: str, first: str, no_groups: str = "",
+        top: str, complete: str, first: str, no_groups: str = "", average: str = "",
     ) -> Dialect:  # fmt: skip
         """The dialect of target ``t`` (its row of the table) with these groups and options."""
         return cls(
             g=g, gj=gj, fail=t.fail, double=t.double, real=t.real, top=top,
             complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
             ordered=t.ordered, no_groups=no_groups, fingerprint=t.fingerprint,
+            average=average,
         )  # fmt: skip

@@ -112,12 +112,13 @@ _qrels AS (
         FROM _qrels AS q
         GROUP BY q._q
     ),
+    _qdup AS (SELECT * FROM _qq),
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
             COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
             (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
-            COALESCE((SELECT SUM(x._dup) FROM _qq AS x), 0) AS _qrels_dup,
-            (SELECT MIN(x._q) FROM _qq AS x WHERE x._dup > 0) AS _qrels_dup_q,
+            COALESCE((SELECT SUM(x._dup) FROM _qdup AS x), 0) AS _qrels_dup,
+            (SELECT MIN(x._q) FROM _qdup AS x WHERE x._dup > 0) AS _qrels_dup_q,
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
 
