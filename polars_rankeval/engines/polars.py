@@ -108,7 +108,8 @@ def _joined(judgement: Judgement, spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
 def _ranked_where_misranked(frame: pl.DataFrame, spec: Spec, keys: list[str]) -> pl.DataFrame:
     """The rank-given fast path's fix-up, at collect time: the queries whose ranks are
     not 1..n (:data:`MISRANKED`) are evaluated again, ranked trec_eval's way (only
-    they: a run of valid ranks pays nothing, one of gaps or repeats about twice)."""
+    they: a run of valid ranks pays nothing more, one with a gap in every query 1.6x the
+    CPU time of ranking it directly, benchmarks/RESULTS.md)."""
     if MISRANKED not in frame.columns:
         return frame
     misranked = frame[MISRANKED].fill_null(False)
