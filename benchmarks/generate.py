@@ -168,6 +168,30 @@ def generate(
     return run_path, qrels_path
 
 
+def ranked_path(run_path: Path) -> Path:
+    """Where :func:`write_ranked` puts the rank-given copy of a run file."""
+    return run_path.with_name(run_path.stem + "_ranked.parquet")
+
+
+def write_ranked(run_path: Path, *, force: bool = False) -> Path:
+    """The run as the design card's shape ``query, rank, item``: rank 1..n per query in
+    trec_eval's order (score as float32 descending, then item descending), rows in the
+    run file's order; written once next to the run (streaming, so 100M rows fit)."""
+    import polars as pl
+
+    out = ranked_path(run_path)
+    if out.exists() and not force:
+        return out
+    order = pl.struct(pl.col("score").cast(pl.Float32), pl.col("item").cast(pl.String))
+    rank = order.rank("ordinal", descending=True).over("query").cast(pl.Int64)
+    tmp = out.with_suffix(".parquet.tmp")
+    pl.scan_parquet(run_path).select("query", rank.alias("rank"), "item").sink_parquet(
+        tmp, compression="zstd", row_group_size=1_000_000
+    )
+    tmp.replace(out)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -190,6 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--force", action="store_true", help="rewrite existing files")
     parser.add_argument("--json", action="store_true", help="print paths and row counts as JSON")
+    parser.add_argument(
+        "--ranked",
+        action="store_true",
+        help="also write the run as query, rank, item (RUN_ranked.parquet; see write_ranked)",
+    )
     args = parser.parse_args(argv)
     if args.queries < 1 or args.depth < 1 or args.judged < 2:
         parser.error("--queries and --depth must be >= 1, --judged >= 2")
@@ -197,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         args.queries, args.depth, args.judged, args.ties, args.seed, args.int_ids, args.shuffle
     )
     run_path, qrels_path = generate(spec, data=args.data, force=args.force)
+    ranked = write_ranked(run_path, force=args.force) if args.ranked else None
     if args.json:
         import pyarrow.parquet as pq
 
@@ -207,12 +237,15 @@ def main(argv: list[str] | None = None) -> int:
                     "qrels": str(qrels_path),
                     "run_rows": pq.ParquetFile(run_path).metadata.num_rows,
                     "qrels_rows": pq.ParquetFile(qrels_path).metadata.num_rows,
+                    **({"ranked": str(ranked)} if ranked else {}),
                 }
             )
         )
     else:
         print(run_path)
         print(qrels_path)
+        if ranked:
+            print(ranked)
     return 0
 
 

@@ -85,7 +85,16 @@ class Variant:
 VARIANTS = [
     Variant("floor", "floor", "floor: scan both + join + group_by count", True, ()),
     Variant("floor-in-memory", "floor-in-memory", "floor, in-memory engine", True, ()),
+    Variant(
+        "floor-sorted", "floor-sorted", "sorted floor: the floor + score rank window", True, ()
+    ),
+    Variant("polars-rank", "polars-rank", "polars_rankeval, rank-given run (query, rank, item)",
+            True),
     Variant("polars", "polars", "polars_rankeval, polars engine, collect()", True),
+    Variant("polars-parts", "polars-parts",
+            "query-hash partitions one at a time (BENCH_PARTS, default 4)", True),
+    Variant("polars-rank-parts", "polars-rank-parts",
+            "rank-given run, query-hash partitions (BENCH_PARTS, default 4)", True),
     Variant("polars-in-memory", "polars-in-memory", "polars engine, in-memory engine", True),
     Variant("polars-streaming", "polars-streaming", "polars engine, streaming engine", True),
     Variant("duckdb", "duckdb", "polars_rankeval, DuckDB engine", True),
@@ -98,9 +107,12 @@ VARIANTS = [
     Variant("polars-20", "polars-20", "polars engine, 20 measures", True, tuple(TWENTY)),
 ]
 BY_KEY = {v.key: v for v in VARIANTS}
-DEFAULT_VARIANTS = [v.key for v in VARIANTS]
+# the partitioned variants are an experiment (issue 15): by name only
+DEFAULT_VARIANTS = [v.key for v in VARIANTS if not v.key.endswith("-parts")]
 SMOKE_VARIANTS = [
     "floor",
+    "floor-sorted",
+    "polars-rank",
     "polars",
     "polars-in-memory",
     "polars-streaming",
@@ -108,6 +120,8 @@ SMOKE_VARIANTS = [
     "polars-20",
     "pytrec_eval",
 ]
+# the issue's table (#15): the floors, both run shapes and pytrec_eval, paired in one run
+PAIRED_VARIANTS = ["floor", "floor-sorted", "polars-rank", "polars", "pytrec_eval"]
 SLOW = {"ranx-cold", "ranx", "ir_measures"}  # their runs are capped by --slow-repeats
 PEER_MODULES = {"pytrec_eval": "pytrec_eval", "ranx": "ranx", "ir_measures": "ir_measures"}
 DISTRIBUTIONS = {
@@ -293,7 +307,8 @@ def bench_size(
     a note on the reference, and whether everything passed."""
     queries = max(1, rows // args.depth)
     spec = Spec(queries, depth=args.depth, judged=args.judged, ties=args.ties, seed=args.seed)
-    paths, counts = materialise(spec, args.data)
+    ranked = bool({"polars-rank", "polars-rank-parts"} & set(keys))
+    paths, counts = materialise(spec, args.data, ranked=ranked)
     variants = [BY_KEY[k] for k in keys]
     table = {v.key: Row(v.key, v.label, len(v.measures)) for v in variants}
     cache = args.data / "numba-cache"
@@ -448,8 +463,11 @@ def bench_size(
     return list(table.values()), reference_note, passed, spec, counts
 
 
-def materialise(spec: Spec, data: Path) -> tuple[tuple[Path, Path], tuple[int, int]]:
-    """Generate (if missing) in a child process; the paths and the row counts."""
+def materialise(
+    spec: Spec, data: Path, *, ranked: bool = False
+) -> tuple[tuple[Path, Path], tuple[int, int]]:
+    """Generate (if missing) in a child process; the paths and the row counts
+    (``ranked``: also the run's rank-given copy that the polars-rank variant reads)."""
     command = [
         sys.executable,
         str(HERE / "generate.py"),
@@ -465,6 +483,7 @@ def materialise(spec: Spec, data: Path) -> tuple[tuple[Path, Path], tuple[int, i
         str(data),
         "--json",
         *(["--ties"] if spec.ties else []),
+        *(["--ranked"] if ranked else []),
     ]
     out = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout
     info = json.loads(out.strip().splitlines()[-1])
@@ -515,6 +534,48 @@ def render(rows: list[Row]) -> list[str]:
             f"| {fmt(cpu / floor_cpu)} | {fmt(compute / floor_compute)} "
             f"| {fmt(row.wall / ours_wall)} | {row.check} |"
         )
+    return lines
+
+
+def render_paired(rows: list[Row]) -> list[str]:
+    """The issue-#15 table: each shape against its floor, pytrec_eval against us, memory
+    against pytrec_eval's; ratios of medians, wall and CPU (CPU is steadier under load)."""
+    by_key = {r.key: r for r in rows if r.walls}
+
+    def figures(key: str) -> tuple[float, float, float]:
+        row = by_key.get(key)
+        if row is None:
+            return math.nan, math.nan, math.nan
+        return row.wall, statistics.median(row.cpus), row.rss_mib
+
+    floor, sorted_floor = figures("floor"), figures("floor-sorted")
+    given, score, pytrec = figures("polars-rank"), figures("polars"), figures("pytrec_eval")
+
+    def ratio(a: tuple[float, ...], b: tuple[float, ...], what: str) -> str:
+        return f"{fmt(a[0] / b[0])}x / {fmt(a[1] / b[1])}x {what}"
+
+    table = [
+        ("floor: scan + join + group count", floor, "1.00x / 1.00x floor", ""),
+        ("sorted floor: + score rank window", sorted_floor, ratio(sorted_floor, floor, "floor"),
+         ""),
+        ("rank-given run (query, rank, item)", given, ratio(given, floor, "floor"),
+         "≤ 1.25x floor"),
+        ("score-only run (query, item, score)", score,
+         ratio(score, sorted_floor, "sorted floor"), "≤ 1.25x sorted floor"),
+        ("pytrec_eval (read + dicts + evaluate)", pytrec,
+         ratio(pytrec, score, "score-only run"), "≥ 8x score-only run"),
+    ]
+    lines = [
+        "| variant | wall s | CPU s | peak RSS MiB | ratio (wall / CPU) | goal |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, (wall, cpu, rss), text, goal in table:
+        lines.append(f"| {label} | {fmt(wall)} | {fmt(cpu)} | {fmt(rss, 0)} | {text} | {goal} |")
+    memory = ", ".join(
+        f"{name} {fmt(ours[2] / pytrec[2])}x" for name, ours in (("score-only", score),
+                                                                  ("rank-given", given))
+    )
+    lines.append(f"| memory vs pytrec_eval (peak RSS) | | | | {memory} | ≤ 0.2x |")
     return lines
 
 
@@ -644,12 +705,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-results", action="store_true", help="write no report")
     parser.add_argument("--append", action="store_true", help="append to the report")
     parser.add_argument(
+        "--suite",
+        choices=["all", "paired"],
+        default="all",
+        help="paired: the issue-#15 table (floor, sorted floor, rank-given run, score-only "
+        "run, pytrec_eval; 10M rows unless --sizes), with its ratios",
+    )
+    parser.add_argument(
         "--smoke",
         action="store_true",
         help="CI check: 20k rows, 1 repeat, our variants + pytrec_eval",
     )
     args = parser.parse_args(argv)
 
+    given = argv if argv is not None else sys.argv[1:]
+    if args.suite == "paired":
+        if "--sizes" not in given:
+            args.sizes = "10M"
+        if "--variants" not in given:
+            args.variants = ",".join(PAIRED_VARIANTS)
     if args.smoke:
         if "--sizes" not in (argv if argv is not None else sys.argv[1:]):
             args.sizes = "20k"
@@ -703,6 +777,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{qrels_rows:,} qrels rows{', tie-heavy scores' if spec.ties else ''})"
         )
         lines = render(table)
+        if args.suite == "paired":
+            lines += ["", *render_paired(table)]
         repeats = f"{args.repeats} repeat(s)" + (
             f", ranx and ir_measures {args.slow_repeats}"
             if args.slow_repeats != args.repeats

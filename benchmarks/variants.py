@@ -118,6 +118,79 @@ def floor(run_path: str, qrels_path: str, names: list[str], **collect: object) -
     return {"means": {}, "seconds": {"eval": time.perf_counter() - started}, "check": out.row(0)}
 
 
+def floor_sorted(run_path: str, qrels_path: str, names: list[str]) -> Result:
+    """The floor plus the rank window every score-only run needs (``score`` ranked
+    descending within its query): what ranking alone adds."""
+    import polars as pl
+
+    started = time.perf_counter()
+    run = pl.scan_parquet(run_path).with_columns(
+        pl.col("score").rank("ordinal", descending=True).over("query").alias("pos")
+    )
+    qrels = pl.scan_parquet(qrels_path)
+    out = (
+        run.join(qrels, on=["query", "item"], how="left")
+        .group_by("query")
+        .agg(pl.len().alias("n"), pl.col("relevance").sum().alias("rel"), pl.col("pos").max())
+        .select(pl.col("n").mean(), pl.col("rel").mean(), pl.col("pos").mean())
+        .collect()
+    )
+    return {"means": {}, "seconds": {"eval": time.perf_counter() - started}, "check": out.row(0)}
+
+
+def ranked_run_path(run_path: str) -> str:
+    """The rank-given copy of a run file (``generate.py --ranked`` writes it)."""
+    return run_path.removesuffix(".parquet") + "_ranked.parquet"
+
+
+def polars_rank_given(run_path: str, qrels_path: str, names: list[str]) -> Result:
+    """The design card's shape: a ``query, rank, item`` run (ranks 1..n, trec_eval's
+    order), evaluated by its ranks (``score=None``)."""
+    import polars as pl
+
+    import polars_rankeval as rk
+
+    started = time.perf_counter()
+    run = pl.scan_parquet(ranked_run_path(run_path))
+    qrels = pl.scan_parquet(qrels_path)
+    result = rk.evaluate(run, qrels, names, score=None).collect()
+    means = dict(zip(result["measure"].to_list(), result["value"].to_list(), strict=True))
+    return {"means": means, "seconds": {"eval": time.perf_counter() - started}}
+
+
+def _partitioned(run_path: str, qrels_path: str, names: list[str], **options: object) -> Result:
+    """Issue 15's memory idea, outside the package: the queries split by a hash of their
+    id into ``BENCH_PARTS`` (default 4) partitions, each evaluated per query and collected
+    on its own, then averaged; the peak memory follows the largest partition."""
+    import os
+
+    import polars as pl
+
+    import polars_rankeval as rk
+
+    parts = int(os.environ.get("BENCH_PARTS", "4"))
+    started = time.perf_counter()
+    run, qrels = pl.scan_parquet(run_path), pl.scan_parquet(qrels_path)
+    frames = []
+    for part in range(parts):
+        pick = pl.col("query").hash() % parts == part
+        per_query = rk.evaluate(run.filter(pick), qrels.filter(pick), names, per_query=True,
+                                **options)  # type: ignore[arg-type]
+        frames.append(per_query.collect())
+    # means over the queries in query order, whatever the partitions
+    result = pl.concat(frames).sort("query").group_by("measure").agg(pl.col("value").mean())
+    means = dict(zip(result["measure"].to_list(), result["value"].to_list(), strict=True))
+    return {"means": means, "seconds": {"eval": time.perf_counter() - started}}
+
+
+def polars_partitioned(run_path: str, qrels_path: str, names: list[str]) -> Result:
+    return _partitioned(run_path, qrels_path, names)
+
+
+def polars_rank_partitioned(run_path: str, qrels_path: str, names: list[str]) -> Result:
+    return _partitioned(ranked_run_path(run_path), qrels_path, names, score=None)
+
+
 def _ours(run_path: str, qrels_path: str, names: list[str], **collect: object) -> Result:
     import polars as pl
 
@@ -293,6 +366,10 @@ def ir_measures_variant(run_path: str, qrels_path: str, names: list[str]) -> Res
 VARIANTS: dict[str, Callable[[str, str, list[str]], Result]] = {
     "floor": floor,
     "floor-in-memory": floor_in_memory,
+    "floor-sorted": floor_sorted,
+    "polars-rank": polars_rank_given,
+    "polars-parts": polars_partitioned,
+    "polars-rank-parts": polars_rank_partitioned,
     "polars": polars_engine,
     "polars-in-memory": polars_in_memory,
     "polars-streaming": polars_streaming,

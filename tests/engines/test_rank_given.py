@@ -1,0 +1,109 @@
+"""The rank-given fast path (issue 15): a run ranked by its rank column takes the ranks as
+positions, with no ranking window, where a query's ranks are 1..n; every other query
+(gaps, repeated ranks, not starting at 1) is evaluated again in trec_eval's order.
+
+The reference is the same run ranked by a score: score = -rank (exact in float32 here),
+ties broken by item descending, which is trec_eval's order of the rank column
+(DESIGN.md: rank ascending, ties by item descending) on the ranking path the fast path
+skips.  The expected positions of the mixed case are also worked out by hand.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import polars_rankeval as rk
+from polars_rankeval.engines import polars as engine
+from polars_rankeval.options import Columns
+from polars_rankeval.prepare.ranking import position
+
+MEASURES = ["AP", "nDCG@3", "P@2", "R@3", "RR", "NumRet", "NumRelRet", "Rprec"]
+QRELS = pl.DataFrame(
+    {"query": ["v", "v", "g", "g", "t", "t", "s", "s"],
+     "item": ["b", "c", "b", "d", "a", "c", "c", "d"],
+     "relevance": [1, 2, 1, 2, 2, 1, 1, 1]}
+)  # fmt: skip
+
+
+def _run(ranks: dict[str, list[float]]) -> pl.DataFrame:
+    """Items a, b, c, ... in row order per query, with the given ranks."""
+    rows = [(q, "abcdef"[i], r) for q, rs in ranks.items() for i, r in enumerate(rs)]
+    return pl.DataFrame(rows, schema=["query", "item", "rank"], orient="row")
+
+
+# v: a valid permutation in shuffled row order; g: a gap; t: a repeated rank (b and c tie:
+# c first, item descending); s: not starting at 1
+MIXED = _run({"v": [3, 1, 4, 2], "g": [1, 2, 5], "t": [1, 2, 2, 3], "s": [2, 3, 4]})
+# trec_eval's positions by hand: v b d a c; g a b c; t a c b d; s a b c
+POSITIONS = {"v": "bdac", "g": "abc", "t": "acbd", "s": "abc"}
+
+
+def _by_score(run: pl.DataFrame) -> pl.DataFrame:
+    return run.with_columns(score=-pl.col("rank").cast(pl.Float64)).drop("rank")
+
+
+def _per_query(run: pl.DataFrame | pl.LazyFrame, **options) -> pl.DataFrame:
+    result = rk.evaluate(run, QRELS, MEASURES, per_query=True, **options)
+    frame = result.collect() if isinstance(result, pl.LazyFrame) else result
+    return frame.sort(frame.columns[:-1])
+
+
+def test_hand_positions_are_the_score_order() -> None:
+    """The reference itself: ranking by -rank gives the hand-made positions."""
+    pos = _by_score(MIXED).with_columns(position(Columns(), "score", ["query"]).alias("pos"))
+    order = pos.sort("query", "pos").group_by("query", maintain_order=True).agg(pl.col("item"))
+    assert {q: "".join(items) for q, items in order.iter_rows()} == POSITIONS
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+@pytest.mark.parametrize("top", [None, 2])
+def test_mixed_ranks_give_trec_eval_order(lazy: bool, top: int | None) -> None:
+    run = MIXED.lazy() if lazy else MIXED
+    got = _per_query(run, score=None, top=top)
+    assert got.equals(_per_query(_by_score(MIXED), top=top))
+
+
+def test_valid_ranks_skip_the_fix_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the misranked queries are evaluated again; a valid run never is."""
+    seen: list[list[str]] = []
+    original = engine.judgement_for
+
+    def spy(spec, *, given_ranks=False, only=None):
+        if only is not None:
+            seen.append(sorted(only["query"].to_list()))
+        return original(spec, given_ranks=given_ranks, only=only)
+
+    monkeypatch.setattr(engine, "judgement_for", spy)
+    _per_query(MIXED, score=None)
+    assert seen == [["g", "s", "t"]]
+    seen.clear()
+    valid = MIXED.filter(pl.col("query") == "v")
+    _per_query(valid, score=None)
+    assert seen == []
+
+
+@pytest.mark.parametrize(
+    "dtype", [pl.Int8, pl.UInt32, pl.Int64, pl.Float32, pl.Float64], ids=str
+)
+def test_rank_dtypes_and_by_columns(dtype: pl.DataType) -> None:
+    run = pl.concat([MIXED.with_columns(arm=pl.lit(arm)) for arm in ("x", "y")])
+    # arm y: every query reversed to a valid permutation
+    run = run.with_columns(
+        pl.when(pl.col("arm") == "y")
+        .then(pl.int_range(pl.len()).over("arm", "query") + 1)
+        .otherwise(pl.col("rank"))
+        .cast(dtype)
+        .alias("rank")
+    )
+    got = _per_query(run, score=None, by="arm")
+    assert got.equals(_per_query(_by_score(run), by="arm"))
+
+
+def test_bad_ranks_keep_their_error() -> None:
+    run = MIXED.with_columns(pl.col("rank").cast(pl.Float64))
+    bad = run.with_columns(
+        pl.when(pl.col("query") == "g").then(float("nan")).otherwise(pl.col("rank")).alias("rank")
+    )
+    with pytest.raises(rk.InputError, match="run column 'rank': rank must be a positive integer"):
+        _per_query(bad, score=None)
