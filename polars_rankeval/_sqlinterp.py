@@ -53,7 +53,7 @@ def ctes_sql(d: Dialect) -> str:
     w = f"PARTITION BY s._idx, {g('j')}j._q ORDER BY j._pos DESC"
     upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     weights = " ".join(
-        f"WHEN '{name}' THEN {_points(d, steps)} / {float(steps + 1)!r}"
+        f"WHEN '{name}' THEN {_points(d, steps)} / CAST({steps + 1} AS {d.double})"
         for name, steps in STEPS.items()
     )
     term = f"x._env * CASE x._interp WHEN 'all' THEN 1 {weights} END"
