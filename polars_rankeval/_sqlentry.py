@@ -21,11 +21,13 @@ from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY, Param
+from polars_rankeval._sqlcompat import ctes_sql as compat_ctes_sql
 from polars_rankeval._sqlcwl import FAMILIES as CWL_FAMILIES
 from polars_rankeval._sqlcwl import LINEAR as CWL_LINEAR
 from polars_rankeval._sqlcwl import cases as cwl_cases
 from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
 from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
+from polars_rankeval._sqlinterp import ctes_sql as interp_ctes_sql
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval._sqlties import cases as ties_cases
 from polars_rankeval._sqlties import ctes_sql as ties_ctes_sql
@@ -41,12 +43,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "sql"
 DBT_DIR = SQL_DIR / "dbt"
 
+# Families whose value per query comes whole from their own windows (_sqlinterp,
+# _sqlcompat): the CTE _windowed
+WINDOWED = ("InterpAP", "Compat")
 # Families the one-pass SQL computes (a test checks it covers REGISTRY).
 FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
     "GMAP", "Bpref", "infAP", "Rprec", "Rprec_mult", "F1", "IPrec", "IPrec11pt", "ERR",
     "Judged", "Unjudged", "RBP", "RBP_resid", "SetAP", "RelP", "Utility", "binG", "GMBpref",
     "NumNonRelJudgedRet", "G", "nDCG_rel", "RnDCG", "YAAP", "Accuracy", *CWL_FAMILIES,
+    *WINDOWED,
 )  # fmt: skip
 
 
@@ -370,6 +376,7 @@ def _set_cases(d: Dialect) -> dict[str, str]:
         f"CAST(COALESCE(a._acc_above, 0) AS {D}) / ({hk} * ({ct} - {hk})) END",
         **_gain_cases(d),
         **cwl_cases(d),
+        **dict.fromkeys(WINDOWED, "COALESCE(wv._v, 0)"),
     }
 
 
@@ -926,7 +933,8 @@ def _values_sql(d: Dialect) -> str:
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
-        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q{tied}
+        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q
+        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {gj('wv', 'u')}wv._q = u._q{tied}
     )"""
 
 
@@ -937,9 +945,23 @@ def compute_sql(d: Dialect) -> str:
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
     return (
         _counts_sql(d) + _dropped_sql(d) + _stats_sql(d) + _judged_sql(d)
-        + ties_ctes_sql(d) + _irun_sql(d) + cwl_ctes_sql(d) + _values_sql(d)
+        + ties_ctes_sql(d) + _irun_sql(d) + cwl_ctes_sql(d) + _windowed_sql(d)
+        + _values_sql(d)
     )
 
+
+def _windowed_sql(d: Dialect) -> str:
+    """CTEs: InterpAP's and Compat's own (each ending with a comma), then their values
+    per (spec, group, query) in one table ``_windowed``."""
+    g = d.g
+    return (
+        interp_ctes_sql(d) + compat_ctes_sql(d) + f"""
+    _windowed AS (
+        SELECT x._idx, {g('x')}x._q, x._v FROM _interpvals AS x
+        UNION ALL
+        SELECT x._idx, {g('x')}x._q, x._v FROM _compatvals AS x
+    ),"""
+    )
 
 
 # ---------------------------------------------------------------------------------------

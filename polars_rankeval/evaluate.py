@@ -106,6 +106,7 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
     relevant: str = "relevant",
     relevance: str = "relevance",
     subtopic: str = "subtopic",
+    intent_weight: str | None = None,
 ) -> Any:
     """Evaluate a ranking: one row per measure (or per query and measure).
 
@@ -157,6 +158,11 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
     query, item, rank, score, relevant, relevance, subtopic
         Column names (``subtopic``: of subtopic qrels, for the diversity measures
         such as ``alpha_nDCG@20``; see :mod:`polars_rankeval.diversity`).
+    intent_weight
+        A column of the subtopic qrels holding the weight of each (query, subtopic),
+        the same on all its rows: the intent-aware measures (ERR_IA, nERR_IA, P_IA,
+        AP_IA) become weighted means over the subtopics (default None: equal weights,
+        as ndeval).
 
     Returns
     -------
@@ -204,7 +210,7 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         ties=ties,
         engine=engine,
     )
-    columns = Columns(query, item, rank, score, relevant, relevance, subtopic)
+    columns = Columns(query, item, rank, score, relevant, relevance, subtopic, intent_weight)
     back: dict[str, str] = {}
     if options.engine != "spark" and all(
         isinstance(f, pl.DataFrame | pl.LazyFrame) for f in (run, qrels) if f is not None

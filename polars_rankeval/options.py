@@ -44,11 +44,13 @@ class Columns:
     relevant: str = "relevant"
     relevance: str = "relevance"
     subtopic: str = "subtopic"  # subtopic qrels (diversity measures)
+    intent_weight: str | None = None  # subtopic qrels: weight of (query, subtopic)
 
     def __post_init__(self) -> None:
-        for keyword in ("query", "item", "relevant", "relevance", "rank", "score", "subtopic"):
+        for keyword in ("query", "item", "relevant", "relevance", "rank", "score", "subtopic",
+                        "intent_weight"):  # fmt: skip
             value = getattr(self, keyword)
-            if value is None and keyword in ("rank", "score"):
+            if value is None and keyword in ("rank", "score", "intent_weight"):
                 continue
             if not isinstance(value, str) or not value:
                 raise InputError(

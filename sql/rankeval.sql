@@ -1021,6 +1021,80 @@ _specs AS (
         GROUP BY y._idx, y._g, y._q
     ),
 
+    _interprows AS (
+        SELECT s._idx, j._g, j._q, j._pos, j._hits, j._R, s._p_interp AS _interp,
+            MAX(CAST(j._hits AS DOUBLE) / j._pos) OVER (PARTITION BY s._idx, j._g, j._q ORDER BY j._pos DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _env
+        FROM _jl AS j
+        JOIN _specs AS s ON s._family = 'InterpAP' AND s._level = j._level
+            AND (s._k IS NULL OR j._pos <= s._k)
+        WHERE j._rel >= j._level
+    ),
+    _interpvals AS (
+        SELECT x._idx, x._g, x._q, CASE WHEN MIN(x._interp) = 'all' THEN SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) + 1) * CAST(0.1 AS DOUBLE) <= CAST(x._hits AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) * CAST(0.1 AS DOUBLE) <= CAST(x._hits AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) + 1) * CAST(0.1 AS DOUBLE) <= CAST(x._hits - 1 AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) * CAST(0.1 AS DOUBLE) <= CAST(x._hits - 1 AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) END) END) / CAST(11 AS DOUBLE) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) + 1) * CAST(0.01 AS DOUBLE) <= CAST(x._hits AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) * CAST(0.01 AS DOUBLE) <= CAST(x._hits AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) + 1) * CAST(0.01 AS DOUBLE) <= CAST(x._hits - 1 AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) * CAST(0.01 AS DOUBLE) <= CAST(x._hits - 1 AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) END) END) / CAST(101 AS DOUBLE) END ORDER BY x._pos) / MAX(x._R) ELSE SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) + 1) * CAST(0.1 AS DOUBLE) <= CAST(x._hits AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) * CAST(0.1 AS DOUBLE) <= CAST(x._hits AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS DOUBLE) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) + 1) * CAST(0.1 AS DOUBLE) <= CAST(x._hits - 1 AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) * CAST(0.1 AS DOUBLE) <= CAST(x._hits - 1 AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 10) END) END) / CAST(11 AS DOUBLE) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) + 1) * CAST(0.01 AS DOUBLE) <= CAST(x._hits AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) * CAST(0.01 AS DOUBLE) <= CAST(x._hits AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS DOUBLE) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) + 1) * CAST(0.01 AS DOUBLE) <= CAST(x._hits - 1 AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) * CAST(0.01 AS DOUBLE) <= CAST(x._hits - 1 AS DOUBLE) / x._R THEN FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS DOUBLE) / x._R * 100) END) END) / CAST(101 AS DOUBLE) END ORDER BY x._pos) END AS _v
+        FROM _interprows AS x
+        GROUP BY x._idx, x._g, x._q
+    ),
+    _compatdepth AS (
+        SELECT s._idx, x._g, x._q, i._npos,
+            CASE WHEN top IS NULL THEN x._n ELSE LEAST(x._n, top) END - COALESCE(t._ntail, 0) AS _last
+        FROM _rq AS x
+        JOIN (SELECT q._q, MAX(q._ipos) AS _npos FROM _ideal AS q GROUP BY q._q) AS i
+            ON i._q = x._q
+        JOIN _specs AS s ON s._family = 'Compat'
+        LEFT JOIN (
+            SELECT y._g, y._q, SUM(y._tail) AS _ntail FROM _dropped AS y
+            GROUP BY y._g, y._q
+        ) AS t ON t._g IS NOT DISTINCT FROM x._g AND t._q = x._q
+    ),
+    _compatpos AS (
+        SELECT c._idx, c._g, c._q, c._npos, r._pos AS _i
+        FROM _compatdepth AS c
+        JOIN _ranked AS r ON r._g IS NOT DISTINCT FROM c._g AND r._q = c._q AND r._pos <= c._last
+        UNION ALL
+        SELECT c._idx, c._g, c._q, c._npos, i._ipos AS _i
+        FROM _compatdepth AS c
+        JOIN _ideal AS i ON i._q = c._q AND i._ipos > c._last
+    ),
+    _compatw AS (
+        SELECT x.*, SUM(x._pw / x._i) OVER (PARTITION BY x._idx, x._g, x._q ORDER BY x._i DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _tail
+        FROM (
+            SELECT p._idx, p._g, p._q, p._npos, CAST(p._i AS DOUBLE) AS _i,
+                POWER(s._p_p, CAST(p._i - 1 AS DOUBLE)) AS _pw
+            FROM _compatpos AS p
+            JOIN _specs AS s ON s._idx = p._idx
+        ) AS x
+    ),
+    _compatnorm AS (
+        SELECT w._idx, w._g, w._q,
+            SUM(CASE WHEN w._i <= w._npos THEN w._tail ELSE 0 END ORDER BY w._i) AS _best,
+            SUM(w._pw ORDER BY w._i) AS _wsum
+        FROM _compatw AS w
+        GROUP BY w._idx, w._g, w._q
+    ),
+    _compatrows AS (
+        SELECT s._idx, j._g, j._q,
+            GREATEST(j._pos, a._above + ROW_NUMBER() OVER (PARTITION BY s._idx, j._g, j._q, j._rel ORDER BY j._pos)) AS _m
+        FROM _judged AS j
+        JOIN _specs AS s ON s._family = 'Compat' AND s._level = j._level
+        JOIN (
+            SELECT i._q, i._rel, MIN(i._ipos) - 1 AS _above FROM _ideal AS i
+            GROUP BY i._q, i._rel
+        ) AS a ON a._q = j._q AND a._rel = j._rel
+        WHERE j._rel > 0
+    ),
+    _compatvals AS (
+        SELECT r._idx, r._g, r._q, CAST(CASE WHEN MIN(s._p_normalize) = 'false' THEN SUM(w._tail ORDER BY r._m) / MAX(n._wsum) WHEN MAX(n._best) > 0 THEN SUM(w._tail ORDER BY r._m) / MAX(n._best) ELSE 0 END AS DOUBLE) AS _v
+        FROM _compatrows AS r
+        JOIN _specs AS s ON s._idx = r._idx
+        JOIN _compatw AS w ON w._idx = r._idx AND w._g IS NOT DISTINCT FROM r._g AND w._q = r._q AND w._i = r._m
+        JOIN _compatnorm AS n ON n._idx = r._idx AND n._g IS NOT DISTINCT FROM r._g AND n._q = r._q
+        GROUP BY r._idx, r._g, r._q
+    ),
+    _windowed AS (
+        SELECT x._idx, x._g, x._q, x._v FROM _interpvals AS x
+        UNION ALL
+        SELECT x._idx, x._g, x._q, x._v FROM _compatvals AS x
+    ),
     _groups AS (SELECT DISTINCT x._g, 1 AS _one FROM _rq AS x),
     _universe AS (
         SELECT x._g, x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
@@ -1096,6 +1170,8 @@ _specs AS (
                 WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
                 WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS DOUBLE)
                 WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS DOUBLE) END AS DOUBLE)
+                WHEN 'InterpAP' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'Compat' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
                 ELSE error(s._name || ' is not available in SQL yet; use rk.evaluate')
             END END AS _value
         FROM (
@@ -1118,6 +1194,7 @@ _specs AS (
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND dk._g IS NOT DISTINCT FROM u._g AND dk._q = u._q
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
         LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND cw._g IS NOT DISTINCT FROM u._g AND cw._q = u._q
+        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND wv._g IS NOT DISTINCT FROM u._g AND wv._q = u._q
         LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND ta._g IS NOT DISTINCT FROM u._g AND ta._q = u._q
     )
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value

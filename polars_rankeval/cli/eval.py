@@ -56,8 +56,9 @@ def eval_parser() -> argparse.ArgumentParser:
         "--format",
         choices=FORMATS,
         default=None,
-        help="output: trec (trec_eval's layout, default), table, json, csv or parquet "
-        "(default from the -o suffix)",
+        help="output: trec (trec_eval's layout, default), table, json, csv, parquet "
+        "(default from the -o suffix) or ndeval (ndeval's CSV of the diversity measures; "
+        "QRELS: query subtopic item relevance)",
     )
     parser.add_argument("qrels", metavar="QRELS", help="qrels file (TREC, .parquet, .csv, -)")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run file(s)")

@@ -58,6 +58,10 @@ def eval_command(argv: Sequence[str], reader: Reader) -> int:
 
     args = eval_parser().parse_args(argv)
     _check_formats(args)
+    if args.format == "ndeval":  # subtopic qrels, the diversity measures, ndeval's CSV
+        from polars_rankeval.cli.ndeval import ndeval_command
+
+        return ndeval_command(args, reader)
     measures = resolve(args.measures)
     check_measures([measures.measure(n) for n in measures.names], rel=args.rel)
     from polars_rankeval.cli.chunked import evaluate_source, read_first

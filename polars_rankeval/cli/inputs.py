@@ -86,6 +86,18 @@ class Reader:
             keep_numeric="relevance" if numeric else None,
         )
 
+    def subtopic_qrels(self, argument: str) -> pl.LazyFrame:
+        """Subtopic qrels (``query subtopic item relevance``, ndeval's file; or a Parquet
+        / CSV file with those columns) with String ``query``/``subtopic``/``item``."""
+        path = self._path(argument)
+        frame = _scan_table(path)
+        if frame is None:
+            from polars_rankeval.io import read_trec_qrels
+
+            return read_trec_qrels(path, subtopics=True)
+        text = {"query": pl.String, "subtopic": pl.String, "item": pl.String}
+        return _typed(frame, argument, {**text, "relevance": pl.Float64}, {})
+
     def name(self, text: str) -> str:
         """``text`` with the spooled copies' paths shown as their arguments (``-``, a pipe)."""
         for temporary, alias in self.aliases.items():

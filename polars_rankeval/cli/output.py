@@ -27,7 +27,7 @@ __all__ = [
     "trec_text",
 ]
 
-FORMATS = ("trec", "table", "json", "csv", "parquet")
+FORMATS = ("trec", "table", "json", "csv", "parquet", "ndeval")
 COMPARE_FORMATS = ("table", "markdown", "latex", "json", "csv", "parquet")
 _SUFFIX_FORMATS = {
     ".json": "json",

@@ -9,6 +9,11 @@ subtopic qrels, one vectorised group_by per measure.  Their columns join the pla
 measures' per-query frame, so ``complete``, the missing-query rules and the summary
 are the engine's.
 
+With ``intent_weight=`` each relevant (query, subtopic) pair of the intent-aware
+families (:data:`WEIGHTED`) carries its subtopic's weight w: gains are w (1 - alpha)^c,
+P_IA counts w, AP_IA sums w x the subtopic's AP, and the division by N becomes one by
+the sum of w over the N subtopics; equal weights give ndeval's values.
+
 The ideal ranking (alpha_nDCG, nERR_IA, nNRBP) is ndeval's greedy one: at each rank
 the item with the largest gain given the items already placed, ties to the item
 greatest in byte order.  It is computed at collect time on the (small) qrels, one
@@ -38,6 +43,10 @@ C = "_c"  # relevant items of the same subtopic ranked above
 GAIN = "_gain"
 VALUE = "_value"
 N = "_n"  # the query's subtopics with at least one relevant item
+W = "_intent_w"  # the (query, subtopic)'s intent weight (1.0 without intent_weight=)
+WSUM = "_wsum"  # the sum of W over those subtopics (N with equal weights)
+# the intent-aware families: weighted means over the subtopics with intent_weight=
+WEIGHTED = ("ERR_IA", "nERR_IA", "P_IA", "AP_IA")
 # positions past this depth add less than 2^-60 of NRBP's ideal: below double precision
 _NRBP_EPS = 2.0**-60
 
@@ -61,6 +70,8 @@ def _check_rows(frame: pl.DataFrame, c: Columns) -> pl.DataFrame:
                 f"qrels column {c.relevance!r} is not finite in {bad.height} row(s); "
                 f"example row: {bad.row(0, named=True)}"
             )
+    if c.intent_weight is not None:
+        _check_weights(frame, c)
     keys = [c.query, c.subtopic, c.item]
     repeated = frame.filter(pl.len().over(keys) > 1)
     if repeated.height:
@@ -71,11 +82,30 @@ def _check_rows(frame: pl.DataFrame, c: Columns) -> pl.DataFrame:
     return frame
 
 
+def _check_weights(frame: pl.DataFrame, c: Columns) -> None:
+    """intent_weight=: finite, >= 0 and the same on every row of a (query, subtopic)."""
+    weight = pl.col(W)
+    bad = frame.filter(weight.is_null() | ~weight.is_finite() | (weight < 0))
+    if bad.height:
+        raise InputError(
+            f"qrels column {c.intent_weight!r} (intent_weight) must be a finite weight >= 0;"
+            f" {bad.height} row(s) are not; example row: {bad.drop(W).row(0, named=True)}"
+        )
+    varying = frame.filter(weight.n_unique().over(c.query, c.subtopic) > 1)
+    if varying.height:
+        raise InputError(
+            f"qrels column {c.intent_weight!r} (intent_weight) differs within a (query, "
+            f"subtopic): {varying.height} row(s); example row: "
+            f"{varying.drop(W).row(0, named=True)}"
+        )
+
+
 def subtopic_qrels(qrels: pl.LazyFrame, c: Columns) -> pl.LazyFrame:
     """The user's subtopic qrels, schema-checked now and row-checked at collect time:
     ``query, subtopic, item, relevance`` with the user's column names."""
     schema = qrels.collect_schema()
-    missing = [name for name in (c.query, c.subtopic, c.item, c.relevance) if name not in schema]
+    wanted = (c.query, c.subtopic, c.item, c.relevance, *([c.intent_weight] if c.intent_weight else []))
+    missing = [name for name in wanted if name not in schema]
     if missing:
         raise InputError(
             f"diversity measures need subtopic qrels (query, subtopic, item, relevance): "
@@ -88,7 +118,13 @@ def subtopic_qrels(qrels: pl.LazyFrame, c: Columns) -> pl.LazyFrame:
             f"qrels column {c.relevance!r} must be numeric, got {schema[c.relevance]}; "
             f"example row: {example(qrels)}"
         )
-    selected = qrels.select(c.query, c.subtopic, c.item, c.relevance)
+    if c.intent_weight is not None and not schema[c.intent_weight].is_numeric():
+        raise InputError(
+            f"qrels column {c.intent_weight!r} (intent_weight) must be numeric, got "
+            f"{schema[c.intent_weight]}; example row: {example(qrels)}"
+        )
+    weight = pl.lit(1.0) if c.intent_weight is None else pl.col(c.intent_weight)
+    selected = qrels.select(c.query, c.subtopic, c.item, c.relevance, weight.cast(pl.Float64).alias(W))
     return selected.map_batches(lambda frame: _check_rows(frame, c), schema=selected.collect_schema())
 
 
@@ -98,11 +134,13 @@ def topic_qrels(qrels: pl.LazyFrame, c: Columns) -> pl.LazyFrame:
     return qrels.group_by(c.query, c.item).agg(pl.col(c.relevance).max())
 
 
-def _pairs(qrels: pl.LazyFrame, c: Columns, level: float) -> pl.LazyFrame:
-    """The relevant (query, item, subtopic) pairs at ``level`` (ndeval's binary
-    judgments: relevance >= level)."""
-    return qrels.filter(pl.col(c.relevance) >= level).select(
-        c.query, c.item, pl.col(c.subtopic).cast(pl.String).alias(SUB)
+def _pairs(qrels: pl.LazyFrame, c: Columns, m: Measure) -> pl.LazyFrame:
+    """The relevant (query, item, subtopic) pairs at ``m.rel`` (ndeval's binary
+    judgments: relevance >= level) with their intent weight (1 unless the family is
+    intent-aware)."""
+    weight = pl.col(W) if m.family.name in WEIGHTED else pl.lit(1.0)
+    return qrels.filter(pl.col(c.relevance) >= m.rel).select(
+        c.query, c.item, pl.col(c.subtopic).cast(pl.String).alias(SUB), weight.alias(W)
     )
 
 
@@ -119,6 +157,7 @@ def greedy_ideal(
     [(1, 1, 2.0), (1, 2, 0.5)]
     """
     remaining = pairs.with_columns(pl.col(item).cast(pl.String).alias("_key"))
+    weight = pl.col(W) if W in pairs.columns else pl.lit(1.0)  # intent weights
     placed = remaining.clear().select(query, SUB)
     steps: list[pl.DataFrame] = []
     rank = 0
@@ -126,7 +165,7 @@ def greedy_ideal(
         rank += 1
         counts = placed.group_by(query, SUB).agg(pl.len().alias(C))
         scored = remaining.join(counts, on=[query, SUB], how="left").with_columns(
-            pl.lit(1.0 - alpha).pow(pl.col(C).fill_null(0)).alias(GAIN)
+            (pl.lit(1.0 - alpha).pow(pl.col(C).fill_null(0)) * weight).alias(GAIN)
         )
         per_item = scored.group_by(query, "_key").agg(pl.col(GAIN).sum())
         # the largest gain, ties to the item greatest in byte order (ndeval's strcmp)
@@ -174,8 +213,9 @@ def _run_rows(ranked: pl.LazyFrame, pairs: pl.LazyFrame, keys: list[str], item: 
     (1 - alpha)^_c, _c counting the subtopic's relevant items ranked above."""
     rows = ranked.select(*keys, item, POS).join(pairs, on=[keys[-1], item], how="inner")
     above = (pl.col(POS).rank("ordinal").over([*keys, SUB]) - 1).cast(pl.Int64)
-    return rows.with_columns(above.alias(C)).with_columns(
-        pl.lit(1.0 - alpha).pow(pl.col(C)).alias(GAIN)
+    # in rank order, so that the sums add alike whatever order the joins left (by= or not)
+    return rows.sort([*keys, POS, SUB]).with_columns(above.alias(C)).with_columns(
+        (pl.lit(1.0 - alpha).pow(pl.col(C)) * pl.col(W)).alias(GAIN)
     )
 
 
@@ -195,7 +235,7 @@ def _raw(m: Measure, rows: pl.LazyFrame, keys: list[str], num_ret: pl.LazyFrame)
     the division by N or by the ideal."""
     name, top = m.family.name, _in_top(m)
     if name == "P_IA":
-        pairs = rows.group_by(keys).agg(top.sum().cast(pl.Float64).alias(VALUE))
+        pairs = rows.group_by(keys).agg(pl.col(W).filter(top).sum().alias(VALUE))
         if m.k is not None:
             return pairs.with_columns(pl.col(VALUE) / m.k)
         # no cutoff: over the retrieved items, as set precision
@@ -205,7 +245,8 @@ def _raw(m: Measure, rows: pl.LazyFrame, keys: list[str], num_ret: pl.LazyFrame)
     if name == "StRecall":
         return rows.group_by(keys).agg(pl.col(SUB).filter(top).n_unique().cast(pl.Float64).alias(VALUE))
     if name == "AP_IA":
-        precision = (pl.col(C) + 1).cast(pl.Float64) / pl.col(POS)  # at each relevant pair
+        # at each relevant pair, times the subtopic's weight
+        precision = (pl.col(C) + 1).cast(pl.Float64) / pl.col(POS) * pl.col(W)
         per_sub = rows.group_by(*keys, SUB).agg(precision.sum().alias(VALUE))
         return per_sub.join(
             rows.select(keys[-1], SUB, "_nrel").unique(), on=[keys[-1], SUB], how="left"
@@ -215,7 +256,7 @@ def _raw(m: Measure, rows: pl.LazyFrame, keys: list[str], num_ret: pl.LazyFrame)
 
 def _normalised(m: Measure) -> pl.Expr:
     """The per-query value from ``VALUE``, N (``_n``) and the ideal (``_ideal``)."""
-    value, n = pl.col(VALUE), pl.col(N).cast(pl.Float64)
+    value, n = pl.col(VALUE), pl.col(WSUM)  # N, or the weights' sum (intent_weight=)
     name = m.family.name
     if name in ("alpha_nDCG", "nERR_IA", "nNRBP"):
         # ndeval: 0 when the run gains nothing; a query without relevant subtopics
@@ -258,11 +299,11 @@ def _measure_values(
     """keys + ``VALUE`` for every evaluated key with a relevant retrieved pair (the
     others are 0, filled by the caller)."""
     query = keys[-1]
-    pairs = _pairs(qrels, c, m.rel)
-    per_sub = pairs.group_by(query, SUB).agg(pl.len().alias("_nrel"))
-    counts = per_sub.group_by(query).agg(pl.len().alias(N))
+    pairs = _pairs(qrels, c, m)
+    per_sub = pairs.group_by(query, SUB).agg(pl.len().alias("_nrel"), pl.col(W).first())
+    counts = per_sub.group_by(query).agg(pl.len().alias(N), pl.col(W).sum().alias(WSUM))
     alpha = _alpha(m)
-    rows = _run_rows(ranked, pairs.join(per_sub, on=[query, SUB]), keys, c.item, alpha)
+    rows = _run_rows(ranked, pairs.join(per_sub.drop(W), on=[query, SUB]), keys, c.item, alpha)
     raw = _raw(m, rows, keys, num_ret).join(counts, on=query, how="left")
     if m.family.name in ("alpha_nDCG", "nERR_IA", "nNRBP"):
         depth = _depth([m])

@@ -21,7 +21,7 @@ from polars_rankeval import _significance as sig
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval.cli import main
-from tests.helpers import FULL_EXAMPLES, POLARS_ONLY, ROOT, entry_point_connection, examples
+from tests.helpers import FULL_EXAMPLES, ROOT, examples
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 RUN = pl.DataFrame(
@@ -304,21 +304,3 @@ def test_scores_compare_in_double_precision_where_there_is_no_float32():
     assert casts("bigquery") == {"FLOAT64"}
     assert casts("snowflake") <= {"FLOAT", "DOUBLE"}  # both 64-bit in Snowflake
     assert "REAL" in casts("postgres") and "FLOAT" in casts("spark")  # 32-bit there
-
-
-@pytest.mark.parametrize("family", sorted(POLARS_ONLY))
-def test_polars_only_families_are_refused_by_name_in_sql(family):
-    """'Every measure but the diversity family, Compat and InterpAP (polars only for now:
-    the SQL paths refuse them by name)': engine='duckdb' and the SQL entry point
-    (tests/helpers.py POLARS_ONLY)."""
-    import duckdb
-
-    run = pl.DataFrame({"query": ["q"] * 2, "item": ["a", "b"], "score": [2.0, 1.0]})
-    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
-    with pytest.raises(rk.RankevalError, match=family):
-        rk.evaluate(run, qrels, [family], engine="duckdb")
-    con = entry_point_connection()
-    con.register("r", run.to_arrow())
-    con.register("j", qrels.to_arrow())
-    with pytest.raises(duckdb.Error, match=f"{family} is not available in SQL"):
-        con.sql(f"SELECT * FROM rankeval_summary('r', 'j', ['{family}'])").fetchall()

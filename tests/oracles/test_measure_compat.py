@@ -98,7 +98,7 @@ def _accuracy_fill(run: Rows, qrels: Rows, names: list[str]) -> dict:
     return out
 
 
-@pytest.mark.parametrize("engine", ["polars"])
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @SETTINGS
 @given(case=cases())
 def test_compat_matches_ir_measures(engine: str, case: tuple[Rows, Rows]) -> None:
@@ -117,12 +117,13 @@ def test_compat_matches_ir_measures(engine: str, case: tuple[Rows, Rows]) -> Non
                   complete=True)  # fmt: skip
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @SETTINGS
 @given(case=cases(distinct_scores=True))
-def test_compat_matches_ir_measures_on_raw_scores(case: tuple[Rows, Rows]) -> None:
+def test_compat_matches_ir_measures_on_raw_scores(engine: str, case: tuple[Rows, Rows]) -> None:
     run, qrels = case
     run = [(q, it, s + 1.0) for q, it, s in run]  # distinct and positive
-    ours = our_values(run, qrels, COMPAT, "polars")
+    ours = our_values(run, qrels, COMPAT, engine)
     expected = _oracle(ir_measures.compat, COMPAT, *_oracle_inputs(run, qrels, rescore=False))
     assert set(expected) == set(ours)
     _compare(ours, expected, COMPAT, filled={})
@@ -204,22 +205,59 @@ def test_bad_parameters_are_named(name: str, problem: str) -> None:
         rk.evaluate(run, qrels, [name])
 
 
-def test_compat_is_refused_by_the_sql_paths() -> None:
-    """Compat has no SQL form yet (tests/helpers.py POLARS_ONLY): engine='duckdb' and
-    the generated entry point both say so, naming the measure."""
+@SETTINGS
+@given(case=cases())
+def test_compat_sql_entry_point_and_render_match_ir_measures(case: tuple[Rows, Rows]) -> None:
+    """The SQL entry point (sql/rankeval.sql's rankeval_per_query) and the SQL that
+    sql.render writes for DuckDB equal ir_measures' provider per query, as
+    engine='duckdb' does above (_sqlcompat.py)."""
     import duckdb
 
-    from polars_rankeval._sqlentry import build_rankeval_sql
+    from polars_rankeval.sql import render
+    from tests.helpers import entry_point_connection
 
-    run, qrels = frames([("q", "a", 1.0)], [("q", "a", 1)])
-    with pytest.raises(MeasureError, match="no formula for Compat.*use engine='polars'"):
-        rk.evaluate(run, qrels, ["Compat"], engine="duckdb")
+    run, qrels = case
+    expected = _oracle(ir_measures.compat, COMPAT, *_oracle_inputs(run, qrels, rescore=True))
+    run_frame, qrels_frame = frames(run, qrels)
+    con = entry_point_connection()
+    con.register("run", run_frame.to_arrow())
+    con.register("qrels", qrels_frame.to_arrow())
+    names = ", ".join(f"'{n}'" for n in COMPAT)
+    rows = con.sql(f"SELECT query, measure, value FROM rankeval_per_query('run', 'qrels', [{names}])")
+    entry = {(q, m): v for q, m, v in rows.fetchall()}
+    assert set(entry) == set(expected)
+    _compare(entry, expected, COMPAT, filled={})
     con = duckdb.connect()
-    con.execute(build_rankeval_sql())
-    con.register("runs", run.to_arrow())
-    con.register("qrels", qrels.to_arrow())
-    with pytest.raises(duckdb.Error, match=r"Compat\(p=0.5\) is not available in SQL yet"):
-        con.sql("SELECT * FROM rankeval_summary('runs', 'qrels', ['AP', 'Compat(p=0.5)'])").fetchall()
+    con.register("run", run_frame.to_arrow())
+    con.register("qrels", qrels_frame.to_arrow())
+    sql = render(COMPAT, dialect="duckdb", run_table="run", qrels_table="qrels", per_query=True)
+    rendered = {(q, m): v for q, m, v in con.sql(sql).fetchall()}
+    assert set(rendered) == set(expected)
+    _compare(rendered, expected, COMPAT, filled={})
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankeval.RankevalWarning")
+def test_compat_by_hand_in_sql() -> None:
+    """test_compat_by_hand's query through engine='duckdb' (the SQL entry point), with
+    a duplicated row under duplicates='first' (its position stays taken) and top=3."""
+    run = pl.DataFrame({"query": ["q"] * 5, "item": ["a", "b", "c", "d", "a"],
+                        "score": [4.0, 3.0, 2.0, 1.0, 0.5]})  # fmt: skip
+    qrels = pl.DataFrame({"query": ["q"] * 5, "item": ["c", "a", "d", "z", "b"],
+                          "relevance": [2, 1, 1, 1, 0]})  # fmt: skip
+    t4 = 0.125 / 4
+    t3 = 0.25 / 3 + t4
+    t2 = 0.25 + t3
+    t1 = 1.0 + t2
+    names = ["Compat(p=0.5)", "Compat(p=0.5,normalize=false)"]
+    got = rk.evaluate(run, qrels, names, engine="duckdb", duplicates="first")
+    normalised, plain = got["value"].to_list()
+    assert normalised == pytest.approx((t2 + t3 + t4) / (t1 + t2 + t3 + t4), abs=1e-15)
+    assert plain == pytest.approx((t2 + t3 + t4) / 1.875, abs=1e-15)
+    # top=3: a1 b2 c3 retrieved, D = max(3, 4) = 4 still (the ideal's z); a at 2, c at 3
+    for engine in ("polars", "duckdb"):
+        (top3,) = rk.evaluate(run, qrels, names[:1], engine=engine, duplicates="first",
+                              top=3)["value"]  # fmt: skip
+        assert top3 == pytest.approx((t2 + t3) / (t1 + t2 + t3 + t4), abs=1e-15), engine
 
 
 @SETTINGS

@@ -145,24 +145,29 @@ def _voc(scene: dict[str, Any]) -> dict[tuple[str, str], float]:
     return out
 
 
-def _ours(scene: dict[str, Any], *, per_query: bool) -> pl.DataFrame:
+def _ours(scene: dict[str, Any], *, per_query: bool, engine: str = "polars") -> pl.DataFrame:
     run, qrels = _frames(scene)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rk.RankevalWarning)  # classes without objects
-        return rk.evaluate(run, qrels, NAMES, per_query=per_query, complete=True)
+        return rk.evaluate(run, qrels, NAMES, per_query=per_query, complete=True,
+                           engine=engine)  # fmt: skip
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @SETTINGS
 @given(scene=scenes())
-def test_interp_ap_matches_pycocotools_and_the_voc_devkit(scene: dict[str, Any]) -> None:
-    got = {(q, m): v for q, m, v in _ours(scene, per_query=True).iter_rows()}
+def test_interp_ap_matches_pycocotools_and_the_voc_devkit(
+    engine: str, scene: dict[str, Any]
+) -> None:
+    """engine='duckdb': the SQL entry point (_sqlinterp.py)."""
+    got = {(q, m): v for q, m, v in _ours(scene, per_query=True, engine=engine).iter_rows()}
     expected = _voc(scene)
     expected |= {(c, "InterpAP(interp=coco101)"): v for c, v in _pycocotools(scene).items()}
     assert set(got) == set(expected)  # every class with objects, none other
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, abs=1e-9), key
     # mAP: the mean over the classes with objects (COCO's summarize leaves the others out)
-    for name, value in _ours(scene, per_query=False).iter_rows():
+    for name, value in _ours(scene, per_query=False, engine=engine).iter_rows():
         values = [v for (_, m), v in expected.items() if m == name]
         assert value == pytest.approx(sum(values) / len(values), abs=1e-9), name
 
@@ -179,10 +184,11 @@ def test_interp_ap_by_hand() -> None:
                         "score": [0.9, 0.8, 0.7, 0.6, 0.5]})  # fmt: skip
     qrels = pl.DataFrame({"query": ["c"] * 4, "item": ["a", "c", "d", "miss"],
                           "relevance": [1, 1, 1, 1]})  # fmt: skip
-    got = dict(rk.evaluate(run, qrels, NAMES).iter_rows())
-    assert got["InterpAP"] == pytest.approx(0.625, abs=1e-15)
-    assert got["InterpAP(interp=voc11)"] == pytest.approx((3 + 5 * 0.75) / 11, abs=1e-15)
-    assert got["InterpAP(interp=coco101)"] == pytest.approx((26 + 37.5) / 101, abs=1e-15)
+    for engine in ("polars", "duckdb"):
+        got = dict(rk.evaluate(run, qrels, NAMES, engine=engine).iter_rows())
+        assert got["InterpAP"] == pytest.approx(0.625, abs=1e-15)
+        assert got["InterpAP(interp=voc11)"] == pytest.approx((3 + 5 * 0.75) / 11, abs=1e-15)
+        assert got["InterpAP(interp=coco101)"] == pytest.approx((26 + 37.5) / 101, abs=1e-15)
 
 
 def test_voc11_thresholds_are_the_devkits_floats() -> None:
@@ -195,6 +201,9 @@ def test_voc11_thresholds_are_the_devkits_floats() -> None:
     (value,) = rk.evaluate(run, qrels, ["InterpAP(interp=voc11)"])["value"]
     # t = 0 .. 0.2: 1 (3 points); t = 0.30000000000000004, 0.4: 4/5; above: 0
     assert value == pytest.approx((3 + 2 * 0.8) / 11, abs=1e-15)
+    # the SQL (_sqlinterp.py) compares with the same doubles
+    (in_sql,) = rk.evaluate(run, qrels, ["InterpAP(interp=voc11)"], engine="duckdb")["value"]
+    assert in_sql == pytest.approx(value, abs=1e-15)
     tp = np.cumsum([1.0, 1, 1, 0, 1])
     rec, prec = tp / 10.0, tp / np.arange(1, 6)
     assert value == pytest.approx(voc_ap(rec, prec, use_07_metric=True), abs=1e-15)
@@ -214,20 +223,36 @@ def test_bad_interp_is_named(name: str, problem: str) -> None:
         rk.evaluate(run, qrels, ["InterpAP"], ties="average")
 
 
-def test_interp_ap_is_refused_by_the_sql_paths() -> None:
-    """No SQL form yet (tests/helpers.py POLARS_ONLY): engine='duckdb' and the generated
-    entry point say so, naming the measure."""
+def test_interp_ap_in_the_sql_entry_point_and_render() -> None:
+    """test_interp_ap_by_hand's class, with a cutoff (@4: the envelope of the rows
+    within it only), through the entry point sql/rankeval.sql and sql.render's DuckDB."""
     import duckdb
 
-    from polars_rankeval._sqlentry import build_rankeval_sql
+    from polars_rankeval.sql import render
+    from tests.helpers import entry_point_connection
 
-    run = pl.DataFrame({"query": ["c"], "item": ["a"], "score": [1.0]})
-    qrels = pl.DataFrame({"query": ["c"], "item": ["a"], "relevance": [1]})
-    with pytest.raises(MeasureError, match="no formula for InterpAP.*use engine='polars'"):
-        rk.evaluate(run, qrels, ["InterpAP(interp=voc11)"], engine="duckdb")
-    con = duckdb.connect()
-    con.execute(build_rankeval_sql())
+    run = pl.DataFrame({"query": ["c"] * 5, "item": ["a", "b", "c", "d", "e"],
+                        "score": [0.9, 0.8, 0.7, 0.6, 0.5]})  # fmt: skip
+    qrels = pl.DataFrame({"query": ["c"] * 4, "item": ["a", "c", "d", "miss"],
+                          "relevance": [1, 1, 1, 1]})  # fmt: skip
+    names = [*NAMES, "InterpAP@2", "InterpAP(interp=voc11)@2"]
+    expected = {
+        "InterpAP": 0.625, "InterpAP(interp=voc11)": (3 + 5 * 0.75) / 11,
+        "InterpAP(interp=coco101)": (26 + 37.5) / 101,
+        # @2: one match (a), R = 4: all 1/4; voc11 t = 0, .1, .2: 3/11
+        "InterpAP@2": 0.25, "InterpAP(interp=voc11)@2": 3 / 11,
+    }  # fmt: skip
+    con = entry_point_connection()
     con.register("runs", run.to_arrow())
     con.register("qrels", qrels.to_arrow())
-    with pytest.raises(duckdb.Error, match=r"InterpAP\(interp=coco101\) is not available in SQL"):
-        con.sql("SELECT * FROM rankeval_per_query('runs', 'qrels', ['InterpAP(interp=coco101)'])").fetchall()
+    listed = ", ".join(f"'{n}'" for n in names)
+    entry = con.sql(f"SELECT measure, value FROM rankeval_summary('runs', 'qrels', [{listed}])")
+    plain = duckdb.connect()
+    plain.register("runs", run.to_arrow())
+    plain.register("qrels", qrels.to_arrow())
+    rendered = plain.sql(render(names, dialect="duckdb", run_table="runs", qrels_table="qrels"))
+    rows = {m: v for _, m, v in rendered.fetchall()}  # query, measure, value (query 'all')
+    for got in (dict(entry.fetchall()), rows):
+        assert set(got) == set(expected)
+        for name, value in expected.items():
+            assert got[name] == pytest.approx(value, abs=1e-15), name

@@ -48,7 +48,8 @@ MEASURES = [
     "SDCG(max_rel=2,min_rel=1)@3", "SDCG(max_rel=3)@2000", "NERR8@5", "NERR8(min_rel=-1)",
     "NERR9(max_rel=3)@3", "NERR10", "NERR10(p=0.5,max_rel=2)", "NERR10(p=0)", "NERR11(T=2)",
     "BPM@5", "BPM(T=2,max_rel=3)@10", "BPM(T=0.5)", "BPM(T=3)@2", "INST", "INST(T=2,max_rel=3)",
-    "INST(T=0.5,min_rel=-0.5)",
+    "INST(T=0.5,min_rel=-0.5)", "InterpAP", "InterpAP(interp=voc11)@5",
+    "InterpAP(interp=coco101, rel=2)", "Compat", "Compat(p=0.5,normalize=false)", "Compat(p=1)",
 ]  # fmt: skip
 COLUMNS = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade"}
 OPTIONS = [

@@ -384,6 +384,80 @@ _qrels AS (
         GROUP BY y._idx, {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q
     ),
 
+    _interprows AS (
+        SELECT s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._pos, j._hits, j._R, s._p_interp AS _interp,
+            MAX(CAST(j._hits AS {{ rankeval.double() }}) / j._pos) OVER (PARTITION BY s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q ORDER BY j._pos DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _env
+        FROM _jl AS j
+        JOIN _specs AS s ON s._family = 'InterpAP' AND s._level = j._level
+            AND (s._k IS NULL OR j._pos <= s._k)
+        WHERE j._rel >= j._level
+    ),
+    _interpvals AS (
+        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, CASE WHEN MIN(x._interp) = 'all' THEN {% if ordered_sums %}SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) END) END) / CAST(11 AS {{ rankeval.double() }}) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) END) END) / CAST(101 AS {{ rankeval.double() }}) END ORDER BY x._pos){% else %}SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) END) END) / CAST(11 AS {{ rankeval.double() }}) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) END) END) / CAST(101 AS {{ rankeval.double() }}) END){% endif %} / MAX(x._R) ELSE {% if ordered_sums %}SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) END) END) / CAST(11 AS {{ rankeval.double() }}) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) END) END) / CAST(101 AS {{ rankeval.double() }}) END ORDER BY x._pos){% else %}SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) END) END) / CAST(11 AS {{ rankeval.double() }}) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) END) END) / CAST(101 AS {{ rankeval.double() }}) END){% endif %} END AS _v
+        FROM _interprows AS x
+        GROUP BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
+    ),
+    _compatdepth AS (
+        SELECT s._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, i._npos,
+            CASE WHEN {{ 'NULL' if top is none else top }} IS NULL THEN x._n ELSE LEAST(x._n, {{ 'NULL' if top is none else top }}) END - COALESCE(t._ntail, 0) AS _last
+        FROM _rq AS x
+        JOIN (SELECT q._q, MAX(q._ipos) AS _npos FROM _ideal AS q GROUP BY q._q) AS i
+            ON i._q = x._q
+        JOIN _specs AS s ON s._family = 'Compat'
+        LEFT JOIN (
+            SELECT {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q, SUM(y._tail) AS _ntail FROM _dropped AS y
+            GROUP BY {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q
+        ) AS t ON {% for b in by %}t._g{{ loop.index0 }} IS NOT DISTINCT FROM x._g{{ loop.index0 }} AND {% endfor %}t._q = x._q
+    ),
+    _compatpos AS (
+        SELECT c._idx, {% for b in by %}c._g{{ loop.index0 }}, {% endfor %}c._q, c._npos, r._pos AS _i
+        FROM _compatdepth AS c
+        JOIN _ranked AS r ON {% for b in by %}r._g{{ loop.index0 }} IS NOT DISTINCT FROM c._g{{ loop.index0 }} AND {% endfor %}r._q = c._q AND r._pos <= c._last
+        UNION ALL
+        SELECT c._idx, {% for b in by %}c._g{{ loop.index0 }}, {% endfor %}c._q, c._npos, i._ipos AS _i
+        FROM _compatdepth AS c
+        JOIN _ideal AS i ON i._q = c._q AND i._ipos > c._last
+    ),
+    _compatw AS (
+        SELECT x.*, SUM(x._pw / x._i) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._i DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _tail
+        FROM (
+            SELECT p._idx, {% for b in by %}p._g{{ loop.index0 }}, {% endfor %}p._q, p._npos, CAST(p._i AS {{ rankeval.double() }}) AS _i,
+                POWER(s._p_p, CAST(p._i - 1 AS {{ rankeval.double() }})) AS _pw
+            FROM _compatpos AS p
+            JOIN _specs AS s ON s._idx = p._idx
+        ) AS x
+    ),
+    _compatnorm AS (
+        SELECT w._idx, {% for b in by %}w._g{{ loop.index0 }}, {% endfor %}w._q,
+            {% if ordered_sums %}SUM(CASE WHEN w._i <= w._npos THEN w._tail ELSE 0 END ORDER BY w._i){% else %}SUM(CASE WHEN w._i <= w._npos THEN w._tail ELSE 0 END){% endif %} AS _best,
+            {% if ordered_sums %}SUM(w._pw ORDER BY w._i){% else %}SUM(w._pw){% endif %} AS _wsum
+        FROM _compatw AS w
+        GROUP BY w._idx, {% for b in by %}w._g{{ loop.index0 }}, {% endfor %}w._q
+    ),
+    _compatrows AS (
+        SELECT s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q,
+            GREATEST(j._pos, a._above + ROW_NUMBER() OVER (PARTITION BY s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._rel ORDER BY j._pos)) AS _m
+        FROM _judged AS j
+        JOIN _specs AS s ON s._family = 'Compat' AND s._level = j._level
+        JOIN (
+            SELECT i._q, i._rel, MIN(i._ipos) - 1 AS _above FROM _ideal AS i
+            GROUP BY i._q, i._rel
+        ) AS a ON a._q = j._q AND a._rel = j._rel
+        WHERE j._rel > 0
+    ),
+    _compatvals AS (
+        SELECT r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, CAST(CASE WHEN MIN(s._p_normalize) = 'false' THEN {% if ordered_sums %}SUM(w._tail ORDER BY r._m){% else %}SUM(w._tail){% endif %} / MAX(n._wsum) WHEN MAX(n._best) > 0 THEN {% if ordered_sums %}SUM(w._tail ORDER BY r._m){% else %}SUM(w._tail){% endif %} / MAX(n._best) ELSE 0 END AS {{ rankeval.double() }}) AS _v
+        FROM _compatrows AS r
+        JOIN _specs AS s ON s._idx = r._idx
+        JOIN _compatw AS w ON w._idx = r._idx AND {% for b in by %}w._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}w._q = r._q AND w._i = r._m
+        JOIN _compatnorm AS n ON n._idx = r._idx AND {% for b in by %}n._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}n._q = r._q
+        GROUP BY r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
+    ),
+    _windowed AS (
+        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _interpvals AS x
+        UNION ALL
+        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _compatvals AS x
+    ),
     _groups AS (SELECT DISTINCT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}1 AS _one FROM _rq AS x),
     _universe AS (
         SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
@@ -459,6 +533,8 @@ _qrels AS (
                 WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
                 WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
                 WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS {{ rankeval.double() }}) END AS {{ rankeval.double() }})
+                WHEN 'InterpAP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'Compat' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
                 ELSE {{ rankeval.fail_open() }}s._name || ' is not available in SQL yet; use rk.evaluate'{{ rankeval.fail_close() }}
             END END AS _value
         FROM (
@@ -481,6 +557,7 @@ _qrels AS (
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
         LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {% for b in by %}cw._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}cw._q = u._q
+        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {% for b in by %}wv._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}wv._q = u._q
     )
 {%- if per_query %}
 SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endfor %}v._q AS {{ q }},
