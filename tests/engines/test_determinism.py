@@ -86,3 +86,52 @@ def test_summary_adds_queries_in_trec_eval_order() -> None:
     m = rk.parse_measure("NumRet")  # a sum
     summary = summarize(frame.lazy(), ["query"], [m], ["NumRet"]).collect()
     assert summary["value"].item() == 1.0
+
+
+@pytest.fixture(scope="module")
+def ranked(data) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The same rows as a rank-given run (``query, rank, item``) and as its score twin
+    (score = -rank: the same order, no ties).  Ranks are a random order per query, 1..n
+    in most queries (the engine's fast path) and doubled (a gap at every rank: the
+    ranking path) in every tenth query."""
+    run, qrels = data
+    rng = np.random.default_rng(11)
+    ranked = (
+        run.with_columns(_key=pl.Series(rng.permutation(run.height)))
+        .with_columns(rank=pl.col("_key").rank("ordinal").over("query").cast(pl.Int64))
+        .with_columns(
+            rank=pl.when(pl.col("query").cast(pl.Int64) % 10 == 0)
+            .then(pl.col("rank") * 2)
+            .otherwise(pl.col("rank"))
+        )
+        .select("query", "rank", "item")
+    )
+    twin = ranked.select("query", "item", score=-pl.col("rank").cast(pl.Float64))
+    return ranked, twin, qrels
+
+
+@pytest.mark.parametrize("per_query", [False, True], ids=["summary", "per_query"])
+def test_rank_given_run_is_bit_identical_and_equals_its_score_twin(ranked, per_query) -> None:
+    """A rank-given run: the same bits on every call, path, input row order and engine
+    (DuckDB to 1e-15 on nDCG, as above), and the bits of the run that orders the same
+    rows by score."""
+    run, twin, qrels = ranked
+    results = set()
+    for seed, call in enumerate([*CALLS.values(), *CALLS.values()]):
+        shuffled = run.sample(fraction=1.0, shuffle=True, seed=seed)
+        frame = call(shuffled, qrels, per_query=per_query)
+        results.add(bits(frame.sort("query", "measure") if per_query else frame))
+    assert len(results) == 1
+    expected = rk.evaluate(twin, qrels, MEASURES, per_query=per_query)
+    frame = rk.evaluate(run, qrels, MEASURES, per_query=per_query)
+    if per_query:
+        expected, frame = expected.sort("query", "measure"), frame.sort("query", "measure")
+    assert frame.drop("value").equals(expected.drop("value"))
+    assert bits(frame) == bits(expected)
+    duckdb_frame = rk.evaluate(run, qrels, MEASURES, per_query=per_query, engine="duckdb")
+    if per_query:
+        duckdb_frame = duckdb_frame.sort("query", "measure")
+    exact = ~pl.col("measure").str.starts_with("nDCG")
+    assert bits(frame.filter(exact)) == bits(duckdb_frame.filter(exact))
+    difference = (frame["value"] - duckdb_frame["value"]).abs().max()
+    assert difference is not None and difference <= 1e-15
