@@ -869,17 +869,10 @@ def _irun_sql(d: Dialect) -> str:
 """
 
 
-def _values_sql(d: Dialect) -> str:
-    """CTEs: the evaluated (group, query) pairs and one value per requested measure."""
-    g, gj, D = d.g, d.gj, d.double
-    tied = (
-        f"\n        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {gj('ta', 'u')}ta._q = u._q"
-        if d.average else ""
-    )
-    dropw = (
-        "CASE WHEN s._family = 'RBP_resid' AND x._tail = 0"
-        f" THEN POWER(s._p_p, CAST(x._pos - 1 AS {D})) END"
-    )
+def _universe_sql(d: Dialect) -> str:
+    """CTEs: the groups, and the evaluated (group, query) pairs with their row counts
+    (every qrels query under ``complete``)."""
+    g, gj = d.g, d.gj
     return f"""
     _groups AS (SELECT DISTINCT {g('x')}1 AS _one FROM _rq AS x),
     _universe AS (
@@ -889,7 +882,17 @@ def _values_sql(d: Dialect) -> str:
         SELECT {g('gr')}y._q, x._n FROM _groups AS gr CROSS JOIN _qq AS y
         LEFT JOIN _rq AS x ON {gj('x', 'gr')}x._q = y._q
         WHERE {d.complete}
-    ),
+    ),"""
+
+
+def _extra_sql(d: Dialect) -> str:
+    """CTEs: the dropped duplicates per (spec, query), then the rarely present extras."""
+    g, D = d.g, d.double
+    dropw = (
+        "CASE WHEN s._family = 'RBP_resid' AND x._tail = 0"
+        f" THEN POWER(s._p_p, CAST(x._pos - 1 AS {D})) END"
+    )
+    return f"""
     _dropk AS (
         SELECT s._idx, {g('x')}x._q, COUNT(*) AS _nk,
             {_osum(d, dropw, 'x._pos')} AS _dropw
@@ -910,7 +913,17 @@ def _values_sql(d: Dialect) -> str:
             FROM _dropk AS x
         ) AS e
         GROUP BY e._idx, {g('e')}e._q
-    ),
+    ),"""
+
+
+def _values_sql(d: Dialect) -> str:
+    """CTEs: the pairs, the extras and one value per requested measure."""
+    g, gj = d.g, d.gj
+    tied = (
+        f"\n        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {gj('ta', 'u')}ta._q = u._q"
+        if d.average else ""
+    )
+    return _universe_sql(d) + _extra_sql(d) + f"""
     _values AS (
         SELECT {g('u')}u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE {_formulas(d)} END AS _value
