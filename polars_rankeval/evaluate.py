@@ -211,16 +211,7 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         engine=engine,
     )
     columns = Columns(query, item, rank, score, relevant, relevance, subtopic, intent_weight)
-    back: dict[str, str] = {}
-    if options.engine != "spark" and all(
-        isinstance(f, pl.DataFrame | pl.LazyFrame) for f in (run, qrels) if f is not None
-    ):
-        _check_keys(columns, options)
-        # a key column named like an engine's own column (_pos, _q...) is renamed for the
-        # evaluation and named back in the result
-        aliases = alias_columns(run, qrels, columns, options.by)
-        run, qrels, columns, back = aliases.run, aliases.qrels, aliases.columns, aliases.back
-        options = replace(options, by=aliases.by)
+    run, qrels, columns, options, back = _aliased(run, qrels, columns, options)
     spec = _spec(
         run, qrels, measures, conventions=conventions, rel=rel, columns=columns, options=options,
         user_names=back,
@@ -238,3 +229,19 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         result = result.rename(back, strict=False)
     eager = isinstance(run, pl.DataFrame) and (qrels is None or isinstance(qrels, pl.DataFrame))
     return result.collect() if eager else result
+
+
+def _aliased(
+    run: Any, qrels: Any, columns: Columns, options: EvalOptions
+) -> tuple[Any, Any, Columns, EvalOptions, dict[str, str]]:
+    """Checks the key columns of polars frames and renames a key column named like an
+    engine's own column (_pos, _q...) for the evaluation; the last item names them back
+    in the result (empty: nothing renamed, and nothing done for Spark)."""
+    if options.engine == "spark" or not all(
+        isinstance(f, pl.DataFrame | pl.LazyFrame) for f in (run, qrels) if f is not None
+    ):
+        return run, qrels, columns, options, {}
+    _check_keys(columns, options)
+    aliases = alias_columns(run, qrels, columns, options.by)
+    options = replace(options, by=aliases.by)
+    return aliases.run, aliases.qrels, aliases.columns, options, aliases.back
