@@ -730,10 +730,10 @@ def _ideal_gain(double: str) -> str:
     )
 
 
-def _stats_sql(d: Dialect) -> str:
-    """CTEs: the qrels' per-query stats (per relevance level) and the ideal rankings."""
+def _ideal_sql(d: Dialect) -> str:
+    """CTEs: the ideal rankings, and the running sums over them of the families that
+    read them (G, nDCG_rel, RnDCG)."""
     D = d.double
-    idcg = _ideal_gain(D)
     return f"""
     _ideal AS (
         SELECT q._q, q._rel,
@@ -762,7 +762,14 @@ def _stats_sql(d: Dialect) -> str:
             -- only for the families that read it
             WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
         ) AS e
-    ),
+    ),"""
+
+
+def _stats_sql(d: Dialect) -> str:
+    """CTEs: the qrels' per-query stats (per relevance level) and the ideal DCGs."""
+    D = d.double
+    idcg = _ideal_gain(D)
+    return _ideal_sql(d) + f"""
     _gq AS (
         SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, {_osum(d, 'e._rel', 'e._ipos')} AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
