@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from polars_rankeval.engines.sqltwin.targets import RUNNING
+
 if TYPE_CHECKING:
     from polars_rankeval.engines.sqltwin.targets import Dialect
 
@@ -56,11 +58,10 @@ def _weights_sql(d: Dialect) -> str:
     """CTEs: p^(i-1) and T(i) per position (_compatw); their sums (_compatnorm)."""
     g, D = d.g, d.double
     w = f"PARTITION BY x._idx, {g('x')}x._q ORDER BY x._i DESC"
-    upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     best = "CASE WHEN w._i <= w._npos THEN w._tail ELSE 0 END"
     return f"""
     _compatw AS (
-        SELECT x.*, SUM(x._pw / x._i) OVER ({w} {upto}) AS _tail
+        SELECT x.*, SUM(x._pw / x._i) OVER ({w} {RUNNING}) AS _tail
         FROM (
             SELECT p._idx, {g('p')}p._q, p._npos, CAST(p._i AS {D}) AS _i,
                 POWER(s._p_p, CAST(p._i - 1 AS {D})) AS _pw

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from polars_rankeval.engines.sqltwin.targets import RUNNING
 from polars_rankeval.measures.cwl import TRIGAMMA_HEAD, TRIGAMMA_TAIL
 
 if TYPE_CHECKING:
@@ -116,7 +117,6 @@ def _osum(d: Dialect, value: str, key: str) -> str:
 def _tables_sql(d: Dialect) -> str:
     """CTEs: b(i) per spec and position (_cwltab), B(D) (_cwlnorm), B(i) (_cwlcum)."""
     both = {**LINEAR, **STOPPING}
-    upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     return f"""
     _cwltab AS (
         SELECT s._idx, p._i, {_weight(both, f'CAST(p._i AS {d.double})')} AS _b
@@ -131,7 +131,7 @@ def _tables_sql(d: Dialect) -> str:
     ),
     _cwlcum AS (
         SELECT t._idx, t._i, t._b,
-            SUM(t._b) OVER (PARTITION BY t._idx ORDER BY t._i {upto}) AS _cb
+            SUM(t._b) OVER (PARTITION BY t._idx ORDER BY t._i {RUNNING}) AS _cb
         FROM _cwltab AS t
         JOIN _specs AS s ON s._idx = t._idx AND {_in(STOPPING)}
     ),"""
@@ -143,7 +143,6 @@ def _rows_sql(d: Dialect) -> str:
     sums per (spec, group, query)."""
     g = d.g
     w = f"PARTITION BY x._idx, {g('x')}x._q ORDER BY x._pos"
-    upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     ln = "CASE WHEN x._gn < 1 THEN LN(1 - x._gn) ELSE 0 END"
     # S_r (rows <= r) and S_{r-1} (the rows above)
     s_r = f"CASE WHEN r._z > 0 OR r._ln < {LN_FLOOR} THEN 0 ELSE EXP(r._ln) END"
@@ -156,9 +155,9 @@ def _rows_sql(d: Dialect) -> str:
     return f"""
     _cwlrows AS (
         SELECT x._idx, {g('x')}x._q, x._pos, x._gn,
-            SUM(x._gn) OVER ({w} {upto}) AS _cg,
-            SUM(CASE WHEN x._gn >= 1 THEN 1 ELSE 0 END) OVER ({w} {upto}) AS _z,
-            SUM({ln}) OVER ({w} {upto}) AS _ln,
+            SUM(x._gn) OVER ({w} {RUNNING}) AS _cg,
+            SUM(CASE WHEN x._gn >= 1 THEN 1 ELSE 0 END) OVER ({w} {RUNNING}) AS _z,
+            SUM({ln}) OVER ({w} {RUNNING}) AS _ln,
             LEAD(x._pos) OVER ({w}) AS _next
         FROM (
             SELECT s._idx, {g('j')}j._q, j._pos, {_gain(d.double, 'j._rel')} AS _gn
@@ -196,7 +195,6 @@ def _inst_sql(d: Dialect) -> str:
     ((p - 1 + c after) / (p - 1 + c before))^2: zeros counted, logs summed)."""
     g, D = d.g, d.double
     w = f"PARTITION BY x._idx, {g('x')}x._q ORDER BY x._pos"
-    upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     own_z = "CASE WHEN y._ratio > 0 THEN 0 ELSE 1 END"
     own_ln = "CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END"
     a_after = f"4 * y._t * y._t * CASE WHEN y._zr > 0 OR y._lr < {LN_FLOOR} THEN 0 ELSE EXP(y._lr) END"
@@ -217,8 +215,8 @@ def _inst_sql(d: Dialect) -> str:
             NULL AS _reach, NULL AS _greach, NULL AS _gall
         FROM (
             SELECT x.*,
-                SUM(CASE WHEN x._ratio > 0 THEN LN(x._ratio) ELSE 0 END) OVER ({w} {upto}) AS _lr,
-                SUM(CASE WHEN x._ratio > 0 THEN 0 ELSE 1 END) OVER ({w} {upto}) AS _zr
+                SUM(CASE WHEN x._ratio > 0 THEN LN(x._ratio) ELSE 0 END) OVER ({w} {RUNNING}) AS _lr,
+                SUM(CASE WHEN x._ratio > 0 THEN 0 ELSE 1 END) OVER ({w} {RUNNING}) AS _zr
             FROM (
                 SELECT r.*, s._p_T AS _t, 2 * s._p_T - r._cg AS _ca,
                     POWER((r._pos - 1 + 2 * s._p_T - r._cg)

@@ -32,7 +32,7 @@ from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval._sqlties import cases as ties_cases
 from polars_rankeval._sqlties import ctes_sql as ties_ctes_sql
 from polars_rankeval._sqlties import supported_list as ties_supported_list
-from polars_rankeval.engines.sqltwin.targets import TARGETS, Dialect
+from polars_rankeval.engines.sqltwin.targets import RUNNING, TARGETS, Dialect
 
 __all__ = [
     "FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "is_choice",
@@ -435,7 +435,7 @@ def _raw_sums(d: Dialect) -> list[Aggregate]:
     D = d.double
     isrel = "jl._rel >= s._level"
     intop = "(s._k IS NULL OR jl._pos <= s._k)"
-    log2 = f"(LN(CAST(jl._pos AS {D}) + 1) / LN(2.0))"
+    log2 = d.log2_discount("jl._pos")
     gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END"
     nonrel_above = "jl._nonrel"
     infap = (
@@ -506,7 +506,7 @@ def _gain_sums(d: Dialect) -> list[Aggregate]:
     m_Rndcg.c) over the found rows (gain > 0 in the top k), as _raw_sums."""
     D = d.double
     found = "jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)"
-    log2 = f"(LN(CAST(jl._pos AS {D}) + 1) / LN(2.0))"
+    log2 = d.log2_discount("jl._pos")
     # the ideal ranking's cost at p; past it each position costs 1 more
     cost = (
         "CASE WHEN jl._pos <= jl._num_pos THEN jl._icost"
@@ -803,25 +803,24 @@ def _stats_sql(d: Dialect) -> str:
 
 def _judged_sql(d: Dialect) -> str:
     """CTEs: the judged retrieved rows with their windows, and their sums per spec."""
-    g, D = d.g, d.double
-    log2 = f"(LN(CAST(r._pos AS {D}) + 1) / LN(2.0))"
+    g = d.g
+    log2 = d.log2_discount("r._pos")
     stop = (
         "(POWER(2.0, CASE WHEN r._rel > 4 THEN 4 WHEN r._rel > 0 THEN r._rel ELSE 0 END)"
         " - 1) / 16.0"
     )
     w = f"PARTITION BY l._level, {g('r')}r._q ORDER BY r._pos"
-    upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     return f"""
     -- the judged retrieved rows, once per relevance level, with every running sum in one
     -- window (one sort); the per-query stats are joined after it
     _judged AS (
         SELECT {g('r')}r._q, r._pos, r._rel, l._level,
             ROW_NUMBER() OVER ({w}) AS _jrank,
-            SUM(CASE WHEN r._rel >= l._level THEN 1 ELSE 0 END) OVER ({w} {upto}) AS _hits,
+            SUM(CASE WHEN r._rel >= l._level THEN 1 ELSE 0 END) OVER ({w} {RUNNING}) AS _hits,
             SUM(CASE WHEN r._rel >= 0 AND r._rel < l._level THEN 1 ELSE 0 END) OVER (
-                {w} {upto}) AS _nonrel,
-            SUM(CASE WHEN r._rel > 0 THEN r._rel ELSE 0 END) OVER ({w} {upto}) AS _cg,
-            SUM(CASE WHEN r._rel > 0 THEN r._rel / {log2} ELSE 0 END) OVER ({w} {upto}) AS _rdcg,
+                {w} {RUNNING}) AS _nonrel,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel ELSE 0 END) OVER ({w} {RUNNING}) AS _cg,
+            SUM(CASE WHEN r._rel > 0 THEN r._rel / {log2} ELSE 0 END) OVER ({w} {RUNNING}) AS _rdcg,
             EXP(COALESCE(SUM(LN(1 - {stop})) OVER (
                 {w} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
             ), 0)) AS _decay

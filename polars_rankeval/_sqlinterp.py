@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from polars_rankeval.engines.sqltwin.targets import RUNNING
+
 if TYPE_CHECKING:
     from polars_rankeval.engines.sqltwin.targets import Dialect
 
@@ -51,7 +53,6 @@ def ctes_sql(d: Dialect) -> str:
     holds one value per (spec, group, query) that has a relevant row in the cutoff."""
     g, D = d.g, d.double
     w = f"PARTITION BY s._idx, {g('j')}j._q ORDER BY j._pos DESC"
-    upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     weights = " ".join(
         f"WHEN '{name}' THEN {_points(d, steps)} / CAST({steps + 1} AS {d.double})"
         for name, steps in STEPS.items()
@@ -62,7 +63,7 @@ def ctes_sql(d: Dialect) -> str:
     return f"""
     _interprows AS (
         SELECT s._idx, {g('j')}j._q, j._pos, j._hits, j._R, s._p_interp AS _interp,
-            MAX(CAST(j._hits AS {D}) / j._pos) OVER ({w} {upto}) AS _env
+            MAX(CAST(j._hits AS {D}) / j._pos) OVER ({w} {RUNNING}) AS _env
         FROM _jl AS j
         JOIN _specs AS s ON s._family = 'InterpAP' AND s._level = j._level
             AND (s._k IS NULL OR j._pos <= s._k)

@@ -136,7 +136,7 @@ def _agg_sql(d: Dialect) -> str:
         f" - LGAMMA({n} - {r} - {j} + 2) - LGAMMA({n} + 1) + LGAMMA({n} - {j} + 2)) END"
     )
     pairs = f"CASE WHEN {n} > 1 THEN ({j} - 1) * {r} * ({r} - 1) / ({n} * ({n} - 1)) ELSE 0 END"
-    log2 = f"(LN(CAST(x._pos AS {D}) + 1) / LN(2.0))"
+    log2 = d.log2_discount("x._pos")
     linear = "s._family IN (" + ", ".join(f"'{f}'" for f in LINEAR) + ")"
     # an unjudged row gains 0 (GREATEST skips a NULL: test it first)
     cwl_gain = f"CASE WHEN t._rel IS NULL THEN 0 ELSE COALESCE({linear_gain(D, 't._rel')}, 0) END"

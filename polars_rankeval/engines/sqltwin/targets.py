@@ -169,6 +169,10 @@ PORTABLE = Target(
 )  # fmt: skip
 
 
+# the window frame of a running sum or product: every row up to this one, in order
+RUNNING = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+
+
 @dataclass(frozen=True)
 class Dialect:
     """How the canonical SQL names the group columns, raises errors and types doubles.
@@ -215,3 +219,7 @@ class Dialect:
             ordered=t.ordered, no_groups=no_groups, fingerprint=t.fingerprint,
             average=average,
         )  # fmt: skip
+
+    def log2_discount(self, position: str) -> str:
+        """log2(position + 1), the DCG discount, as trec_eval's nDCG takes it."""
+        return f"(LN(CAST({position} AS {self.double}) + 1) / LN(2.0))"
