@@ -6,12 +6,13 @@ explicit distinct scores (ranks) in that order; the mean over the orderings must
 ``ties="average"`` to 1e-12 per query, for every measure that supports it (each
 family x parameter value x cutoff x relevance level), through the polars engine (eager
 and lazy streaming) and the DuckDB engine.  Plus known answers, the case without ties
-(equal to ``ties="trec_eval"`` exactly) and the errors.
+(equal to ``ties="trec_eval"`` exactly) and the errors.  The grid, the data, the brute
+force and the known answers are in ``tests/ties.py`` (shared with the SQL entry point's
+``sql/test_sql_entry_ties.py``).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from collections import defaultdict
@@ -26,135 +27,23 @@ import polars_rankeval as rk
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import REGISTRY
 from tests.helpers import POLARS_ONLY, examples
+from tests.ties import (
+    ALL_TIED,
+    ALL_TIED_ANSWERS,
+    BELOW_A_RELEVANT_ANSWERS,
+    GRID,
+    GRID_NO_QRELS,
+    brute_force,
+    tied_runs,
+)
 
 TOL = 1e-12
-CUTOFFS = (None, 1, 2, 3, 5, 8)
-SCORES = (0.0, 1.0, 2.0)
-GRADES = (-1, 0, 1, 2, 3)
-ITEMS = ("a", "B", "b", "c", "d", "e", "f", "g", "h")
-
 # every engine runs the grid (INSQ and SDCG too: their brute force over orderings is
 # also in tests/oracles/test_measure_cwl.py)
 SUPPORTED = [
     name for name, family in REGISTRY.items()
     if family.expected is not None and name not in POLARS_ONLY
 ]  # fmt: skip
-
-
-def tie_grid(rels: tuple[int, ...] = (1, 2)) -> list[str]:
-    """Every family with an expected value x each value of its choice parameters x
-    cutoffs x relevance levels (AP(norm=hits) only without a cutoff)."""
-    names: list[str] = []
-    for family in REGISTRY.values():
-        if family.expected is None:
-            continue
-        # choice parameters: each value; numeric ones at their default (EXTRA below)
-        axes = [[(p.name, c) for c in p.choices] for p in family.params if p.choices]
-        for combo in itertools.product(*axes):
-            for k in CUTOFFS if family.cutoff else (None,):
-                if family.name == "AP" and ("norm", "hits") in combo and k is not None:
-                    continue
-                for level in rels:
-                    params = [f"{n}={v}" for n, v in combo]
-                    if level != 1:
-                        params.append(f"rel={level}")
-                    name = family.name + (f"({','.join(params)})" if params else "")
-                    names.append(name + (f"@{k}" if k is not None else ""))
-    return names
-
-
-# numeric parameters that change the gains or weights of an averaged family
-EXTRA = ["INSQ(T=0.5,max_rel=3)", "SDCG(min_rel=-1,max_rel=3)@2", "SDCG(max_rel=2)@5"]
-GRID = tie_grid() + EXTRA
-# without qrels NumRel reads a qrels stat in the polars engine (see test_sql_parity)
-GRID_NO_QRELS = [n for n in GRID if parse_measure(n).family.name != "NumRel"]
-
-
-# ------------------------------------------------------------------------------- data
-
-
-@st.composite
-def tied_runs(draw: st.DrawFn, *, mode: str) -> dict[str, Any]:
-    """Queries of <= 7 run rows with scores from {0, 1, 2} (ties everywhere), graded
-    judgments -1..3 and judged items that were not retrieved.  ``mode``: "qrels" (run +
-    qrels), "labels" (run with its own ``relevant`` column) or "rank" (a rank column
-    with ties, score=None)."""
-    queries = draw(st.lists(st.sampled_from(["q1", "q2", "q3"]), min_size=1, unique=True))
-    run_rows: list[tuple[Any, ...]] = []
-    qrels_rows: list[tuple[Any, ...]] = []
-    for q in queries:
-        retrieved = draw(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=7, unique=True))
-        for item in retrieved:
-            grade = draw(st.sampled_from(GRADES))
-            run_rows.append((q, item, draw(st.sampled_from(SCORES)), grade))
-            if draw(st.booleans()):  # judged (else unjudged: not relevant)
-                qrels_rows.append((q, item, grade))
-        for item in draw(st.lists(st.sampled_from(ITEMS), max_size=3, unique=True)):
-            if item not in retrieved:  # judged, not retrieved (often relevant)
-                qrels_rows.append((q, item, draw(st.sampled_from((0, 1, 1, 2, 3)))))
-        if q == queries[0] and not any(row[0] == q for row in qrels_rows):
-            qrels_rows.append((q, "zz", draw(st.sampled_from((0, 1, 2)))))  # shares a query
-    run = pl.DataFrame(
-        run_rows,
-        schema={"query": pl.String, "item": pl.String, "score": pl.Float64, "relevant": pl.Int64},
-        orient="row",
-    )
-    qrels = pl.DataFrame(
-        qrels_rows,
-        schema={"query": pl.String, "item": pl.String, "relevance": pl.Int64},
-        orient="row",
-    )
-    if mode == "qrels":
-        return {"run": run.drop("relevant"), "qrels": qrels, "kw": {}}
-    if mode == "labels":
-        return {"run": run, "qrels": None, "kw": {}}
-    ranked = run.drop("relevant").with_columns(
-        pl.col("score").rank("dense", descending=True).over("query").cast(pl.Int64).alias("rank")
-    )
-    return {"run": ranked.drop("score"), "qrels": qrels, "kw": {"score": None}}
-
-
-# ------------------------------------------------------------------------ brute force
-
-
-def orderings(run: pl.DataFrame, order: str) -> pl.DataFrame:
-    """Every ordering of each query's tie groups: the run once per ordering (column
-    ``perm``, numbered per query), with ``order`` replaced by distinct values that
-    rank the rows in that ordering."""
-    descending = order == "score"
-    out: list[dict[str, Any]] = []
-    for rows in run.partition_by("query", maintain_order=True):
-        groups = [
-            g.to_dicts()
-            for _, g in sorted(
-                rows.partition_by(order, as_dict=True).items(),
-                key=lambda kv: kv[0][0],
-                reverse=descending,
-            )
-        ]
-        per_group = [list(itertools.permutations(g)) for g in groups]
-        for perm, choice in enumerate(itertools.product(*per_group)):
-            ranked = [row for group in choice for row in group]
-            for position, row in enumerate(ranked, start=1):
-                value = float(len(ranked) - position) if descending else position
-                out.append({**row, order: value, "perm": perm})
-    return pl.DataFrame(out, schema={**run.schema, "perm": pl.Int64})
-
-
-def brute_force(
-    run: pl.DataFrame, qrels: pl.DataFrame | None, names: list[str], kw: dict[str, Any]
-) -> dict[tuple[str, str], float]:
-    """Mean over the orderings of the default (trec_eval) value, per (query, measure);
-    each ordering is a by-group, evaluated as its own run against the same qrels."""
-    order = "rank" if kw.get("score", "score") is None else "score"
-    every = orderings(run, order)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rk.RankevalWarning)
-        values = rk.evaluate(every, qrels, names, per_query=True, by="perm", **kw)
-    collected: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for q, m, v in values.select("query", "measure", "value").iter_rows():
-        collected[(q, m)].append(v)
-    return {key: math.fsum(vs) / len(vs) for key, vs in collected.items()}
 
 
 ENGINES = {
@@ -208,15 +97,6 @@ SETTINGS = settings(
     derandomize=True,
 )
 
-# pinned: one query, every row tied (7! orderings), relevant rows among them
-ALL_TIED = {
-    "run": pl.DataFrame({"query": ["q1"] * 7, "item": list("abcdefg"), "score": [1.0] * 7}),
-    "qrels": pl.DataFrame(
-        {"query": ["q1"] * 5, "item": ["a", "c", "d", "g", "z"], "relevance": [1, 2, -1, 3, 1]}
-    ),
-    "kw": {},
-}
-
 
 @pytest.mark.slow
 @SETTINGS
@@ -254,40 +134,24 @@ def test_grid_covers_the_supported_families() -> None:
 
 @pytest.mark.parametrize("engine", list(ENGINES))
 def test_all_tied_known_answers(engine: str) -> None:
-    """One query, n = 4 rows all tied, r = 2 relevant (R = 2)."""
-    run = pl.DataFrame({"query": ["q"] * 4, "item": list("abcd"), "score": [1.0] * 4})
-    qrels = pl.DataFrame({"query": ["q"] * 2, "item": ["b", "d"], "relevance": [1, 1]})
-    got = dict(
-        _averaged(
-            engine, run, qrels,
-            ["P@4", "P@1", "R@2", "Success@1", "NumRelRet@3", "RR", "AP", "nDCG"], {},
-            per_query=False,
-        ).iter_rows()
-    )  # fmt: skip
-    assert got["P@4"] == pytest.approx(2 / 4, abs=TOL)  # r / n
-    assert got["P@1"] == pytest.approx(2 / 4, abs=TOL)
-    assert got["R@2"] == pytest.approx(2 * (2 / 4) / 2, abs=TOL)  # two positions, r/n each
-    assert got["Success@1"] == pytest.approx(1 / 2, abs=TOL)
-    assert got["NumRelRet@3"] == pytest.approx(3 * 2 / 4, abs=TOL)
-    # P(first relevant at 1, 2, 3) = 1/2, 1/3, 1/6 (the 6 arrangements of RRNN)
-    assert got["RR"] == pytest.approx(1 / 2 + 1 / 3 / 2 + 1 / 6 / 3, abs=TOL)
-    # the 6 arrangements' AP: RRNN 1, RNRN 5/6, RNNR 3/4, NRRN 7/12, NRNR 1/2, NNRR 5/12
-    assert got["AP"] == pytest.approx((1 + 5 / 6 + 3 / 4 + 7 / 12 + 1 / 2 + 5 / 12) / 6, abs=TOL)
-    # every position has expected gain 1/2; the ideal puts the two relevant first
-    dcg = sum(0.5 / math.log2(p + 1) for p in range(1, 5))
-    assert got["nDCG"] == pytest.approx(dcg / (1 + 1 / math.log2(3)), abs=TOL)
+    """One query, n = 4 rows all tied, r = 2 relevant (R = 2): ``ALL_TIED_ANSWERS``
+    (tests/ties.py, computed by hand)."""
+    names = ["P@4", "P@1", "R@2", "Success@1", "NumRelRet@3", "RR", "AP", "nDCG"]
+    case = ALL_TIED_ANSWERS
+    got = dict(_averaged(engine, case.run, case.qrels, names, {}, per_query=False).iter_rows())
+    for name in names:
+        assert got[name] == pytest.approx(case.values[name], abs=TOL), name
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))
 def test_tie_group_below_a_relevant_row(engine: str) -> None:
-    """a (relevant) on top, then b, c, d tied with c relevant: h = 1 for the group.
-    AP = (1/1 + E[2 / pos(c)]) / 2 with pos(c) uniform on 2..4; RR = 1."""
-    run = pl.DataFrame({"query": ["q"] * 4, "item": list("abcd"), "score": [2.0, 1.0, 1.0, 1.0]})
-    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "c"], "relevance": [1, 1]})
-    got = dict(_averaged(engine, run, qrels, ["AP", "RR", "AP@2"], {}, per_query=False).iter_rows())
-    assert got["AP"] == pytest.approx((1 + (2 / 2 + 2 / 3 + 2 / 4) / 3) / 2, abs=TOL)
-    assert got["RR"] == pytest.approx(1.0, abs=TOL)
-    assert got["AP@2"] == pytest.approx((1 + (2 / 2) / 3) / 2, abs=TOL)
+    """a (relevant) on top, then b, c, d tied with c relevant: ``BELOW_A_RELEVANT_ANSWERS``
+    (tests/ties.py, computed by hand)."""
+    names = ["AP", "RR", "AP@2"]
+    case = BELOW_A_RELEVANT_ANSWERS
+    got = dict(_averaged(engine, case.run, case.qrels, names, {}, per_query=False).iter_rows())
+    for name in names:
+        assert got[name] == pytest.approx(case.values[name], abs=TOL), name
 
 
 @st.composite

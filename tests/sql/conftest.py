@@ -1,4 +1,5 @@
-"""Fixtures of the warehouse tests: one SparkSession for every Spark module of a run.
+"""Fixtures of the warehouse tests: one SparkSession for every Spark module of a run, and
+a throwaway PostgreSQL cluster per module that asks for ``postgres``.
 
 Session-scoped, and the Spark modules run on one pytest-xdist worker (``SHARED_WORKER``
 in ``tests/conftest.py``), so a run starts one JVM, not one per module: the JVM's start
@@ -7,12 +8,17 @@ and its JIT warm-up are most of a small Spark test's CPU time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.sql.postgres_cluster import Postgres
 
 
 @pytest.fixture(scope="session")
@@ -44,3 +50,25 @@ def spark() -> Iterator[Any]:
         yield session
     finally:
         session.stop()
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[Postgres]:
+    """A cluster of its own for each module that asks (module scope: it starts once per
+    module, in a fresh temp directory, and is removed after the module)."""
+    # a fresh directory the postgres user can reach (pytest's base temp is root-only)
+    directory = Path(tempfile.mkdtemp(prefix="rankeval-postgres-"))
+    directory.chmod(0o755)
+    server = Postgres(directory)
+    try:
+        server.start()
+    except (RuntimeError, KeyError) as error:
+        log = directory / "log"
+        detail = log.read_text()[-1500:] if log.exists() else ""
+        pytest.fail(f"could not start a PostgreSQL cluster: {error}\n{detail}")
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(Exception):
+            server.stop()
+        shutil.rmtree(directory, ignore_errors=True)

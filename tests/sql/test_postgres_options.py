@@ -4,7 +4,8 @@ columns (``by``), custom column names (one with a space), ``complete``, ``top``,
 1e-9 and, per query, to pytrec_eval (trec_eval's measures; ``warehouse_cases``).
 
 Skipped, with the reason, only when PostgreSQL's binaries are absent (as
-``test_postgres.py``, whose throwaway cluster it uses).
+``test_postgres.py``; the throwaway cluster of ``tests/sql/postgres_cluster.py``,
+started once for this module by the ``postgres`` fixture of ``tests/sql/conftest.py``).
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ import pytest
 
 from polars_rankeval.sql import render
 from tests.parity import assert_oracle, assert_same
-from tests.sql import test_postgres
-from tests.sql.test_postgres import MISSING, Postgres
+from tests.sql.postgres_cluster import MISSING, Postgres
 from tests.sql.warehouse_cases import (
     MEASURES,
     OPTIONS,
@@ -26,8 +26,6 @@ from tests.sql.warehouse_cases import (
     with_group,
 )  # fmt: skip
 
-cluster = test_postgres.postgres  # test_postgres' module-scoped cluster, as a fixture
-
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(MISSING), reason="PostgreSQL not installed")]
 
 
@@ -37,20 +35,20 @@ def _values(server: Postgres, want: pl.DataFrame, *, per_query: bool) -> pl.Data
     return server.query(sql, dict(want.schema))
 
 
-def test_options_equal_polars_and_pytrec_eval(cluster: Postgres) -> None:
+def test_options_equal_polars_and_pytrec_eval(postgres: Postgres) -> None:
     """A run without repeated rows and one with (systems "A+repeated", "B+repeated") in one
     statement per output shape: each (system, day) group equals polars; the groups
     without repeated rows equal pytrec_eval too."""
     run, qrels = both_option_cases(41, 12)
-    cluster.load("runs", run)
-    cluster.load("judgments", qrels)
+    postgres.load("runs", run)
+    postgres.load("judgments", qrels)
     # repeated rows have no trec_eval counterpart
     expected = pytrec_expected(run.filter(~pl.col("system").str.ends_with("+repeated")), qrels)
     assert len(expected) > 1000
     for per_query in (True, False):
         want = polars_values(run, qrels, per_query=per_query)
         assert want.filter(pl.col("system").str.ends_with("+repeated")).height > 0
-        got = _values(cluster, want, per_query=per_query)
+        got = _values(postgres, want, per_query=per_query)
         assert_same(got, want, what=f"postgres per_query={per_query}")
         # the statement orders the rows: groups, (query,) measures as given
         assert got.drop("value").rows() == want.sort(got.columns[:-2], maintain_order=True).drop(
@@ -59,11 +57,11 @@ def test_options_equal_polars_and_pytrec_eval(cluster: Postgres) -> None:
         assert_oracle(with_group(got), expected, by="group", per_query=per_query)
 
 
-def test_bad_rows_raise_in_postgres(cluster: Postgres) -> None:
+def test_bad_rows_raise_in_postgres(postgres: Postgres) -> None:
     run, qrels = option_case(42, 3, duplicates=True)
-    cluster.load("runs", run)
-    cluster.load("judgments", qrels)
+    postgres.load("runs", run)
+    postgres.load("judgments", qrels)
     options = dict(OPTIONS, duplicates="error")
     sql = render(["AP"], "postgres", run_table="runs", qrels_table="judgments", **options)
     with pytest.raises(RuntimeError, match=r"run: duplicate \(query, item\) rows"):
-        cluster.psql(sql)
+        postgres.psql(sql)

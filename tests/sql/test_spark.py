@@ -8,8 +8,6 @@ installs pyspark (Java 17 is expected on the machine).
 
 from __future__ import annotations
 
-import os
-import shutil
 from typing import Any
 
 import polars as pl
@@ -27,11 +25,9 @@ from tests.parity import (
     random_cases,
     stacked_cases,
 )
+from tests.sql.spark_frames import skip_without_spark, to_polars, to_spark
 
-pytest.importorskip("sqlglot")
-pyspark = pytest.importorskip("pyspark", reason="pyspark not installed: run .ci/install_engines.sh")
-if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-    pytest.skip("no Java runtime for Spark (install openjdk-17-jre)", allow_module_level=True)
+skip_without_spark()
 
 from polars_rankeval.spark import evaluate as spark_evaluate
 
@@ -41,31 +37,18 @@ pytestmark = [
 ]
 
 
-_SPARK_TYPES = {pl.String: "string", pl.Int64: "bigint", pl.Float64: "double"}
-
-
-def _to_spark(spark: Any, frame: pl.DataFrame) -> Any:
-    schema = ", ".join(f"`{c}` {_SPARK_TYPES[t]}" for c, t in frame.schema.items())
-    return spark.createDataFrame(frame.rows(), schema=schema)
-
-
-def _to_polars(result: Any, schema: pl.Schema) -> pl.DataFrame:
-    rows = [tuple(row) for row in result.collect()]
-    return pl.DataFrame(rows, schema=list(schema), orient="row").cast(dict(schema))
-
-
 def _check(
     spark: Any, run: pl.DataFrame, qrels: pl.DataFrame | None, names: list[str], *,
     expected: Expected | None = None, **kw: Any,
 ) -> None:
     """Per query and summary equal to polars (and to ``expected``, pytrec_eval's values,
     when given); the data checks run with the first call only (the same frames)."""
-    run_df = _to_spark(spark, run)
-    qrels_df = None if qrels is None else _to_spark(spark, qrels)
+    run_df = to_spark(spark, run)
+    qrels_df = None if qrels is None else to_spark(spark, qrels)
     for per_query in (True, False):
         want = polars_reference(run, qrels, names, per_query=per_query, **kw)
         result = spark_evaluate(run_df, qrels_df, names, per_query, check=per_query, **kw)
-        got = _to_polars(result, want.schema)
+        got = to_polars(result, want.schema)
         assert_same(got, want, what=f"spark per_query={per_query}")
         if not per_query:
             assert got["measure"].to_list() == want["measure"].to_list()
@@ -107,7 +90,7 @@ def test_bad_input_is_refused(spark: Any) -> None:
     data = random_cases(14, 2, int_ids=False)
     run = pl.concat([data["run"], data["run"].head(1)])
     with pytest.raises(rk.InputError, match="duplicate"):
-        spark_evaluate(_to_spark(spark, run), _to_spark(spark, data["qrels"]), ["AP"])
+        spark_evaluate(to_spark(spark, run), to_spark(spark, data["qrels"]), ["AP"])
     nan = data["run"].with_columns(pl.lit(float("nan")).alias("score"))
     with pytest.raises(rk.InputError, match="NaN"):
-        spark_evaluate(_to_spark(spark, nan), _to_spark(spark, data["qrels"]), ["AP"])
+        spark_evaluate(to_spark(spark, nan), to_spark(spark, data["qrels"]), ["AP"])

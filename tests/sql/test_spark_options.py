@@ -17,7 +17,7 @@ import pytest
 
 import polars_rankeval as rk
 from tests.parity import assert_oracle, assert_same
-from tests.sql.test_spark import _to_polars, _to_spark, spark_evaluate
+from tests.sql.spark_frames import skip_without_spark, to_polars, to_spark
 from tests.sql.warehouse_cases import (
     MEASURES,
     OPTIONS,
@@ -27,6 +27,10 @@ from tests.sql.warehouse_cases import (
     pytrec_expected,
     with_group,
 )  # fmt: skip
+
+skip_without_spark()
+
+from polars_rankeval.spark import evaluate as spark_evaluate
 
 pytestmark = [
     pytest.mark.slow,
@@ -39,7 +43,7 @@ def test_options_equal_polars_and_pytrec_eval(spark: Any) -> None:
     Spark query per output shape: each (system, day) group equals polars; the groups
     without repeated rows equal pytrec_eval too."""
     run, qrels = both_option_cases(51, 10)
-    run_df, qrels_df = _to_spark(spark, run), _to_spark(spark, qrels)
+    run_df, qrels_df = to_spark(spark, run), to_spark(spark, qrels)
     # repeated rows have no trec_eval counterpart
     expected = pytrec_expected(run.filter(~pl.col("system").str.ends_with("+repeated")), qrels)
     assert len(expected) > 1000
@@ -50,7 +54,7 @@ def test_options_equal_polars_and_pytrec_eval(spark: Any) -> None:
             result = spark_evaluate(run_df, qrels_df, MEASURES, per_query, **OPTIONS)
         else:
             result = rk.evaluate(run_df, qrels_df, MEASURES, per_query=per_query, **OPTIONS)
-        got = _to_polars(result, want.schema)
+        got = to_polars(result, want.schema)
         assert_same(got, want, what=f"spark per_query={per_query}")
         keys = got.columns[:-2]  # groups (and query): the statement orders by them
         assert got.drop("value").rows() == want.sort(keys, maintain_order=True).drop("value").rows()
@@ -59,7 +63,7 @@ def test_options_equal_polars_and_pytrec_eval(spark: Any) -> None:
 
 def test_options_are_checked_before_spark_runs(spark: Any) -> None:
     run, qrels = option_case(52, 2, duplicates=True)
-    run_df, qrels_df = _to_spark(spark, run), _to_spark(spark, qrels)
+    run_df, qrels_df = to_spark(spark, run), to_spark(spark, qrels)
     options = dict(OPTIONS, duplicates="error")
     with pytest.raises(rk.InputError, match=r"run: duplicate \(system, day, qid, doc id\) rows"):
         spark_evaluate(run_df, qrels_df, ["AP"], **options)

@@ -1,5 +1,5 @@
 """polars_rankeval.spark.evaluate on Spark local mode against independent values, not the
-polars engine: the other tools' formulas (``test_conventions_independent``) for the
+polars engine: the other tools' formulas (``tests/conventions.py``) for the
 non-default conventions.  pytrec_eval for every measure trec_eval has (the GRID of
 ``test_sql_parity``) is checked in ``test_spark.py::test_grid_matches_polars``, on the
 same Spark query as the polars parity.
@@ -14,9 +14,12 @@ from typing import Any
 
 import pytest
 
-from tests.oracles.test_conventions_independent import _expected, _frames
-from tests.sql.test_postgres_oracle import random_conventions_case
-from tests.sql.test_spark import _to_polars, _to_spark, spark_evaluate
+from tests.conventions import conventions_frames, expected_values, random_conventions_case
+from tests.sql.spark_frames import skip_without_spark, to_polars, to_spark
+
+skip_without_spark()
+
+from polars_rankeval.spark import evaluate as spark_evaluate
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning"
@@ -26,16 +29,16 @@ pytestmark = pytest.mark.filterwarnings(
 def _per_query(spark: Any, run: Any, qrels: Any, names: list[str]) -> Any:
     import polars as pl
 
-    result = spark_evaluate(_to_spark(spark, run), _to_spark(spark, qrels), names, True)
+    result = spark_evaluate(to_spark(spark, run), to_spark(spark, qrels), names, True)
     schema = pl.Schema({"query": run.schema["query"], "measure": pl.String, "value": pl.Float64})
-    return _to_polars(result, schema)
+    return to_polars(result, schema)
 
 
 def test_conventions_equal_the_other_tools_formulas(spark: Any) -> None:
     run, qrels = random_conventions_case(6, 20)
-    expected = _expected(run, qrels)
+    expected = expected_values(run, qrels)
     names = sorted({m for _, m in expected})
-    got = _per_query(spark, *_frames(run, qrels), names)
+    got = _per_query(spark, *conventions_frames(run, qrels), names)
     values = {(q, m): v for q, m, v in got.select("query", "measure", "value").iter_rows()}
     bad = [(k, values.get(k), v) for k, v in expected.items()
            if values.get(k) is None or abs(values[k] - v) > 1e-9]  # fmt: skip

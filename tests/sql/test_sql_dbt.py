@@ -17,7 +17,8 @@ import polars as pl
 import pytest
 
 import polars_rankeval as rk
-from tests.sql.test_sql_entry import MEASURES, make_data
+from tests.sql.entry_cases import MEASURES, make_data
+from tests.sql.postgres_cluster import MISSING
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
@@ -139,10 +140,8 @@ def test_dbt_duckdb(installed, tmp_path):
 def test_dbt_postgres(installed, tmp_path, request):
     if importlib.util.find_spec("dbt.adapters.postgres") is None:
         pytest.skip("dbt-postgres not installed")
-    from tests.sql import test_postgres
-
-    if test_postgres.MISSING:
-        pytest.skip(f"PostgreSQL not installed (no {', '.join(test_postgres.MISSING)})")
+    if MISSING:
+        pytest.skip(f"PostgreSQL not installed (no {', '.join(MISSING)})")
     server = request.getfixturevalue("postgres")
     directory = project(installed, tmp_path)
     env = {"PGHOST": "127.0.0.1", "PGPORT": str(server.port), "PGUSER": "postgres",
@@ -155,9 +154,6 @@ def test_dbt_postgres(installed, tmp_path, request):
         })
 
     assert check_tables(read) > 1000
-
-
-from tests.sql.test_postgres import postgres  # noqa: F401  (the cluster fixture)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 of tied rows, for every family that has one.
 
 Oracles: hand-computed values (the arrangements of a small tie group enumerated on
-paper), the brute force of tests/engines/test_ties_average.py (every ordering of the
+paper, ``tests/ties.py``), the brute force of ``tests/ties.py`` (every ordering of the
 tie groups evaluated with the default tie rule, then averaged: no closed form) and the
 polars engine's ``ties="average"`` on a tie-heavy run with custom names and a
 two-column ``by``.  Plus the errors: families without an expected value, AP(norm=hits)
@@ -11,7 +11,6 @@ with a cutoff, and ``top``/``duplicates := 'first'`` (as rk.evaluate refuses the
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
@@ -21,9 +20,17 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 import polars_rankeval as rk
-from tests.engines.test_ties_average import ALL_TIED, GRID, brute_force, tied_runs
 from tests.helpers import examples
-from tests.sql.test_sql_entry import COLUMNS, SQL, assert_same, make_data, polars_result
+from tests.sql.entry_cases import COLUMNS, SQL, assert_same, make_data, polars_result
+from tests.ties import (
+    ALL_TIED,
+    ALL_TIED_ANSWERS,
+    BELOW_A_RELEVANT_ANSWERS,
+    GRID,
+    KnownAnswer,
+    brute_force,
+    tied_runs,
+)
 
 TOL = 1e-12
 
@@ -57,43 +64,32 @@ def summary(con, names: list[str], **options: str) -> dict[str, float]:
     return dict(rows)
 
 
-def test_all_tied_known_answers(con) -> None:
-    """One query, n = 4 rows all tied, r = 2 relevant (R = 2): the 6 arrangements of
-    RRNN, each equally likely."""
-    run = pl.DataFrame({"qid": ["q"] * 4, "doc_id": list("abcd"), "sim": [1.0] * 4})
-    qrels = pl.DataFrame({"qid": ["q"] * 2, "doc_id": ["b", "d"], "grade": [1, 1]})
+def _known_answer_tables(con, case: KnownAnswer) -> None:
+    """The case's run and qrels under the custom column names :func:`summary` reads."""
+    run = case.run.rename({"query": "qid", "item": "doc_id", "score": "sim"})
+    qrels = case.qrels.rename({"query": "qid", "item": "doc_id", "relevance": "grade"})
     _tables(con, run, qrels)
-    got = summary(con, ["P@4", "P@1", "R@2", "Success@1", "NumRelRet@3", "RR", "AP", "nDCG",
-                        "Rprec", "RelP@3", "NumRet", "NumRel"])  # fmt: skip
-    assert got["P@4"] == pytest.approx(2 / 4, abs=TOL)  # r / n
-    assert got["P@1"] == pytest.approx(2 / 4, abs=TOL)
-    assert got["R@2"] == pytest.approx(2 * (2 / 4) / 2, abs=TOL)
-    assert got["Success@1"] == pytest.approx(1 / 2, abs=TOL)
-    assert got["NumRelRet@3"] == pytest.approx(3 * 2 / 4, abs=TOL)
-    # P(first relevant at 1, 2, 3) = 1/2, 1/3, 1/6
-    assert got["RR"] == pytest.approx(1 / 2 + 1 / 3 / 2 + 1 / 6 / 3, abs=TOL)
-    # the arrangements' AP: RRNN 1, RNRN 5/6, RNNR 3/4, NRRN 7/12, NRNR 1/2, NNRR 5/12
-    assert got["AP"] == pytest.approx((1 + 5 / 6 + 3 / 4 + 7 / 12 + 1 / 2 + 5 / 12) / 6, abs=TOL)
-    dcg = sum(0.5 / math.log2(p + 1) for p in range(1, 5))
-    assert got["nDCG"] == pytest.approx(dcg / (1 + 1 / math.log2(3)), abs=TOL)
-    # Rprec: relevant among the top R = 2 positions, r / n each
-    assert got["Rprec"] == pytest.approx(2 * (2 / 4) / 2, abs=TOL)
-    assert got["RelP@3"] == pytest.approx(3 * (2 / 4) / 2, abs=TOL)  # / min(3, R)
-    assert (got["NumRet"], got["NumRel"]) == (4.0, 2.0)
+
+
+def test_all_tied_known_answers(con) -> None:
+    """One query, n = 4 rows all tied, r = 2 relevant (R = 2): ``ALL_TIED_ANSWERS``
+    (tests/ties.py, computed by hand)."""
+    _known_answer_tables(con, ALL_TIED_ANSWERS)
+    names = ["P@4", "P@1", "R@2", "Success@1", "NumRelRet@3", "RR", "AP", "nDCG", "Rprec",
+             "RelP@3", "NumRet", "NumRel"]  # fmt: skip
+    got = summary(con, names)
+    for name in names:
+        assert got[name] == pytest.approx(ALL_TIED_ANSWERS.values[name], abs=TOL), name
 
 
 def test_tie_group_below_a_relevant_row(con) -> None:
-    """a (relevant) on top, then b, c, d tied with c relevant: AP = (1/1 + E[2 / pos(c)])
-    / 2 with pos(c) uniform on 2..4; RR = 1; Success@1 = 1."""
-    run = pl.DataFrame({"qid": ["q"] * 4, "doc_id": list("abcd"), "sim": [2.0, 1.0, 1.0, 1.0]})
-    qrels = pl.DataFrame({"qid": ["q", "q"], "doc_id": ["a", "c"], "grade": [1, 1]})
-    _tables(con, run, qrels)
-    got = summary(con, ["AP", "RR", "AP@2", "Success@1", "P@2"])
-    assert got["AP"] == pytest.approx((1 + (2 / 2 + 2 / 3 + 2 / 4) / 3) / 2, abs=TOL)
-    assert got["RR"] == pytest.approx(1.0, abs=TOL)
-    assert got["AP@2"] == pytest.approx((1 + (2 / 2) / 3) / 2, abs=TOL)
-    assert got["Success@1"] == pytest.approx(1.0, abs=TOL)
-    assert got["P@2"] == pytest.approx((1 + 1 / 3) / 2, abs=TOL)
+    """a (relevant) on top, then b, c, d tied with c relevant: ``BELOW_A_RELEVANT_ANSWERS``
+    (tests/ties.py, computed by hand)."""
+    _known_answer_tables(con, BELOW_A_RELEVANT_ANSWERS)
+    names = ["AP", "RR", "AP@2", "Success@1", "P@2"]
+    got = summary(con, names)
+    for name in names:
+        assert got[name] == pytest.approx(BELOW_A_RELEVANT_ANSWERS.values[name], abs=TOL), name
 
 
 def _per_query(con, data: dict[str, Any], names: list[str]) -> dict[tuple[str, str], float]:
