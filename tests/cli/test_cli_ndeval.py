@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 
 from polars_rankeval.cli import main
 from polars_rankeval.cli.ndeval import NDEVAL_MEASURES
+from tests.diversity_cases import cases, oracle_run
 from tests.helpers import examples
-from tests.oracles.test_diversity import _oracle_run, cases
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -99,10 +99,10 @@ def test_values_match_pyndeval(capsys, tmp_path_factory, case) -> None:
     (to 1e-6), except our documented choices (ERR-IA@1 is not printed; nNRBP without
     relevant subtopics: 0 where ndeval has nan)."""
     qrels, run = case
-    rows = _cli(capsys, *_write(tmp_path_factory.mktemp("nd"), qrels, _oracle_run(run)))
+    rows = _cli(capsys, *_write(tmp_path_factory.mktemp("nd"), qrels, oracle_run(run)))
     names = [theirs for _, theirs in NDEVAL_MEASURES]
     assert rows[0] == ["runid", "topic", *names]
-    oracle = pyndeval.ndeval(qrels, _oracle_run(run), names)
+    oracle = pyndeval.ndeval(qrels, oracle_run(run), names)
     got = {r[1]: dict(zip(names, map(float, r[2:]), strict=True)) for r in rows[1:]}
     checked = 0
     for topic, values in oracle.items():

@@ -1,11 +1,11 @@
 """Diversity measures (issue 18) against pyndeval (ndeval.c) and by hand.
 
 pyndeval breaks score ties by docno ascending, ndeval -traditional and trec_eval by docno
-descending; the oracle is therefore given the run in trec_eval's order (sorted here in
-plain Python, independently of the code under test) with distinct scores.  Known and
-documented differences, asserted as such: ndeval leaves ERR-IA@1 and alpha-DCG@1
-undivided by N (its normalisation loops start at rank 2), and its nNRBP is 0/0 = NaN
-for a query without relevant subtopics, where we give 0.
+descending; the oracle is therefore given the run in trec_eval's order (sorted in plain
+Python in ``tests/diversity_cases.py``, independently of the code under test) with
+distinct scores.  Known and documented differences, asserted as such: ndeval leaves
+ERR-IA@1 and alpha-DCG@1 undivided by N (its normalisation loops start at rank 2), and its
+nNRBP is 0/0 = NaN for a query without relevant subtopics, where we give 0.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from polars_rankeval._errors import InputError, MeasureError
+from tests.diversity_cases import cases, oracle_run
 from tests.helpers import examples
 
 pyndeval = pytest.importorskip("pyndeval")
@@ -38,12 +39,6 @@ def _frames(qrels: list[tuple], run: list[tuple]) -> tuple[pl.DataFrame, pl.Data
     return q, r
 
 
-def _oracle_run(run: list[tuple]) -> list[tuple]:
-    """trec_eval's order (score descending, item descending), as distinct scores."""
-    ordered = sorted(run, key=lambda row: (row[0], -row[2], tuple(-b for b in row[1].encode())))
-    return [(query, item, float(len(ordered) - i)) for i, (query, item, _) in enumerate(ordered)]
-
-
 def _ours(qrels, run, names: list[str]) -> dict[tuple[str, str], float]:
     q, r = _frames(qrels, run)
     with warnings.catch_warnings():
@@ -57,30 +52,11 @@ def _pairs_of_names() -> list[tuple[str, str, int | None]]:
     return [*pairs, ("NRBP", "NRBP", None), ("nNRBP", "nNRBP", None), ("AP_IA", "MAP-IA", None)]
 
 
-ITEMS = st.sampled_from([f"d{i}" for i in range(9)])
-
-
-@st.composite
-def cases(draw):
-    queries = draw(st.lists(st.sampled_from(["q1", "q2", "q3", "q10"]), min_size=1, max_size=3, unique=True))
-    qrels, run = [], []
-    for q in queries:
-        subtopics = draw(st.integers(1, 4))  # one-subtopic queries included
-        judged = draw(st.lists(st.tuples(st.integers(1, subtopics), ITEMS), min_size=1, max_size=14, unique=True))
-        # graded, non-relevant and negative judgments; some queries without relevant ones
-        qrels += [(q, str(s), item, draw(st.integers(-1, 2))) for s, item in judged]
-        items = draw(st.lists(ITEMS, min_size=1, max_size=9, unique=True))  # unjudged ones too
-        run += [(q, item, float(draw(st.integers(0, 3)))) for item in items]  # ties
-    if draw(st.booleans()):  # a run-only query: ignored by both
-        run.append(("q9", "d0", 1.0))
-    return qrels, run
-
-
 def _check(qrels, run) -> int:
     """Every measure at every cutoff, per query; returns how many values agreed."""
     names = _pairs_of_names()
     ours = _ours(qrels, run, [n for n, _, _ in names])
-    oracle = pyndeval.ndeval(qrels, _oracle_run(run), [nd for _, nd, _ in names])
+    oracle = pyndeval.ndeval(qrels, oracle_run(run), [nd for _, nd, _ in names])
     relevant = {query for query, _, _, relevance in qrels if relevance >= 1}
     checked = 0
     for query, values in oracle.items():
@@ -112,7 +88,7 @@ def test_alpha_beta_match_pyndeval(case, alpha, beta):
     qrels, run = case
     names = ["alpha_nDCG", "alpha_DCG", "NRBP", "nNRBP"]
     ours = _ours(qrels, run, [f"{n}(alpha={alpha},beta={beta})" if "NRBP" in n else f"{n}(alpha={alpha})@10" for n in names])
-    oracle = pyndeval.ndeval(qrels, _oracle_run(run), ["alpha-nDCG@10", "alpha-DCG@10", "NRBP", "nNRBP"], alpha=alpha, beta=beta)
+    oracle = pyndeval.ndeval(qrels, oracle_run(run), ["alpha-nDCG@10", "alpha-DCG@10", "NRBP", "nNRBP"], alpha=alpha, beta=beta)
     for query, values in oracle.items():
         for n, nd in zip(names, ["alpha-nDCG@10", "alpha-DCG@10", "NRBP", "nNRBP"], strict=True):
             mine = next(v for (q, m), v in ours.items() if q == query and m.startswith(n + "("))
@@ -132,7 +108,7 @@ def test_relevance_level_matches_pyndeval(case):
     names = ["alpha_nDCG(rel=2)@5", "P_IA(rel=2)@5", "AP_IA(rel=2)", "StRecall(rel=2)@5"]
     ours = _ours(qrels, run, names)
     ev = pyndeval.RelevanceEvaluator(qrels, ["alpha-nDCG@5", "P-IA@5", "MAP-IA", "strec@5"], relevance_level=2)
-    for query, values in ev.evaluate(_oracle_run(run)).items():
+    for query, values in ev.evaluate(oracle_run(run)).items():
         for n, nd in zip(names, ["alpha-nDCG@5", "P-IA@5", "MAP-IA", "strec@5"], strict=True):
             assert ours[(query, n)] == pytest.approx(values[nd], abs=1e-9), (query, n)
 
@@ -144,7 +120,7 @@ def test_rank_one_is_normalised(case):
     at k = 1 ours is its value / N (the definition), the n-variants equal."""
     qrels, run = case
     ours = _ours(qrels, run, ["ERR_IA@1", "alpha_DCG@1", "nERR_IA@1", "alpha_nDCG@1"])
-    oracle = pyndeval.ndeval(qrels, _oracle_run(run), ["ERR-IA@1", "alpha-DCG@1", "nERR-IA@1", "alpha-nDCG@1"])
+    oracle = pyndeval.ndeval(qrels, oracle_run(run), ["ERR-IA@1", "alpha-DCG@1", "nERR-IA@1", "alpha-nDCG@1"])
     n_sub: dict[str, set] = {}
     for query, sub, _, relevance in qrels:
         if relevance >= 1:
@@ -170,7 +146,7 @@ def test_mean_matches_pyndeval(case):
         except InputError as error:  # run and qrels share no query: pyndeval evaluates none
             assert "share no query" in str(error)
             return
-    oracle = pyndeval.ndeval(qrels, _oracle_run(run), ["alpha-nDCG@10", "ERR-IA@5", "NRBP", "MAP-IA", "P-IA@10", "strec@20"])
+    oracle = pyndeval.ndeval(qrels, oracle_run(run), ["alpha-nDCG@10", "ERR-IA@5", "NRBP", "MAP-IA", "P-IA@10", "strec@20"])
     for name, nd in zip(names, ["alpha-nDCG@10", "ERR-IA@5", "NRBP", "MAP-IA", "P-IA@10", "strec@20"], strict=True):
         expected = sum(v[nd] for v in oracle.values()) / len(oracle)
         got = summary.filter(pl.col("measure") == name)["value"].item()

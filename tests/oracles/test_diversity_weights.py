@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from polars_rankeval._errors import InputError
+from tests.diversity_cases import cases, oracle_run
 from tests.helpers import examples
-from tests.oracles.test_diversity import _oracle_run, cases
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -42,7 +42,7 @@ def _evaluate(qrels: pl.DataFrame, run: list[tuple], names: list[str], **kw) -> 
 def _weighted_oracle(qrels: list[tuple], run: list[tuple], weights: dict) -> dict:
     """Per query: sum over its subtopics with a relevant item of w x pyndeval's value on
     that subtopic alone, divided by the sum of those w (0 when it is 0)."""
-    ordered = _oracle_run(run)
+    ordered = oracle_run(run)
     sums: dict[tuple[str, str], float] = {}
     totals: dict[str, float] = {}
     for (query, sub), w in weights.items():

@@ -1,0 +1,36 @@
+"""The diversity tests' shared cases: random subtopic qrels and tie-heavy runs
+(hypothesis), and the run in trec_eval's order with distinct scores, the order the
+pyndeval oracle is given (sorted in plain Python, independently of the code under test).
+
+Shared by the test modules (test modules never import from each other):
+``oracles/test_diversity.py``, ``oracles/test_diversity_weights.py`` and
+``cli/test_cli_ndeval.py``.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+ITEMS = st.sampled_from([f"d{i}" for i in range(9)])
+
+
+@st.composite
+def cases(draw):
+    queries = draw(st.lists(st.sampled_from(["q1", "q2", "q3", "q10"]), min_size=1, max_size=3, unique=True))
+    qrels, run = [], []
+    for q in queries:
+        subtopics = draw(st.integers(1, 4))  # one-subtopic queries included
+        judged = draw(st.lists(st.tuples(st.integers(1, subtopics), ITEMS), min_size=1, max_size=14, unique=True))
+        # graded, non-relevant and negative judgments; some queries without relevant ones
+        qrels += [(q, str(s), item, draw(st.integers(-1, 2))) for s, item in judged]
+        items = draw(st.lists(ITEMS, min_size=1, max_size=9, unique=True))  # unjudged ones too
+        run += [(q, item, float(draw(st.integers(0, 3)))) for item in items]  # ties
+    if draw(st.booleans()):  # a run-only query: ignored by both
+        run.append(("q9", "d0", 1.0))
+    return qrels, run
+
+
+def oracle_run(run: list[tuple]) -> list[tuple]:
+    """trec_eval's order (score descending, item descending), as distinct scores."""
+    ordered = sorted(run, key=lambda row: (row[0], -row[2], tuple(-b for b in row[1].encode())))
+    return [(query, item, float(len(ordered) - i)) for i, (query, item, _) in enumerate(ordered)]
