@@ -4,7 +4,7 @@ their sources), and the random cases the warehouse tests meet them with.
 
 Shared by the test modules (test modules never import from each other):
 ``oracles/test_conventions_independent.py``, ``sql/test_postgres_oracle.py`` and
-``sql/test_spark_oracle.py``.  Scores are distinct (every tool has its own tie rule),
+``sql/test_spark_oracle.py`` (and ``oracles/test_oracle_ranx.py``'s graded cases).  Scores are distinct (every tool has its own tie rule),
 grades 0..3.
 """
 
@@ -14,6 +14,7 @@ import math
 import random
 
 import polars as pl
+from hypothesis import strategies as st
 
 ITEMS = ("a", "B", "b", "c1", "c10", "c9", "d", "e", "f", "g", "h", "z")
 KS = (1, 3, 5, 20)
@@ -28,6 +29,20 @@ def conventions_frames(run: Run, qrels: Qrels) -> tuple[pl.DataFrame, pl.DataFra
         pl.DataFrame(rows, schema=["query", "item", "score"], orient="row"),
         pl.DataFrame(judged, schema=["query", "item", "relevance"], orient="row"),
     )
+
+
+@st.composite
+def conventions_cases(draw: st.DrawFn) -> tuple[Run, Qrels]:
+    """1-4 queries, each a ranking of distinct items and judgments graded 0..3."""
+    queries = draw(st.lists(st.sampled_from("pqrst"), min_size=1, max_size=4, unique=True))
+    run: Run = {}
+    qrels: Qrels = {}
+    for q in queries:
+        run[q] = draw(st.permutations(draw(st.lists(st.sampled_from(ITEMS), min_size=1,
+                                                    unique=True))))  # fmt: skip
+        judged = draw(st.lists(st.sampled_from(ITEMS), min_size=1, unique=True))
+        qrels[q] = {item: draw(st.sampled_from((0, 0, 1, 2, 3))) for item in judged}
+    return run, qrels
 
 
 def random_conventions_case(seed: int, queries: int) -> tuple[Run, Qrels]:

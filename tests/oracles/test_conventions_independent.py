@@ -24,13 +24,12 @@ import math
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from tests.conventions import (
-    ITEMS,
     Qrels,
     Run,
+    conventions_cases,
     conventions_frames,
     expected_values,
     kaggle_apk,
@@ -46,17 +45,7 @@ SETTINGS = settings(
 )
 
 
-@st.composite
-def cases(draw: st.DrawFn) -> tuple[Run, Qrels]:
-    queries = draw(st.lists(st.sampled_from("pqrst"), min_size=1, max_size=4, unique=True))
-    run: Run = {}
-    qrels: Qrels = {}
-    for q in queries:
-        run[q] = draw(st.permutations(draw(st.lists(st.sampled_from(ITEMS), min_size=1,
-                                                    unique=True))))  # fmt: skip
-        judged = draw(st.lists(st.sampled_from(ITEMS), min_size=1, unique=True))
-        qrels[q] = {item: draw(st.sampled_from((0, 0, 1, 2, 3))) for item in judged}
-    return run, qrels
+cases = conventions_cases
 
 
 def _ours(run: Run, qrels: Qrels, names: list[str], engine: str) -> dict[tuple[str, str], float]:

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankeval as rk
-from tests.helpers import examples
+from tests.conventions import Qrels, Run, conventions_cases, conventions_frames
+from tests.helpers import examples, qrels_frame
 
 PERSISTENCE = {"rbp.5": 0.5, "rbp.8": 0.8, "rbp.95": 0.95}
 ITEMS = ("a", "B", "b", "c1", "c10", "c9", "d", "e", "f", "g", "h", "z")
@@ -58,16 +59,13 @@ def test_rbp_matches_ranx(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
         [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
         schema=["query", "item", "score"], orient="row",
     )  # fmt: skip
-    qrels_frame = pl.DataFrame(
-        [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()],
-        schema=["query", "item", "relevance"], orient="row",
-    )  # fmt: skip
+    judgments = qrels_frame(qrels)
     ours_for = {
         metric: [f"RBP(p={p})", f"RBP(p={p},gain=binary)"] for metric, p in PERSISTENCE.items()
     }
     names = [name for pair in ours_for.values() for name in pair]
     for engine in ("polars", "duckdb"):
-        got = rk.evaluate(run_frame, qrels_frame, names, per_query=True, engine=engine)
+        got = rk.evaluate(run_frame, judgments, names, per_query=True, engine=engine)
         values = {(q, m): v for q, m, v in got.select("query", "measure", "value").iter_rows()}
         for metric, ours in ours_for.items():
             for q, expected in ranx_run.scores[metric].items():
@@ -80,26 +78,13 @@ def test_rbp_matches_ranx(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
 # ranx's rbp on graded qrels made binary (ranx takes the raw grade as gain) against our
 # gain=binary on the graded qrels: here beside the test above, so that a run compiles
 # ranx's measures with numba once (several seconds of CPU), not once in each module.
-Graded = tuple[dict[str, list[str]], dict[str, dict[str, int]]]  # items best first
-
-
-@st.composite
-def graded_cases(draw: st.DrawFn) -> Graded:
-    queries = draw(st.lists(st.sampled_from("pqrst"), min_size=1, max_size=4, unique=True))
-    run: dict[str, list[str]] = {}
-    qrels: dict[str, dict[str, int]] = {}
-    for q in queries:
-        run[q] = draw(st.permutations(draw(st.lists(st.sampled_from(ITEMS), min_size=1,
-                                                    unique=True))))  # fmt: skip
-        judged = draw(st.lists(st.sampled_from(ITEMS), min_size=1, unique=True))
-        qrels[q] = {item: draw(st.sampled_from((0, 0, 1, 2, 3))) for item in judged}
-    return run, qrels
+Graded = tuple[Run, Qrels]  # items best first
 
 
 @pytest.mark.slow
 @settings(max_examples=examples(75), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
-@given(case=graded_cases())
+@given(case=conventions_cases())
 def test_rbp_binary_gain_equals_ranx_on_binarized_graded_qrels(case: Graded) -> None:
     ranx = pytest.importorskip("ranx")
     run, qrels = case
@@ -111,16 +96,9 @@ def test_rbp_binary_gain_equals_ranx_on_binarized_graded_qrels(case: Graded) -> 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba's warnings
         ranx.evaluate(ranx.Qrels.from_dict(binary), ranx_run, ["rbp.5"])
-    run_frame = pl.DataFrame(
-        [(q, d, s) for q, docs in scores.items() for d, s in docs.items()],
-        schema=["query", "item", "score"], orient="row",
-    )  # fmt: skip
-    qrels_frame = pl.DataFrame(
-        [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()],
-        schema=["query", "item", "relevance"], orient="row",
-    )  # fmt: skip
+    run_frame, judgments = conventions_frames(run, qrels)  # the same scores as ranx's
     name = "RBP(p=0.5,gain=binary)"  # graded qrels in
-    got = rk.evaluate(run_frame, qrels_frame, [name], per_query=True)
+    got = rk.evaluate(run_frame, judgments, [name], per_query=True)
     ours = dict(got.select("query", "value").iter_rows())
     theirs: Any = ranx_run.scores["rbp.5"]
     for q, value in theirs.items():
