@@ -268,7 +268,7 @@ def _join(
     ``given_rank``: positions are this rank column as given (judged-only rows only)."""
     if qrels is None:  # the judged set is the run's own rows
         rows = ranked.with_columns(pl.col(c.relevant).cast(pl.Float64).alias(REL))
-        rows = _with_ideal(rows, rows, keys, ideals, c.item)
+        rows = _with_ideal(rows, rows, keys, ideals, c.item).sort([*keys, POS])
         return Joined(rows, None, None, lambda s: stat_expr(s, pl.col(REL)), pl.len())
     judged_qrels = qrels.with_columns(pl.col(c.relevance).cast(pl.Float64).alias(REL))
     qstats = judged_qrels.group_by(c.query).agg(
@@ -283,7 +283,8 @@ def _join(
         # every row carries its query's stats, also a query none of whose retrieved items
         # is judged (its R is still the qrels' R: Utility's c * (R - hits) needs it)
         rows = rows.join(per_query, on=c.query, how="left", maintain_order="left")
-        rows = _with_ideal(rows, judged_qrels, [c.query], ideals, c.item)
+        # sorted: a query's float sums add in rank order, whatever the input row order
+        rows = _with_ideal(rows, judged_qrels, [c.query], ideals, c.item).sort([*keys, POS])
         return Joined(rows, None, qstats, lambda s: pl.col(s.column).max(), pl.len())
     # one row per run query: its count and the run checks' counts (the checks cover every
     # row, also beyond top)

@@ -10,6 +10,8 @@ import polars as pl
 import pytest
 
 import polars_rankeval as rk
+from polars_rankeval._registry import REGISTRY
+from polars_rankeval.diversity import DIVERSITY
 
 MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR", "nDCG", "Bpref", "GMAP", "NumRelRet"]
 
@@ -134,4 +136,87 @@ def test_rank_given_run_is_bit_identical_and_equals_its_score_twin(ranked, per_q
     exact = ~pl.col("measure").str.starts_with("nDCG")
     assert bits(frame.filter(exact)) == bits(duckdb_frame.filter(exact))
     difference = (frame["value"] - duckdb_frame["value"]).abs().max()
+    assert difference is not None and difference <= 1e-15
+
+
+@pytest.fixture(scope="module")
+def graded() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """1.5k queries x 40 rows with repeated (query, item) rows and grades 0..4: the paths
+    that keep every run row (duplicates="first", no qrels) rather than the judged ones."""
+    rng = np.random.default_rng(3)
+    n_queries, depth = 1_500, 40
+    run = pl.DataFrame({
+        "query": np.repeat(np.arange(n_queries), depth).astype(str),
+        "item": rng.integers(0, 400, n_queries * depth).astype(str),
+        "score": rng.random(n_queries * depth).round(2),
+    })
+    qrels = pl.DataFrame({
+        "query": np.repeat(np.arange(n_queries), 15).astype(str),
+        "item": rng.integers(0, 400, n_queries * 15).astype(str),
+        "relevance": rng.integers(0, 5, n_queries * 15),
+    }).unique(["query", "item"], keep="first", maintain_order=True)
+    return run, qrels
+
+
+# every family with a SQL twin in both engines (the diversity family needs subtopics)
+EVERY_FAMILY = [name for name in sorted(REGISTRY) if name not in DIVERSITY]
+# their arithmetic takes a logarithm, a power or an exponential, whose last bit differs
+# between polars (Rust's libm) and DuckDB (C's); every other family adds, multiplies and
+# divides the same doubles in the same order in both engines
+LIBM_FAMILIES = {
+    "nDCG", "nDCG_rel", "RnDCG", "G", "RBP", "RBP_resid", "ERR", "Compat",
+    "INST", "INSQ", "SDCG", "BPM", "NERR8", "NERR9", "NERR10", "NERR11",
+}
+
+
+def _every_row_call(path: str, run: pl.DataFrame, qrels: pl.DataFrame, engine: str):
+    """The call of ``path`` on ``run`` (any row order)."""
+    if path == "duplicates_first":
+        return rk.evaluate(run, qrels, EVERY_FAMILY, per_query=True, duplicates="first",
+                           engine=engine)
+    with_relevance = run.unique(["query", "item"], keep="first").join(
+        qrels, on=["query", "item"], how="left"
+    ).with_columns(pl.col("relevance").fill_null(0))
+    return rk.evaluate(with_relevance, None, ["AP", "nDCG", "RR", "P@10", "RBP", "ERR", "Bpref"],
+                       per_query=True, relevant="relevance", engine=engine)
+
+
+@pytest.mark.filterwarnings("ignore:duplicates='first'")
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("path", ["duplicates_first", "no_qrels"])
+def test_paths_over_every_run_row_are_bit_identical_whatever_the_row_order(
+    graded, engine: str, path: str
+) -> None:
+    """The paths that aggregate every run row add a query's values in rank order too: the
+    polars engine once added them in input order there (a last-bit difference per row
+    order, seen with duplicates="first" and with no qrels)."""
+    run, qrels = graded
+    if path == "no_qrels":  # one row per (query, item), so that every order keeps the same
+        run = run.unique(["query", "item"], keep="first", maintain_order=True)
+    results = set()
+    for seed in range(3):
+        shuffled = run.sample(fraction=1.0, shuffle=True, seed=seed)
+        results.add(bits(_every_row_call(path, shuffled, qrels, engine).sort("query", "measure")))
+    assert len(results) == 1
+
+
+@pytest.mark.filterwarnings("ignore:duplicates='first'")
+@pytest.mark.parametrize("duplicates", ["error", "first"])
+def test_engines_agree_on_every_family(graded, duplicates: str) -> None:
+    """Every family, per query, graded: the same bits in both engines, but for the
+    families that call libm (LIBM_FAMILIES), which agree to 1e-15."""
+    run, qrels = graded
+    if duplicates == "error":
+        run = run.unique(["query", "item"], keep="first", maintain_order=True)
+    frames = [
+        rk.evaluate(run, qrels, EVERY_FAMILY, per_query=True, duplicates=duplicates,
+                    engine=engine).sort("query", "measure")
+        for engine in ("polars", "duckdb")
+    ]
+    assert frames[0].drop("value").equals(frames[1].drop("value"))
+    exact = ~pl.col("measure").is_in(sorted(LIBM_FAMILIES))
+    polars_exact, duckdb_exact = (frame.filter(exact) for frame in frames)
+    assert polars_exact["measure"].n_unique() == len(EVERY_FAMILY) - len(LIBM_FAMILIES)
+    assert bits(polars_exact) == bits(duckdb_exact)
+    difference = (frames[0]["value"] - frames[1]["value"]).abs().max()
     assert difference is not None and difference <= 1e-15
