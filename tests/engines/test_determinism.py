@@ -220,3 +220,22 @@ def test_engines_agree_on_every_family(graded, duplicates: str) -> None:
     assert bits(polars_exact) == bits(duckdb_exact)
     difference = (frames[0]["value"] - frames[1]["value"]).abs().max()
     assert difference is not None and difference <= 1e-15
+
+
+def test_engines_agree_under_average_ties(graded) -> None:
+    """ties="average": every family that has its expectation, per query, to 1e-15 (the
+    tie formulas take LGAMMA in SQL, products in polars: not the same bits)."""
+    run, qrels = graded
+    run = run.unique(["query", "item"], keep="first", maintain_order=True)
+    measures = ["AP", "AP@10", "P@10", "RelP@10", "R@20", "RR", "nDCG", "nDCG@10",
+                "Success@5", "Rprec", "NumRet", "NumRel", "NumRelRet",
+                "NumNonRelJudgedRet", "INSQ", "SDCG@10"]
+    frames = [
+        rk.evaluate(run, qrels, measures, per_query=True, ties="average",
+                    engine=engine).sort("query", "measure")
+        for engine in ("polars", "duckdb")
+    ]
+    assert frames[0].drop("value").equals(frames[1].drop("value"))
+    assert frames[0].height == len(measures) * run["query"].n_unique()
+    difference = (frames[0]["value"] - frames[1]["value"]).abs().max()
+    assert difference is not None and difference <= 1e-15
