@@ -19,9 +19,9 @@ The package is split by job: :mod:`.main` dispatches, :mod:`.inputs` reads files
 
 from __future__ import annotations
 
-from polars_rankeval.cli.main import main
+from polars_rankeval.cli.main import command, main
 
-__all__ = ["keep_top", "main"]
+__all__ = ["command", "keep_top", "main"]
 
 
 def __getattr__(name: str) -> object:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
+from polars_rankeval.cli.main import command
 
-from polars_rankeval.cli.main import main
-
-sys.exit(main())
+command()

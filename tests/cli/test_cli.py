@@ -140,6 +140,29 @@ def test_trec_format_through_a_subprocess():
     assert ours.endswith("\n") and "\r" not in ours
 
 
+def test_the_process_keeps_its_exit_status_and_its_messages(tmp_path):
+    """``python -m polars_rankeval.cli`` ends with os._exit (cli.command): the status
+    main returns, stderr's message and stdout's lines are still all there."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    run.write_text("".join(f"q1 Q0 d{i} {i} {1 / i} tag\n" for i in range(1, 4)))
+
+    def rankeval(*args: object) -> subprocess.CompletedProcess[bytes]:
+        command = [sys.executable, "-m", "polars_rankeval.cli", *map(str, args)]
+        return subprocess.run(command, capture_output=True, check=False, timeout=120)
+
+    usage = rankeval("--no-such-option")
+    assert usage.returncode == 2 and b"rankeval: error: " in usage.stderr
+    (tmp_path / "bad.txt").write_text("q1 Q0 d1\n")  # bad data: status 1
+    bad = rankeval(qrels, tmp_path / "bad.txt")
+    assert bad.returncode == 1 and bad.stderr.startswith(b"rankeval: error: ")
+    done = rankeval("-q", qrels, run)
+    assert done.returncode == 0 and done.stderr == b""
+    lines = [line.split() for line in done.stdout.decode().splitlines()]
+    assert ["runid", "all", "tag"] in lines and ["num_ret", "q1", "3"] in lines
+    assert done.stdout.endswith(b"\n")
+
+
 # ---------------------------------------------------------------- measures on the command line
 
 
