@@ -223,9 +223,13 @@ def _diversity(c: _Call, resolved: Sequence[tuple[str, Measure]]) -> bool:
         return False
     name = diverse[0][0]
     if not c.t.recursive:
+        why = (
+            " (Spark's recursive CTEs take no window function over the recursive reference,"
+            " which ndeval's greedy ideal ranking needs here)" if c.t.name == "spark" else ""
+        )
         raise MeasureError(
             f"{name}: the diversity measures (subtopic qrels) are not available in "
-            f"render(dialect={c.t.name!r}) yet; use dialect='duckdb' or 'postgres', the "
+            f"render(dialect={c.t.name!r}) yet{why}; use dialect='duckdb' or 'postgres', the "
             "DuckDB macros of sql/rankeval.sql (subtopic := ...) or polars_rankeval.evaluate"
         )
     if c.subtopic is None or c.qrels is None:
