@@ -146,3 +146,17 @@ def test_render_errors_name_the_measure():
                                         "relevance": [1, 0]}).to_arrow())  # fmt: skip
     with pytest.raises(duckdb.Error, match=r"duplicate \(query, subtopic, item\)"):
         con.execute(render(["alpha_nDCG@5"], "duckdb", subtopic="subtopic")).fetchall()
+
+
+def test_spark_engine_refuses_by_name():
+    """engine='spark' (rk.evaluate on a pyspark DataFrame) refuses the family by name
+    before it renders anything (no SparkSession needed)."""
+    from types import SimpleNamespace
+
+    from polars_rankeval._parse import parse_measure
+    from polars_rankeval.engines import spark
+
+    spec = SimpleNamespace(options=SimpleNamespace(ties="trec_eval"))
+    assert spark.supports(parse_measure("AP"), spec) is None  # type: ignore[arg-type]
+    reason = spark.supports(parse_measure("alpha_nDCG@20"), spec)  # type: ignore[arg-type]
+    assert reason is not None and reason.startswith("alpha_nDCG@20: engine='spark' has no SQL formula")
