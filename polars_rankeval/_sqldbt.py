@@ -22,6 +22,7 @@ from polars_rankeval._sqlentry import (
     qualifier,
     summary_sql,
 )
+from polars_rankeval.diversity.families import DIVERSITY
 from polars_rankeval.engines.sqltwin.targets import DIALECTS, PORTABLE, TARGETS, Dialect, Target
 
 __all__ = ["dbt_files"]
@@ -65,6 +66,8 @@ def registry_macro() -> str:
         "trec": [[pattern, target] for pattern, target in TREC_ALIASES.items()],
         "presets": {c: dict(p) for c, p in PRESETS.items()},
         "known": known_measures(),
+        # the diversity family: parsed, then refused by name (no subtopic qrels in dbt yet)
+        "refused": sorted(n.lower() for f in DIVERSITY.values() for n in (f.name, *f.aliases)),
     }
     return (
         HEADER

@@ -20,18 +20,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
-from polars_rankeval._registry import REGISTRY, Param
+from polars_rankeval._registry import REGISTRY, Family, Param
 from polars_rankeval._sqlcompat import ctes_sql as compat_ctes_sql
 from polars_rankeval._sqlcwl import FAMILIES as CWL_FAMILIES
 from polars_rankeval._sqlcwl import LINEAR as CWL_LINEAR
 from polars_rankeval._sqlcwl import cases as cwl_cases
 from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
 from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
+from polars_rankeval._sqldiversity import FAMILIES as DIVERSITY_FAMILIES
+from polars_rankeval._sqldiversity import ctes_sql as diversity_ctes_sql
 from polars_rankeval._sqlinterp import ctes_sql as interp_ctes_sql
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval._sqlties import cases as ties_cases
 from polars_rankeval._sqlties import ctes_sql as ties_ctes_sql
 from polars_rankeval._sqlties import supported_list as ties_supported_list
+from polars_rankeval.diversity.families import DIVERSITY
 from polars_rankeval.engines.sqltwin.targets import RUNNING, TARGETS, Dialect
 
 __all__ = [
@@ -44,8 +47,8 @@ SQL_DIR = ROOT / "sql"
 DBT_DIR = SQL_DIR / "dbt"
 
 # Families whose value per query comes whole from their own windows (_sqlinterp,
-# _sqlcompat): the CTE _windowed
-WINDOWED = ("InterpAP", "Compat")
+# _sqlcompat, _sqldiversity): the CTE _windowed
+WINDOWED = ("InterpAP", "Compat", *DIVERSITY_FAMILIES)
 # Families the one-pass SQL computes (a test checks it covers REGISTRY).
 FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
@@ -67,10 +70,15 @@ def _number(value: float) -> str:
 def all_params() -> dict[str, Param]:
     """Every parameter name of every family (one wide column each in the specs)."""
     names: dict[str, Param] = {}
-    for family in REGISTRY.values():
+    for family in _families():
         for p in family.all_params:
             names.setdefault(p.name, p)
     return dict(sorted(names.items()))
+
+
+def _families() -> list[Family]:
+    """Every family the SQL parses: the registry's and the diversity family's."""
+    return [*REGISTRY.values(), *DIVERSITY.values()]
 
 
 def is_choice(name: str) -> bool:
@@ -90,7 +98,7 @@ def is_choice(name: str) -> bool:
 def tables_sql() -> str:
     """The registry as the DuckDB tables the measure parser reads."""
     fam_rows, name_rows, param_rows = [], [], []
-    for family in REGISTRY.values():
+    for family in _families():
         at = "NULL" if family.at_param is None else _quote(family.at_param)
         fam_rows.append(
             f"({_quote(family.name)}, {_quote(family.aggregate)}, "
@@ -970,15 +978,18 @@ def compute_sql(d: Dialect) -> str:
 
 
 def _windowed_sql(d: Dialect) -> str:
-    """CTEs: InterpAP's and Compat's own (each ending with a comma), then their values
+    """CTEs: InterpAP's, Compat's and the diversity family's own (each ending with a
+    comma; :mod:`polars_rankeval._sqldiversity`), then their values
     per (spec, group, query) in one table ``_windowed``."""
     g = d.g
     return (
-        interp_ctes_sql(d) + compat_ctes_sql(d) + f"""
+        interp_ctes_sql(d) + compat_ctes_sql(d) + diversity_ctes_sql(d) + f"""
     _windowed AS (
         SELECT x._idx, {g('x')}x._q, x._v FROM _interpvals AS x
         UNION ALL
         SELECT x._idx, {g('x')}x._q, x._v FROM _compatvals AS x
+        UNION ALL
+        SELECT x._idx, {g('x')}x._q, x._v FROM _divvals AS x
     ),"""
     )
 
@@ -1011,6 +1022,7 @@ def build_rankeval_sql() -> str:
         .replace("{{SUMMARY}}", summary_sql(DUCKDB, "x.value", "x._agg", "x._q"))
         .replace("{{AVERAGE_FAMILIES}}", ties_supported_list())
         .replace("{{AVERAGE_LIST}}", _quote(", ".join(TIES_FAMILIES)))
+        .replace("{{DIVERSITY_FAMILIES}}", ", ".join(_quote(f) for f in DIVERSITY_FAMILIES))
     )
     low_level = []
     for path in sorted(SQL_DIR.glob("*.sql")):

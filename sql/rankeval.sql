@@ -91,7 +91,16 @@ CREATE OR REPLACE TABLE rankeval_m_families AS
         ('NERR10', 'mean', false, NULL),
         ('NERR11', 'mean', false, NULL),
         ('SDCG', 'mean', true, NULL),
-        ('BPM', 'mean', true, NULL)
+        ('BPM', 'mean', true, NULL),
+        ('alpha_DCG', 'mean', true, NULL),
+        ('alpha_nDCG', 'mean', true, NULL),
+        ('ERR_IA', 'mean', true, NULL),
+        ('nERR_IA', 'mean', true, NULL),
+        ('NRBP', 'mean', false, NULL),
+        ('nNRBP', 'mean', false, NULL),
+        ('AP_IA', 'mean', false, NULL),
+        ('P_IA', 'mean', true, NULL),
+        ('StRecall', 'mean', true, NULL)
     ) AS t(family, aggregate, cutoff, at_param);
 CREATE OR REPLACE TABLE rankeval_m_names AS
     SELECT * FROM (VALUES
@@ -152,7 +161,17 @@ CREATE OR REPLACE TABLE rankeval_m_names AS
         ('NERR10', 'NERR10'),
         ('NERR11', 'NERR11'),
         ('SDCG', 'SDCG'),
-        ('BPM', 'BPM')
+        ('BPM', 'BPM'),
+        ('alpha_DCG', 'alpha_DCG'),
+        ('alpha_nDCG', 'alpha_nDCG'),
+        ('ERR_IA', 'ERR_IA'),
+        ('nERR_IA', 'nERR_IA'),
+        ('NRBP', 'NRBP'),
+        ('nNRBP', 'nNRBP'),
+        ('AP_IA', 'AP_IA'),
+        ('MAP_IA', 'AP_IA'),
+        ('P_IA', 'P_IA'),
+        ('StRecall', 'StRecall')
     ) AS t(name, family);
 CREATE OR REPLACE TABLE rankeval_m_params AS
     SELECT * FROM (VALUES
@@ -241,7 +260,22 @@ CREATE OR REPLACE TABLE rankeval_m_params AS
         ('BPM', 'T', '1.0', NULL::VARCHAR[], 0.0::DOUBLE, NULL::DOUBLE, false),
         ('BPM', 'min_rel', '0.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
         ('BPM', 'max_rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
-        ('BPM', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
+        ('BPM', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('alpha_DCG', 'alpha', '0.5', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
+        ('alpha_DCG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('alpha_nDCG', 'alpha', '0.5', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
+        ('alpha_nDCG', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('ERR_IA', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('nERR_IA', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('NRBP', 'alpha', '0.5', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
+        ('NRBP', 'beta', '0.5', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
+        ('NRBP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('nNRBP', 'alpha', '0.5', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
+        ('nNRBP', 'beta', '0.5', NULL::VARCHAR[], 0.0::DOUBLE, 1.0::DOUBLE, true),
+        ('nNRBP', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('AP_IA', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('P_IA', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false),
+        ('StRecall', 'rel', '1.0', NULL::VARCHAR[], NULL::DOUBLE, NULL::DOUBLE, false)
     ) AS t(family, param, default_value, choices, minimum, maximum, closed);
 CREATE OR REPLACE TABLE rankeval_m_trec AS
     SELECT * FROM (VALUES
@@ -476,6 +510,7 @@ LEFT JOIN (
     SELECT v._idx,
         TRY_CAST(MAX(CASE WHEN v.param = 'T' THEN v.value END) AS DOUBLE) AS _p_T,
             TRY_CAST(MAX(CASE WHEN v.param = 'a' THEN v.value END) AS DOUBLE) AS _p_a,
+            TRY_CAST(MAX(CASE WHEN v.param = 'alpha' THEN v.value END) AS DOUBLE) AS _p_alpha,
             TRY_CAST(MAX(CASE WHEN v.param = 'b' THEN v.value END) AS DOUBLE) AS _p_b,
             TRY_CAST(MAX(CASE WHEN v.param = 'beta' THEN v.value END) AS DOUBLE) AS _p_beta,
             TRY_CAST(MAX(CASE WHEN v.param = 'c' THEN v.value END) AS DOUBLE) AS _p_c,
@@ -504,9 +539,9 @@ CREATE OR REPLACE MACRO rankeval_rows(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error'
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL
 ) AS TABLE
-WITH
+WITH RECURSIVE
 _args AS (
     SELECT CASE
         WHEN ties IS NULL OR ties NOT IN ('first', 'trec_eval', 'average')
@@ -616,17 +651,65 @@ _qrels_src AS (
         SELECT *,
             COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS __rk_qv0,
             COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS __rk_iv0,
-            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = relevance)) AS __rk_rv0
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = relevance)) AS __rk_rv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(subtopic, '__rk_none')))
+                AS __rk_sv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(intent_weight, '__rk_none')))
+                AS __rk_wv0
         FROM (SELECT NULL AS __rk_q, NULL AS __rk_none, * FROM query_table(qrels_table)) AS q0
     ) AS q
     CROSS JOIN _qrelscols AS k
 ),
-_qrels AS (
+_qrels_all AS (
     SELECT q.__rk_qv AS _q, q.__rk_iv AS _item,
         CASE WHEN isfinite(CAST(q.__rk_rv AS DOUBLE)) THEN CAST(q.__rk_rv AS DOUBLE)
              ELSE error('qrels column ''' || relevance || ''': relevance is null, NaN or infinite;'
-                        || ' example query: ' || CAST(q.__rk_qv AS VARCHAR)) END AS _rel
+                        || ' example query: ' || CAST(q.__rk_qv AS VARCHAR)) END AS _rel,
+        q.__rk_sv0 AS _sub, q.__rk_wv0 AS _w0
     FROM _qrels_src AS q
+),
+-- with subtopic := (subtopic qrels): an item's relevance to the topic is its highest
+-- over the subtopics (ndeval's MAP); the diversity measures read _subq
+_qrels AS (
+    SELECT q._q, q._item, q._rel FROM _qrels_all AS q WHERE subtopic IS NULL
+    UNION ALL
+    SELECT q._q, q._item, MAX(q._rel) FROM _qrels_all AS q WHERE subtopic IS NOT NULL
+    GROUP BY q._q, q._item
+),
+_subq AS (
+    SELECT x._q, CAST(x._sub AS VARCHAR) AS _sub, x._item, x._rel, CASE
+        WHEN NOT list_contains(k._cols, subtopic)
+            THEN error('qrels has no column ''' || subtopic || ''' (columns: '
+                       || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' subtopic := ''my_subtopic_column''')
+        WHEN intent_weight IS NOT NULL AND NOT list_contains(k._cols, intent_weight)
+            THEN error('qrels has no column ''' || intent_weight || ''' (columns: '
+                       || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' intent_weight := ''my_weight_column''')
+        WHEN x._sub IS NULL
+            THEN error('qrels column ''' || subtopic || ''': subtopic is null; example query: '
+                       || CAST(x._q AS VARCHAR))
+        WHEN x._n > 1
+            THEN error('qrels: duplicate (query, subtopic, item) judgments; example query: '
+                       || CAST(x._q AS VARCHAR))
+        WHEN x._w IS NULL OR NOT isfinite(x._w) OR x._w < 0
+            THEN error('qrels column ''' || intent_weight || ''' (intent_weight) must be a'
+                       || ' finite weight >= 0; example query: ' || CAST(x._q AS VARCHAR))
+        WHEN x._wmin <> x._wmax
+            THEN error('qrels column ''' || intent_weight || ''' (intent_weight) differs within'
+                       || ' a (query, subtopic); example query: ' || CAST(x._q AS VARCHAR))
+        ELSE x._w END AS _w
+    FROM (
+        SELECT q.*, COUNT(*) OVER (PARTITION BY q._q, q._sub, q._item) AS _n,
+            MIN(q._w) OVER (PARTITION BY q._q, q._sub) AS _wmin,
+            MAX(q._w) OVER (PARTITION BY q._q, q._sub) AS _wmax
+        FROM (
+            SELECT a.* EXCLUDE (_w0),
+                CASE WHEN intent_weight IS NULL THEN 1.0 ELSE CAST(a._w0 AS DOUBLE) END AS _w
+            FROM _qrels_all AS a WHERE subtopic IS NOT NULL
+        ) AS q
+    ) AS x
+    CROSS JOIN _qrelscols AS k
 ),
 _qnames AS (
     SELECT DISTINCT q.__rk_qv AS _q,
@@ -636,6 +719,13 @@ _qnames AS (
 -- ties='average': only the families with an expected value over tied orderings
 _specs AS (
     SELECT s.* REPLACE (CASE
+        WHEN s._family IN ('alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall') AND subtopic IS NULL
+            THEN error('measure ''' || s._name || ''' is a diversity measure: it needs subtopic'
+                       || ' qrels (query, subtopic, item, relevance); pass subtopic := '
+                       || '''subtopic'' (the qrels column naming the subtopic)')
+        WHEN s._family IN ('alpha_DCG', 'ERR_IA') AND s._k IS NULL
+            THEN error('measure ''' || s._name || ''' needs a cutoff, e.g. ' || s._family
+                       || '@20 (ndeval''s 5, 10, 20)')
         WHEN ties <> 'average' THEN s._family
         WHEN s._family NOT IN ('AP', 'P', 'RelP', 'R', 'RR', 'nDCG', 'Success', 'Rprec', 'NumRet', 'NumRel', 'NumRelRet', 'NumNonRelJudgedRet', 'INSQ', 'SDCG')
             THEN error('measure ''' || s._name || ''' does not support ties=''average'''
@@ -1090,10 +1180,126 @@ _specs AS (
         JOIN _compatnorm AS n ON n._idx = r._idx AND n._g IS NOT DISTINCT FROM r._g AND n._q = r._q
         GROUP BY r._idx, r._g, r._q
     ),
+    _divpairs AS (
+        SELECT s._idx, q._q, q._item, q._sub,
+            CAST(CASE WHEN s._family IN ('ERR_IA', 'nERR_IA', 'P_IA', 'AP_IA') THEN q._w ELSE 1 END AS DOUBLE) AS _w
+        FROM _subq AS q
+        JOIN _specs AS s ON s._family IN ('alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall') AND q._rel >= s._level
+    ),
+    _divsubs AS (
+        SELECT p._idx, p._q, p._sub, COUNT(*) AS _nrel, MAX(p._w) AS _w
+        FROM _divpairs AS p GROUP BY p._idx, p._q, p._sub
+    ),
+    _divn AS (
+        SELECT x._idx, x._q, COUNT(*) AS _n,
+            SUM(x._w ORDER BY x._sub) AS _wsum
+        FROM _divsubs AS x GROUP BY x._idx, x._q
+    ),
+    _divkept AS (
+        SELECT r._g, r._q, r._item, r._pos
+        FROM _ranked AS r
+        LEFT JOIN _dropped AS dr ON dr._g IS NOT DISTINCT FROM r._g AND dr._q = r._q AND dr._pos = r._pos
+        WHERE (top IS NULL OR r._pos <= top) AND dr._pos IS NULL
+            AND EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall'))
+    ),
+    _divrun AS (
+        SELECT p._idx, k._g, k._q, k._pos, p._sub, p._w, x._nrel,
+            ROW_NUMBER() OVER (
+                PARTITION BY p._idx, k._g, k._q, p._sub ORDER BY k._pos
+            ) - 1 AS _c
+        FROM _divkept AS k
+        JOIN _divpairs AS p ON p._q = k._q AND p._item = k._item
+        JOIN _divsubs AS x ON x._idx = p._idx AND x._q = p._q AND x._sub = p._sub
+    ),
+    _divraw AS (
+        SELECT r._idx, r._g, r._q,
+            SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w * POWER(1 - COALESCE(s._p_alpha, 0.5), r._c) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(r._pos AS DOUBLE) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(r._pos AS DOUBLE) ELSE POWER(s._p_beta, CAST(r._pos AS DOUBLE) - 1) END) ELSE 0 END ORDER BY r._pos, r._sub) AS _sum,
+            SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w ELSE 0 END ORDER BY r._pos, r._sub) AS _pw,
+            COUNT(DISTINCT CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._sub END) AS _cover,
+            SUM(CAST(r._c + 1 AS DOUBLE) / r._pos * r._w / r._nrel ORDER BY r._pos, r._sub) AS _ap
+        FROM _divrun AS r
+        JOIN _specs AS s ON s._idx = r._idx
+        GROUP BY r._idx, r._g, r._q
+    ),
+    _divret AS (
+        SELECT k._g, k._q, COUNT(*) AS _nret FROM _divkept AS k GROUP BY k._g, k._q
+    ),
+    _divii(_idx, _i) AS (
+        SELECT s._idx, 1 FROM _specs AS s
+        WHERE s._family IN ('alpha_DCG', 'ERR_IA') AND s._k >= 1
+        UNION ALL
+        SELECT x._idx, x._i + 1 FROM _divii AS x
+        JOIN _specs AS s ON s._idx = x._idx
+        WHERE x._i < s._k
+    ),
+    _diviisum AS (
+        SELECT x._idx, SUM(POWER(1 - COALESCE(s._p_alpha, 0.5), x._i - 1) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(x._i AS DOUBLE) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(x._i AS DOUBLE) ELSE POWER(s._p_beta, CAST(x._i AS DOUBLE) - 1) END) ORDER BY x._i) AS _ii
+        FROM _divii AS x JOIN _specs AS s ON s._idx = x._idx
+        GROUP BY x._idx
+    ),
+    _divgreedy(_idx, _q, _item, _sub, _w, _a, _depth, _phase, _step, _c, _placed, _gi, _best,
+               _bgain, _full, _ipos, _igain) AS (
+        SELECT p._idx, p._q, p._item, p._sub, p._w, CAST(1 - COALESCE(s._p_alpha, 0.5) AS DOUBLE),
+            CAST(CASE WHEN s._family <> 'nNRBP' THEN s._k WHEN s._p_beta >= 1 THEN NULL WHEN s._p_beta > 0 THEN CEIL(-41.58883083359672 / LN(s._p_beta)) + 1 ELSE 1 END AS DOUBLE), CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT),
+            CAST(0 AS BIGINT), CAST(NULL AS DOUBLE), CAST(NULL AS VARCHAR), CAST(NULL AS DOUBLE),
+            CAST(0 AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS DOUBLE)
+        FROM _divpairs AS p
+        JOIN _specs AS s ON s._idx = p._idx AND s._family IN ('alpha_nDCG', 'nERR_IA', 'nNRBP')
+        UNION ALL
+        SELECT w._idx, w._q, w._item, w._sub, w._w, w._a, w._depth,
+            CAST(CASE WHEN w._phase = 2 THEN 0 ELSE w._phase + 1 END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 THEN w._step + 1 ELSE w._step END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 THEN w._c + MAX(CASE WHEN CAST(w._item AS VARCHAR) = w._best THEN 1 ELSE 0 END) OVER (PARTITION BY w._idx, w._q, w._sub) ELSE w._c END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 AND CAST(w._item AS VARCHAR) = w._best THEN 1 ELSE w._placed END AS BIGINT),
+            CAST(CASE WHEN w._phase = 0 THEN SUM(w._w * POWER(w._a, w._c)) OVER (
+                PARTITION BY w._idx, w._q, w._item) ELSE w._gi END AS DOUBLE),
+            CAST(CASE WHEN w._phase = 1 THEN FIRST_VALUE(CAST(w._item AS VARCHAR)) OVER (PARTITION BY w._idx, w._q ORDER BY w._placed, w._gi DESC, CAST(w._item AS VARCHAR) DESC)
+                 ELSE w._best END AS VARCHAR),
+            CAST(CASE WHEN w._phase = 1 THEN FIRST_VALUE(w._gi) OVER (PARTITION BY w._idx, w._q ORDER BY w._placed, w._gi DESC, CAST(w._item AS VARCHAR) DESC)
+                 ELSE w._bgain END AS DOUBLE),
+            CAST(CASE WHEN w._phase = 1 THEN MIN(w._placed) OVER (PARTITION BY w._idx, w._q)
+                 ELSE w._full END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 AND CAST(w._item AS VARCHAR) = w._best THEN w._step + 1 ELSE w._ipos END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 AND CAST(w._item AS VARCHAR) = w._best THEN w._bgain ELSE w._igain END AS DOUBLE)
+        FROM _divgreedy AS w
+        -- phase 1 stops at the depth, phase 2 once every item is placed
+        WHERE (w._phase <> 1 OR w._depth IS NULL OR w._step < w._depth)
+            AND (w._phase <> 2 OR w._full = 0)
+    ),
+    _divideal AS (
+        SELECT i._idx, i._q, SUM(i._igain * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(i._ipos AS DOUBLE) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(i._ipos AS DOUBLE) ELSE POWER(s._p_beta, CAST(i._ipos AS DOUBLE) - 1) END) ORDER BY i._ipos) AS _ideal
+        FROM (
+            SELECT DISTINCT x._idx, x._q, x._ipos, x._igain FROM _divgreedy AS x
+            WHERE x._ipos IS NOT NULL
+        ) AS i
+        JOIN _specs AS s ON s._idx = i._idx
+        WHERE s._k IS NULL OR i._ipos <= s._k
+        GROUP BY i._idx, i._q
+    ),
+    _divvals AS (
+        SELECT r._idx, r._g, r._q, CAST(CASE
+            WHEN s._family IN ('alpha_nDCG', 'nERR_IA', 'nNRBP') THEN
+                CASE WHEN r._sum > 0 AND di._ideal > 0 THEN r._sum / di._ideal ELSE 0 END
+            WHEN s._family IN ('alpha_DCG', 'ERR_IA') THEN
+                CASE WHEN n._wsum * ii._ii > 0 THEN r._sum / (n._wsum * ii._ii) ELSE 0 END
+            WHEN s._family = 'NRBP' THEN CASE WHEN n._wsum > 0 THEN r._sum * (1.0 - (1.0 - s._p_alpha) * s._p_beta) / n._wsum ELSE 0 END
+            WHEN n._wsum <= 0 THEN 0
+            WHEN s._family = 'P_IA' THEN r._pw / CAST(CASE WHEN s._k IS NULL THEN c._nret ELSE s._k END AS DOUBLE) / n._wsum
+            WHEN s._family = 'StRecall' THEN CAST(r._cover AS DOUBLE) / n._wsum
+            ELSE r._ap / n._wsum END AS DOUBLE) AS _v
+        FROM _divraw AS r
+        JOIN _specs AS s ON s._idx = r._idx
+        JOIN _divn AS n ON n._idx = r._idx AND n._q = r._q
+        JOIN _divret AS c ON c._g IS NOT DISTINCT FROM r._g AND c._q = r._q
+        LEFT JOIN _diviisum AS ii ON ii._idx = r._idx
+        LEFT JOIN _divideal AS di ON di._idx = r._idx AND di._q = r._q
+    ),
     _windowed AS (
         SELECT x._idx, x._g, x._q, x._v FROM _interpvals AS x
         UNION ALL
         SELECT x._idx, x._g, x._q, x._v FROM _compatvals AS x
+        UNION ALL
+        SELECT x._idx, x._g, x._q, x._v FROM _divvals AS x
     ),
     _groups AS (SELECT DISTINCT x._g, 1 AS _one FROM _rq AS x),
     _universe AS (
@@ -1172,6 +1378,15 @@ _specs AS (
                 WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN error(s._name || ': min_rel must be below max_rel') WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS DOUBLE) END AS DOUBLE)
                 WHEN 'InterpAP' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
                 WHEN 'Compat' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'alpha_DCG' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'alpha_nDCG' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'ERR_IA' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'nERR_IA' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'NRBP' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'nNRBP' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'AP_IA' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'P_IA' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
+                WHEN 'StRecall' THEN CAST(COALESCE(wv._v, 0) AS DOUBLE)
                 ELSE error(s._name || ' is not available in SQL yet; use rk.evaluate')
             END END AS _value
         FROM (
@@ -1206,7 +1421,7 @@ CREATE OR REPLACE MACRO rankeval_per_query(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error'
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
 FROM (
@@ -1215,7 +1430,8 @@ FROM (
     FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
         complete := complete, conventions := conventions, ties := ties, top := top,
-            duplicates := duplicates) AS x
+            duplicates := duplicates, subtopic := subtopic,
+            intent_weight := intent_weight) AS x
 )
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
@@ -1226,7 +1442,7 @@ CREATE OR REPLACE MACRO rankeval_summary(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error'
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
 FROM (
@@ -1241,7 +1457,8 @@ FROM (
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,
-            duplicates := duplicates) AS x
+            duplicates := duplicates, subtopic := subtopic,
+            intent_weight := intent_weight) AS x
         GROUP BY x._g, x._idx, x.measure
     ) AS s
 )

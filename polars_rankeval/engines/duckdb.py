@@ -28,6 +28,7 @@ import polars as pl
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
+from polars_rankeval.diversity.compute import W, subtopic_qrels, topic_qrels
 from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.duckdb_entry import EntryQuery, supports_entry
 from polars_rankeval.engines.finish import (
@@ -52,6 +53,7 @@ NAME = "duckdb"
 
 RUN_SOURCE = "_rk_run_src"
 QRELS_SOURCE = "_rk_qrels_src"
+SUBTOPIC_SOURCE = "_rk_subtopic_src"  # subtopic qrels, for the diversity measures
 
 
 def install(con: _duckdb.DuckDBPyConnection) -> None:
@@ -184,10 +186,6 @@ def _plain(dtype: pl.DataType) -> pl.DataType:
 def supports(measure: Measure, spec: Spec) -> str | None:
     """None when ``rankeval_per_query`` computes the measure (with ties='average':
     its expected value over tied orderings); else why not."""
-    if is_diversity(measure):
-        return (
-            f"{measure}: the diversity measures have no SQL twin yet; use engine='polars'"
-        )
     if spec.options.ties == "average" and measure.family.name not in TIES_FAMILIES:
         return f"{measure}: no expected value over tied orderings (ties='average')"
     return supports_entry(measure)
@@ -203,6 +201,8 @@ class _Sources:
     sql_column: dict[tuple[str, str], str]  # (frame, user column) -> source column
     score_mode: bool
     key_types: dict[str, pl.DataType]
+    # subtopic qrels ``_q, item, subtopic, relevance, _w`` (diversity measures), or None
+    subtopics: pl.LazyFrame | None = None
 
 
 def _sources(judgement: Judgement, spec: Spec) -> _Sources:
@@ -314,6 +314,9 @@ def _run(
         if sources.qrels is not None:
             _hand_over(con, QRELS_SOURCE, sources.qrels,
                        eager=isinstance(spec.qrels, pl.DataFrame), folder=folder.name)
+        if sources.subtopics is not None:
+            _hand_over(con, SUBTOPIC_SOURCE, sources.subtopics,
+                       eager=isinstance(spec.qrels, pl.DataFrame), folder=folder.name)
         # the engine's checks first: their errors name the user's column and a row,
         # which the SQL's own checks cannot
         counts, repeated = _count_checks(
@@ -353,6 +356,7 @@ def _plan(spec: Spec, sources: _Sources) -> _Plan:
     return EntryQuery(
         spec, score_mode=sources.score_mode, run_source=RUN_SOURCE, qrels_source=QRELS_SOURCE,
         top=_pushed_top(spec),
+        subtopic_source=None if sources.subtopics is None else SUBTOPIC_SOURCE,
     )
 
 
@@ -366,6 +370,32 @@ def _pushed_top(spec: Spec) -> int | None:
     return options.top
 
 
+def _topic_spec(spec: Spec) -> tuple[Spec, pl.LazyFrame | None]:
+    """With diversity measures: the spec over topic qrels (an item's highest relevance
+    over its subtopics, as the polars engine judges the other measures) and the
+    subtopic qrels (schema-checked now, rows at collect time); else ``spec``, None."""
+    if not any(is_diversity(m) for m in spec.measures):
+        return spec, None
+    if spec.qrels is None:
+        names = ", ".join(n for n, m in zip(spec.names, spec.measures, strict=True) if is_diversity(m))
+        raise InputError(f"{names}: diversity measures need subtopic qrels (query, subtopic, item, relevance)")
+    subtopics = subtopic_qrels(spec.qrels.lazy(), spec.columns)
+    return replace(spec, qrels=topic_qrels(subtopics, spec.columns)), subtopics
+
+
+def _subtopic_source(subtopics: pl.LazyFrame, judgement: Judgement, spec: Spec) -> pl.LazyFrame:
+    """The subtopic qrels as DuckDB reads them: ``_q, item`` with the run's key dtypes,
+    ``subtopic`` as text, ``relevance`` and the intent weight ``_w`` (1 without one)."""
+    c, rows_schema = spec.columns, judgement.ranked.collect_schema()
+    return subtopics.select(
+        pl.col(c.query).cast(_plain(rows_schema[c.query])).alias("_q"),
+        pl.col(c.item).cast(_plain(rows_schema[c.item])).alias("item"),
+        pl.col(c.subtopic).cast(pl.String).alias("subtopic"),
+        pl.col(c.relevance).cast(pl.Float64).alias("relevance"),
+        pl.col(W).alias("_w"),
+    )
+
+
 def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     """What the polars engine's ``per_query`` returns, computed by DuckDB through the
     public entry point ``rankeval_per_query``, as a LazyFrame whose DuckDB work happens when it is collected.
@@ -376,7 +406,8 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
         spec = replace(spec, run=keep_top(
             spec.run.lazy(), options.top, columns=spec.columns, by=options.by
         ))
-    judgement = judgement_for(replace(spec, options=replace(options, top=None)))
+    topic, subtopics = _topic_spec(spec)
+    judgement = judgement_for(replace(topic, options=replace(options, top=None)))
     if judgement.judged.ties is not None:
         for m in spec.measures:  # the polars engine's MeasureError first
             m.expected(judgement.judged)
@@ -384,6 +415,8 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     if options.complete and not has_qrels:
         raise InputError("complete=True needs qrels: without them every query is in the run")
     sources = _sources(judgement, spec)
+    if subtopics is not None:
+        sources = replace(sources, subtopics=_subtopic_source(subtopics, judgement, spec))
     plan = _plan(spec, sources)
     keys = list(judgement.keys)
     schema: dict[str, pl.DataType] = {

@@ -73,8 +73,11 @@ def supports_entry(measure: Measure) -> str | None:
     return None
 
 
-def _long_rows(spec: Spec, *, score_mode: bool, run_table: str, qrels_table: str) -> str:
-    """The macro call, as rows ``_b0``.., ``_q``, ``measure``, ``value``."""
+def _long_rows(
+    spec: Spec, *, score_mode: bool, run_table: str, qrels_table: str, subtopics: bool = False
+) -> str:
+    """The macro call, as rows ``_b0``.., ``_q``, ``measure``, ``value`` (``subtopics``:
+    the qrels table is subtopic qrels with the intent weight in ``_w``)."""
     has_qrels, by = spec.qrels is not None, spec.options.by
     # without qrels the judgments are the run's own labels, per (by..., query): the key
     # folds the groups into the query column (the macro joins judgments on it alone)
@@ -84,7 +87,8 @@ def _long_rows(spec: Spec, *, score_mode: bool, run_table: str, qrels_table: str
         f"rankeval_per_query('{run_table}', '{qrels_table}', $measures, "
         f"\"by\" := [{', '.join(groups)}]::VARCHAR[], query := '{'_q' if has_qrels else '_k'}', "
         f"item := 'item', {order}, relevance := 'relevance', complete := $complete, "
-        "duplicates := $duplicates, top := $top, ties := $ties)"
+        "duplicates := $duplicates, top := $top, ties := $ties"
+        + (", subtopic := 'subtopic', intent_weight := '_w')" if subtopics else ")")
     )
     if has_qrels:
         keys = [*(f"v._b{n}" for n in range(len(by))), "v._q"]
@@ -111,9 +115,10 @@ class EntryQuery:
 
     def __init__(
         self, spec: Spec, *, score_mode: bool, run_source: str, qrels_source: str,
-        top: int | None = None,
+        top: int | None = None, subtopic_source: str | None = None,
     ) -> None:
         self.spec, self.score_mode, self.top = spec, score_mode, top
+        self.subtopic_source = subtopic_source  # subtopic qrels: the macro's qrels table
         self.run_source, self.qrels_source = run_source, qrels_source
         self.keys = [*(f"_b{n}" for n in range(len(spec.options.by))), "_q"]
         # value columns: _m{i} by measure, stat columns (complete=True fills the queries
@@ -183,7 +188,8 @@ class EntryQuery:
         rows = _long_rows(
             self.spec, score_mode=self.score_mode,
             run_table=self.run_source if has_qrels else RUN_VIEW,
-            qrels_table=self.qrels_source if has_qrels else QRELS_VIEW,
+            qrels_table=self.subtopic_source or (self.qrels_source if has_qrels else QRELS_VIEW),
+            subtopics=self.subtopic_source is not None,
         )
         keys = ", ".join(f"u.{k}" for k in self.keys)
         sql = f"SELECT {keys}, {pivot} FROM ({rows}) AS u GROUP BY {keys}"

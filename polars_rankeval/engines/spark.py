@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
 from polars_rankeval._sqlentry import FAMILIES_SQL
+from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.engines.sqltwin.render import render
 from polars_rankeval.options import EvalOptions
@@ -142,7 +143,7 @@ def supports(measure: Measure, spec: Spec) -> str | None:
             "engine='spark' does not support ties='average' (the SQL has no closed form for "
             "it yet); use ties='trec_eval' or the polars engine"
         )
-    if measure.family.name not in FAMILIES_SQL:
+    if measure.family.name not in FAMILIES_SQL or is_diversity(measure):
         return f"{measure}: engine='spark' has no SQL formula for {measure.family.name} yet"
     return None
 

@@ -5,9 +5,9 @@ CREATE OR REPLACE MACRO rankeval_rows(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error'
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL
 ) AS TABLE
-WITH
+WITH RECURSIVE
 _args AS (
     SELECT CASE
         WHEN ties IS NULL OR ties NOT IN ('first', 'trec_eval', 'average')
@@ -117,17 +117,65 @@ _qrels_src AS (
         SELECT *,
             COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS __rk_qv0,
             COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS __rk_iv0,
-            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = relevance)) AS __rk_rv0
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = relevance)) AS __rk_rv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(subtopic, '__rk_none')))
+                AS __rk_sv0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(intent_weight, '__rk_none')))
+                AS __rk_wv0
         FROM (SELECT NULL AS __rk_q, NULL AS __rk_none, * FROM query_table(qrels_table)) AS q0
     ) AS q
     CROSS JOIN _qrelscols AS k
 ),
-_qrels AS (
+_qrels_all AS (
     SELECT q.__rk_qv AS _q, q.__rk_iv AS _item,
         CASE WHEN isfinite(CAST(q.__rk_rv AS DOUBLE)) THEN CAST(q.__rk_rv AS DOUBLE)
              ELSE error('qrels column ''' || relevance || ''': relevance is null, NaN or infinite;'
-                        || ' example query: ' || CAST(q.__rk_qv AS VARCHAR)) END AS _rel
+                        || ' example query: ' || CAST(q.__rk_qv AS VARCHAR)) END AS _rel,
+        q.__rk_sv0 AS _sub, q.__rk_wv0 AS _w0
     FROM _qrels_src AS q
+),
+-- with subtopic := (subtopic qrels): an item's relevance to the topic is its highest
+-- over the subtopics (ndeval's MAP); the diversity measures read _subq
+_qrels AS (
+    SELECT q._q, q._item, q._rel FROM _qrels_all AS q WHERE subtopic IS NULL
+    UNION ALL
+    SELECT q._q, q._item, MAX(q._rel) FROM _qrels_all AS q WHERE subtopic IS NOT NULL
+    GROUP BY q._q, q._item
+),
+_subq AS (
+    SELECT x._q, CAST(x._sub AS VARCHAR) AS _sub, x._item, x._rel, CASE
+        WHEN NOT list_contains(k._cols, subtopic)
+            THEN error('qrels has no column ''' || subtopic || ''' (columns: '
+                       || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' subtopic := ''my_subtopic_column''')
+        WHEN intent_weight IS NOT NULL AND NOT list_contains(k._cols, intent_weight)
+            THEN error('qrels has no column ''' || intent_weight || ''' (columns: '
+                       || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' intent_weight := ''my_weight_column''')
+        WHEN x._sub IS NULL
+            THEN error('qrels column ''' || subtopic || ''': subtopic is null; example query: '
+                       || CAST(x._q AS VARCHAR))
+        WHEN x._n > 1
+            THEN error('qrels: duplicate (query, subtopic, item) judgments; example query: '
+                       || CAST(x._q AS VARCHAR))
+        WHEN x._w IS NULL OR NOT isfinite(x._w) OR x._w < 0
+            THEN error('qrels column ''' || intent_weight || ''' (intent_weight) must be a'
+                       || ' finite weight >= 0; example query: ' || CAST(x._q AS VARCHAR))
+        WHEN x._wmin <> x._wmax
+            THEN error('qrels column ''' || intent_weight || ''' (intent_weight) differs within'
+                       || ' a (query, subtopic); example query: ' || CAST(x._q AS VARCHAR))
+        ELSE x._w END AS _w
+    FROM (
+        SELECT q.*, COUNT(*) OVER (PARTITION BY q._q, q._sub, q._item) AS _n,
+            MIN(q._w) OVER (PARTITION BY q._q, q._sub) AS _wmin,
+            MAX(q._w) OVER (PARTITION BY q._q, q._sub) AS _wmax
+        FROM (
+            SELECT a.* EXCLUDE (_w0),
+                CASE WHEN intent_weight IS NULL THEN 1.0 ELSE CAST(a._w0 AS DOUBLE) END AS _w
+            FROM _qrels_all AS a WHERE subtopic IS NOT NULL
+        ) AS q
+    ) AS x
+    CROSS JOIN _qrelscols AS k
 ),
 _qnames AS (
     SELECT DISTINCT q.__rk_qv AS _q,
@@ -137,6 +185,13 @@ _qnames AS (
 -- ties='average': only the families with an expected value over tied orderings
 _specs AS (
     SELECT s.* REPLACE (CASE
+        WHEN s._family IN ({{DIVERSITY_FAMILIES}}) AND subtopic IS NULL
+            THEN error('measure ''' || s._name || ''' is a diversity measure: it needs subtopic'
+                       || ' qrels (query, subtopic, item, relevance); pass subtopic := '
+                       || '''subtopic'' (the qrels column naming the subtopic)')
+        WHEN s._family IN ('alpha_DCG', 'ERR_IA') AND s._k IS NULL
+            THEN error('measure ''' || s._name || ''' needs a cutoff, e.g. ' || s._family
+                       || '@20 (ndeval''s 5, 10, 20)')
         WHEN ties <> 'average' THEN s._family
         WHEN s._family NOT IN ({{AVERAGE_FAMILIES}})
             THEN error('measure ''' || s._name || ''' does not support ties=''average'''
@@ -159,7 +214,7 @@ CREATE OR REPLACE MACRO rankeval_per_query(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error'
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
 FROM (
@@ -168,7 +223,8 @@ FROM (
     FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
         complete := complete, conventions := conventions, ties := ties, top := top,
-            duplicates := duplicates) AS x
+            duplicates := duplicates, subtopic := subtopic,
+            intent_weight := intent_weight) AS x
 )
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
@@ -179,7 +235,7 @@ CREATE OR REPLACE MACRO rankeval_summary(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error'
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
 FROM (
@@ -194,7 +250,8 @@ FROM (
         FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,
-            duplicates := duplicates) AS x
+            duplicates := duplicates, subtopic := subtopic,
+            intent_weight := intent_weight) AS x
         GROUP BY x._g, x._idx, x.measure
     ) AS s
 )

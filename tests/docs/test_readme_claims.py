@@ -278,8 +278,8 @@ def test_extras_hold_what_the_readme_says_they_need():
 # ---------------------------------------------------------------- SQL for a warehouse
 
 
-def test_diversity_measures_are_refused_by_name_outside_polars():
-    """'Polars engine only (DuckDB and Spark refuse them by name)'."""
+def test_diversity_measures_in_duckdb_and_refused_by_name_by_render():
+    """'In DuckDB too: engine="duckdb" ... sql.render and Spark refuse them by name'."""
     pytest.importorskip("sqlglot")
     from polars_rankeval.sql import render
 
@@ -287,8 +287,8 @@ def test_diversity_measures_are_refused_by_name_outside_polars():
         render(["alpha_nDCG@20"], "spark", run_table="run", qrels_table="qrels")
     run = RUN.head(1)
     sub = pl.DataFrame({"query": ["q1"], "subtopic": ["1"], "item": ["a"], "relevance": [1]})
-    with pytest.raises(rk.MeasureError, match="alpha_nDCG@20"):
-        rk.evaluate(run, sub, ["alpha_nDCG@20"], engine="duckdb")
+    got = rk.evaluate(run, sub, ["alpha_nDCG@20"], engine="duckdb")
+    assert got["value"].to_list() == rk.evaluate(run, sub, ["alpha_nDCG@20"])["value"].to_list()
 
 
 def test_scores_compare_in_double_precision_where_there_is_no_float32():

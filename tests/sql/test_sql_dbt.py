@@ -161,6 +161,7 @@ def test_dbt_postgres(installed, tmp_path, request):
     [
         ("['Foo@10']", "unknown measure 'Foo@10'"),
         ("['AP(norm=foo)@10']", "norm='foo' is not allowed; choose one of R, min, hits"),
+        ("['alpha_nDCG@20']", "measure 'alpha_nDCG@20': the diversity measures"),
     ],
 )
 def test_dbt_bad_measure_fails_to_compile(installed, tmp_path, measures, message):

@@ -16,7 +16,7 @@ dialects' keyword lists.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from polars_rankeval._errors import InputError, MeasureError
 from polars_rankeval._parse import resolve_measures
@@ -29,6 +29,7 @@ from polars_rankeval._sqlentry import (
     qualifier,
     summary_sql,
 )
+from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.sqltwin.targets import (
     DIALECTS,
     TARGETS,
@@ -55,6 +56,8 @@ class _Call:
     order: str  # the column ranking the run (score, or rank with rank_mode)
     rank_mode: bool
     options: EvalOptions
+    subtopic: str | None = None  # the qrels' subtopic column: subtopic qrels
+    intent_weight: str | None = None  # their intent weight column (diversity measures)
 
     def col(self, name: str, what: str = "column") -> str:
         return "x." + self.t.identifier(name, what)
@@ -143,7 +146,39 @@ def _qrels_sql(c: _Call) -> str:
                    c.columns.query)  # fmt: skip
     rel = (f"CASE WHEN {t.finite(f'CAST({r} AS {t.double})')} THEN CAST({r} AS {t.double})"
            f" ELSE {t.fail(bad)} END")  # fmt: skip
-    return f"_qrels AS (\n    SELECT {_keys(c, what)},\n        {rel} AS _rel\n    FROM {table} AS x\n)"
+    plain = f"SELECT {_keys(c, what)},\n        {rel} AS _rel\n    FROM {table} AS x"
+    if c.subtopic is None:
+        return f"_qrels AS (\n    {plain}\n)"
+    # subtopic qrels: an item's relevance to the topic is its highest over the subtopics
+    return (
+        f"_qrels AS (\n    SELECT y._q, y._item, MAX(y._rel) AS _rel FROM (\n    {plain}\n    ) AS y"
+        "\n    GROUP BY y._q, y._item\n)"
+    )
+
+
+def _subq_sql(c: _Call) -> str:
+    """The ``_subq`` CTE of the diversity measures: _q, _item, _sub (text), _rel, _w
+    (the intent weight, 1 without a column), raising on a null subtopic, a repeated
+    (query, subtopic, item) and a bad or varying weight."""
+    t, q, qrels = c.t, c.columns.query, c.qrels
+    assert c.subtopic is not None and qrels is not None
+    sub, key = c.col(c.subtopic, "subtopic"), f"{c.col(q)}, {c.col(c.subtopic)}"
+    weight = "1.0" if c.intent_weight is None else f"CAST({c.col(c.intent_weight)} AS {t.double})"
+    null = t.fail(_message(c, f"qrels column '{c.subtopic}': subtopic is null", "query", q))
+    dup = t.fail(_message(c, "qrels: duplicate (query, subtopic, item) judgments", "query", q))
+    bad = t.fail(_message(
+        c, f"qrels column '{c.intent_weight}' (intent_weight) must be a finite weight >= 0, the"
+        " same on every row of a (query, subtopic)", "query", q))  # fmt: skip
+    varying = f"MIN({weight}) OVER (PARTITION BY {key}) <> MAX({weight}) OVER (PARTITION BY {key})"
+    return f"""_subq AS (
+    SELECT {_keys(c, 'qrels')}, CAST({sub} AS {t.text}) AS _sub,
+        CAST({c.col(c.columns.relevance)} AS {t.double}) AS _rel,
+        CASE WHEN {sub} IS NULL THEN {null}
+            WHEN COUNT(*) OVER (PARTITION BY {key}, {c.col(c.columns.item)}) > 1 THEN {dup}
+            WHEN NOT {t.finite(weight)} OR {weight} < 0 OR {varying} THEN {bad}
+            ELSE {weight} END AS _w
+    FROM {qrels} AS x
+)"""
 
 
 def _spec_row(t: Target, idx: int, name: str, m: Measure) -> list[tuple[str, str]]:
@@ -178,6 +213,34 @@ def _specs_sql(t: Target, resolved: Sequence[tuple[str, Measure]]) -> str:
     return "\n    UNION ALL\n    ".join(
         "SELECT " + ", ".join(f"{e} AS {c}" for e, c in row) for row in rows
     )
+
+
+def _diversity(c: _Call, resolved: Sequence[tuple[str, Measure]]) -> bool:
+    """True when a diversity measure is asked for, checked: a dialect with recursive
+    CTEs (else refused by name), subtopic qrels, a cutoff where the family needs one."""
+    diverse = [(name, m) for name, m in resolved if is_diversity(m)]
+    if not diverse:
+        return False
+    name = diverse[0][0]
+    if not c.t.recursive:
+        why = (
+            " (Spark's recursive CTEs take no window function over the recursive reference,"
+            " which ndeval's greedy ideal ranking needs here)" if c.t.name == "spark" else ""
+        )
+        raise MeasureError(
+            f"{name}: the diversity measures (subtopic qrels) are not available in "
+            f"render(dialect={c.t.name!r}) yet{why}; use dialect='duckdb' or 'postgres', the "
+            "DuckDB macros of sql/rankeval.sql (subtopic := ...) or polars_rankeval.evaluate"
+        )
+    if c.subtopic is None or c.qrels is None:
+        raise MeasureError(
+            f"{name} is a diversity measure: it needs subtopic qrels (query, subtopic, item, "
+            "relevance); pass subtopic='subtopic' (the qrels column naming the subtopic)"
+        )
+    for name, m in diverse:
+        if m.family.name in ("alpha_DCG", "ERR_IA") and m.k is None:
+            raise MeasureError(f"{name} needs a cutoff, e.g. {m.family.name}@20 (ndeval's 5, 10, 20)")
+    return True
 
 
 def _output_sql(c: _Call) -> str:
@@ -273,6 +336,8 @@ def render(
     rank: str | None = None,
     relevance: str = "relevance",
     relevant: str = "relevant",
+    subtopic: str | None = None,
+    intent_weight: str | None = None,
     rel: float | None = None,
     complete: bool = False,
     conventions: str = "trec_eval",
@@ -301,6 +366,13 @@ def render(
     Bad data raises at run time in the warehouse (null ids, NaN scores, duplicates),
     with messages as the SQL entry point's.  Without ``qrels_table`` the relevance comes
     from the run's ``relevant`` column (not with ``by``, ``top`` or duplicates).
+
+    ``subtopic``: the qrels are subtopic qrels (``query, subtopic, item, relevance``), that
+    column naming the subtopic: the diversity measures (``alpha_nDCG@20``, ``nERR_IA@10``,
+    ``NRBP``...) are computed, with ``intent_weight`` the column of each (query,
+    subtopic)'s weight, and the others see an item's highest relevance over its
+    subtopics.  Dialects ``"duckdb"`` and ``"postgres"`` (recursive CTEs); the others
+    refuse the diversity measures by name.
 
     Table names: ``"db.table"`` splits on dots; a sequence gives the parts as they are.
     Values equal ``evaluate(...)``'s to 1e-9 (PostgreSQL and Spark are tested for real);
@@ -335,11 +407,14 @@ def render(
     call = _Call(
         t, _table(t, run_table, "run_table"),
         None if qrels_table is None else _table(t, qrels_table, "qrels_table"),
-        options.by, columns, order, rank_mode, options,
+        options.by, columns, order, rank_mode, options, subtopic, intent_weight,
     )  # fmt: skip
     resolved = _resolve(call, measures, conventions, rel)
+    diverse = _diversity(call, resolved)
     specs = _specs_sql(t, resolved)
+    inputs = f"{_run_sql(call)},\n{_qrels_sql(call)},\n" + (f"{_subq_sql(call)},\n" if diverse else "")
+    compute = compute_sql(replace(_dialect(call), recursive=diverse))
     return (
-        f"WITH\n_specs AS (\n    {specs}\n),\n{_run_sql(call)},\n{_qrels_sql(call)},\n"
-        f"{compute_sql(_dialect(call)).strip(chr(10))}\n{_output_sql(call)}"
+        f"WITH{' RECURSIVE' if diverse else ''}\n_specs AS (\n    {specs}\n),\n{inputs}"
+        f"{compute.strip(chr(10))}\n{_output_sql(call)}"
     )

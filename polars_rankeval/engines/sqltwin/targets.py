@@ -52,6 +52,9 @@ class Target:
     # a 64-bit hash of a column list (the run's duplicate check counts distinct hashes
     # first, exactly only when they repeat); None: exact distinct counts only
     fingerprint: Callable[[str], str] | None = None
+    # recursive CTEs that may nest their self-reference in subqueries and windows (the
+    # diversity family's greedy ideal ranking, polars_rankeval._sqldiversity)
+    recursive: bool = False
 
     def bytes_order(self, x: str) -> str:
         """``x`` as text that sorts in byte order (trec_eval's strcmp), whatever the collation."""
@@ -127,6 +130,7 @@ TARGETS: dict[str, Target] = {
         finite=lambda x: f"isfinite({x})",
         ordered_sum=True,
         fingerprint=lambda columns: f"hash({columns})",
+        recursive=True,
     ),
     "postgres": Target(
         "postgres", '"', False, "DOUBLE PRECISION", "TEXT", "INTEGER",
@@ -136,6 +140,7 @@ TARGETS: dict[str, Target] = {
         finite=_postgres_finite,
         collate=' COLLATE "C"',  # byte order, whatever the database's collation
         ordered_sum=True,
+        recursive=True,
     ),
     "spark": Target(
         "spark", "`", True, "DOUBLE", "STRING", "INT",
@@ -206,6 +211,8 @@ class Dialect:
     # the SQL of ties = 'average' (a boolean): the expected values over every ordering
     # of tied rows; "" where the rendering does not take ties='average'
     average: str = ""
+    # the diversity family's recursive CTEs are rendered (see Target.recursive)
+    recursive: bool = False
 
     @classmethod
     def of(
@@ -217,7 +224,7 @@ class Dialect:
             g=g, gj=gj, fail=t.fail, double=t.double, real=t.real, top=top,
             complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
             ordered=t.ordered, no_groups=no_groups, fingerprint=t.fingerprint,
-            average=average,
+            average=average, recursive=t.recursive,
         )  # fmt: skip
 
     def log2_discount(self, position: str) -> str:

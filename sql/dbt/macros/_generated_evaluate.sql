@@ -47,6 +47,7 @@ _specs AS (
             {% if spec.k is none %}CAST(NULL AS INTEGER){% else %}{{ spec.k }}{% endif %} AS _k, CAST({{ spec.rel }} AS {{ rankeval.double() }}) AS _level,
             {% if spec.get('T') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['T'] }} AS {{ rankeval.double() }}){% endif %} AS _p_T,
             {% if spec.get('a') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['a'] }} AS {{ rankeval.double() }}){% endif %} AS _p_a,
+            {% if spec.get('alpha') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['alpha'] }} AS {{ rankeval.double() }}){% endif %} AS _p_alpha,
             {% if spec.get('b') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['b'] }} AS {{ rankeval.double() }}){% endif %} AS _p_b,
             {% if spec.get('beta') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['beta'] }} AS {{ rankeval.double() }}){% endif %} AS _p_beta,
             {% if spec.get('c') is none %}CAST(NULL AS {{ rankeval.double() }}){% else %}CAST({{ spec['c'] }} AS {{ rankeval.double() }}){% endif %} AS _p_c,
@@ -453,10 +454,15 @@ _qrels AS (
         JOIN _compatnorm AS n ON n._idx = r._idx AND {% for b in by %}n._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}n._q = r._q
         GROUP BY r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
     ),
+    _divvals AS (
+        SELECT a._idx, {% for b in by %}a._g{{ loop.index0 }}, {% endfor %}a._q, CAST(NULL AS {{ rankeval.double() }}) AS _v FROM _agg AS a WHERE 1 = 0
+    ),
     _windowed AS (
         SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _interpvals AS x
         UNION ALL
         SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _compatvals AS x
+        UNION ALL
+        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _divvals AS x
     ),
     _groups AS (SELECT DISTINCT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}1 AS _one FROM _rq AS x),
     _universe AS (
@@ -535,6 +541,15 @@ _qrels AS (
                 WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS {{ rankeval.double() }}) END AS {{ rankeval.double() }})
                 WHEN 'InterpAP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
                 WHEN 'Compat' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'alpha_DCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'alpha_nDCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'ERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'nERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'NRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'nNRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'AP_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'P_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+                WHEN 'StRecall' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
                 ELSE {{ rankeval.fail_open() }}s._name || ' is not available in SQL yet; use rk.evaluate'{{ rankeval.fail_close() }}
             END END AS _value
         FROM (

@@ -1,0 +1,162 @@
+"""The diversity family through ``sql.render(..., subtopic=...)``: run for real on DuckDB
+and on a throwaway PostgreSQL cluster (``tests/sql/postgres_cluster.py``), against
+pyndeval (ndeval.c) per query and equal to the polars engine; the dialects without
+recursive CTEs here (Spark, BigQuery, Snowflake) refuse the family by name.
+
+The cases are many small random subtopic qrels and tie-heavy runs (as
+``tests/diversity_cases.py``: graded, negative and unjudged, queries without relevant
+subtopics, one-subtopic queries) stacked under distinct query ids, so that each engine
+runs one statement.  ndeval's documented differences are skipped as in
+tests/oracles/test_diversity.py (ERR-IA@1, alpha-DCG@1; nNRBP's NaN).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import warnings
+
+import duckdb
+import polars as pl
+import pytest
+
+import polars_rankeval as rk
+from polars_rankeval.sql import render
+from tests.diversity_cases import oracle_run
+from tests.sql.postgres_cluster import MISSING, Postgres
+
+pyndeval = pytest.importorskip("pyndeval")
+pytest.importorskip("sqlglot")
+
+NAMES = {
+    "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA", "alpha_DCG": "alpha-DCG",
+    "alpha_nDCG": "alpha-nDCG", "P_IA": "P-IA", "StRecall": "strec",
+}  # fmt: skip
+PAIRS = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in NAMES.items() for k in (2, 5, 10, 20)]
+PAIRS += [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
+OURS = [ours for ours, _ in PAIRS]
+
+
+def stacked_cases(seed: int, n: int) -> tuple[list[tuple], list[tuple]]:
+    """n random cases, each query id prefixed by its case number."""
+    rng = random.Random(seed)
+    items = [f"d{i}" for i in range(9)]
+    qrels, run = [], []
+    for case in range(n):
+        for q in rng.sample(["q1", "q2", "q3"], rng.randint(1, 3)):
+            query, subtopics = f"c{case}{q}", rng.randint(1, 4)
+            judged = {(rng.randint(1, subtopics), rng.choice(items)) for _ in range(rng.randint(1, 14))}
+            qrels += [(query, str(s), item, rng.randint(-1, 2)) for s, item in sorted(judged)]
+            run += [(query, item, float(rng.randint(0, 3))) for item in rng.sample(items, rng.randint(1, 9))]
+    return qrels, run
+
+
+def _frames(qrels: list[tuple], run: list[tuple]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    q = pl.DataFrame(qrels, schema=["query", "subtopic", "item", "relevance"], orient="row")
+    r = pl.DataFrame(run, schema=["query", "item", "score"], orient="row")
+    return q, r
+
+
+def _check(got: dict, qrels: list[tuple], run: list[tuple]) -> int:
+    """got (query, measure) -> value against pyndeval and the polars engine; the count
+    of values compared with pyndeval."""
+    q, r = _frames(qrels, run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        polars = rk.evaluate(r, q, OURS, per_query=True)
+    expected = {(a, m): v for a, m, v in polars.iter_rows()}
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    oracle = pyndeval.ndeval(qrels, oracle_run(run), [nd for _, nd in PAIRS])
+    compared = 0
+    for query, values in oracle.items():
+        for name, nd in PAIRS:
+            if math.isnan(values[nd]):
+                assert nd == "nNRBP" and got[(query, name)] == 0.0
+                continue
+            assert got[(query, name)] == pytest.approx(values[nd], abs=1e-9), (query, name)
+            compared += 1
+    return compared
+
+
+def test_duckdb_render_matches_pyndeval_and_polars():
+    qrels, run = stacked_cases(11, 60)
+    q, r = _frames(qrels, run)
+    con = duckdb.connect()
+    con.register("run", r.to_arrow())
+    con.register("qrels", q.to_arrow())
+    sql = render(OURS, "duckdb", subtopic="subtopic")
+    got = {(a, m): v for a, m, v in con.execute(sql).fetchall()}
+    assert _check(got, qrels, run) > 2000
+
+
+@pytest.mark.skipif(bool(MISSING), reason="PostgreSQL not installed")
+def test_postgres_render_matches_pyndeval_and_polars(postgres: Postgres):
+    qrels, run = stacked_cases(12, 60)
+    q, r = _frames(qrels, run)
+    postgres.load("run", r)
+    postgres.load("qrels", q)
+    sql = render(OURS, "postgres", subtopic="subtopic")
+    out = postgres.query(sql, {"query": pl.String, "measure": pl.String, "value": pl.Float64})
+    got = {(a, m): v for a, m, v in out.iter_rows()}
+    assert _check(got, qrels, run) > 2000
+
+
+@pytest.mark.skipif(bool(MISSING), reason="PostgreSQL not installed")
+def test_postgres_render_weights_by_top_equal_polars(postgres: Postgres):
+    """Intent weights, two systems (by=), top= and a summary, against the polars engine."""
+    qrels, run = stacked_cases(13, 20)
+    q, r = _frames(qrels, run)
+    rng = random.Random(3)
+    weights = {key: rng.choice([0.0, 0.5, 1.0, 3.0]) for key in {(a, s) for a, s, _, _ in qrels}}
+    q = q.with_columns(pl.Series("w", [weights[(a, s)] for a, s, _, _ in qrels], pl.Float64))
+    runs = pl.concat([r.with_columns(sys=pl.lit("A")), r.with_columns(sys=pl.lit("B"), score=-pl.col("score"))])
+    names = ["nERR_IA@5", "ERR_IA@10", "P_IA@3", "AP_IA", "alpha_nDCG@5", "nNRBP", "AP"]
+    postgres.load("runs", runs.select("sys", "query", "item", "score"))
+    postgres.load("judgments", q)
+    kw = {"by": "sys", "top": 5}
+    sql = render(names, "postgres", run_table="runs", qrels_table="judgments", subtopic="subtopic",
+                 intent_weight="w", per_query=False, **kw)  # fmt: skip
+    got = postgres.query(sql, {"sys": pl.String, "measure": pl.String, "value": pl.Float64})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        want = rk.evaluate(runs, q, names, intent_weight="w", **kw)
+    values = {(a, m): v for a, m, v in got.iter_rows()}
+    expected = {(a, m): v for a, m, v in want.select("sys", "measure", "value").iter_rows()}
+    assert values.keys() == expected.keys()
+    for key, value in expected.items():
+        assert values[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+
+
+@pytest.mark.parametrize("dialect", ["spark", "bigquery", "snowflake"])
+def test_other_dialects_refuse_by_name(dialect):
+    with pytest.raises(rk.MeasureError, match=rf"nNRBP: the diversity measures .* render\(dialect='{dialect}'\)"):
+        render(["AP", "nNRBP"], dialect, subtopic="subtopic")
+
+
+def test_render_errors_name_the_measure():
+    with pytest.raises(rk.MeasureError, match="alpha_nDCG@20 is a diversity measure: it needs subtopic qrels"):
+        render(["alpha_nDCG@20"], "postgres")
+    with pytest.raises(rk.MeasureError, match="ERR_IA needs a cutoff"):
+        render(["ERR_IA"], "duckdb", subtopic="subtopic")
+    con = duckdb.connect()
+    con.register("run", pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]}).to_arrow())
+    con.register("qrels", pl.DataFrame({"query": ["q", "q"], "subtopic": ["1", "1"], "item": ["a", "a"],
+                                        "relevance": [1, 0]}).to_arrow())  # fmt: skip
+    with pytest.raises(duckdb.Error, match=r"duplicate \(query, subtopic, item\)"):
+        con.execute(render(["alpha_nDCG@5"], "duckdb", subtopic="subtopic")).fetchall()
+
+
+def test_spark_engine_refuses_by_name():
+    """engine='spark' (rk.evaluate on a pyspark DataFrame) refuses the family by name
+    before it renders anything (no SparkSession needed)."""
+    from types import SimpleNamespace
+
+    from polars_rankeval._parse import parse_measure
+    from polars_rankeval.engines import spark
+
+    spec = SimpleNamespace(options=SimpleNamespace(ties="trec_eval"))
+    assert spark.supports(parse_measure("AP"), spec) is None  # type: ignore[arg-type]
+    reason = spark.supports(parse_measure("alpha_nDCG@20"), spec)  # type: ignore[arg-type]
+    assert reason is not None and reason.startswith("alpha_nDCG@20: engine='spark' has no SQL formula")
