@@ -1,0 +1,61 @@
+"""How many query-hash partitions the polars engine evaluates a run in.
+
+A run is evaluated in partitions of its queries (split by a hash of the query id), one
+after the other, so that memory follows the largest partition rather than the run; the
+values are the same bits (a query's rows all fall in one partition, and the summary adds
+the queries in trec_eval's order whatever the partitions).  ``evaluate(partitions=n)``
+asks for ``n``; by default the count follows the run's row count, one partition per
+:data:`ROWS_PER_PARTITION` rows, when that count is known without reading the rows: a
+DataFrame's height, or a LazyFrame that is a bare scan of a file whose row count polars
+reads from its metadata (Parquet, IPC) or counts quickly (CSV).  Any other LazyFrame
+(filters, joins, computed columns before ``evaluate``) is one partition unless asked.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from polars_rankeval.engines.spec import Spec
+
+__all__ = ["ROWS_PER_PARTITION", "known_rows", "partition_count"]
+
+# measured (benchmarks/RESULTS.md, issue 15): partitions of this size keep the peak
+# memory near that of evaluating this many rows, for a few percent more CPU time
+ROWS_PER_PARTITION = 4_000_000
+
+# the lines of a row count's plan that only describe a scan (or an in-memory frame)
+_SCAN_LINES = ("SELECT [len()]", "PROJECT", "ESTIMATED ROWS", "DF [", "FAST COUNT")
+_SCANS = ("Parquet SCAN", "IPC SCAN")
+
+
+def known_rows(frame: pl.DataFrame | pl.LazyFrame) -> int | None:
+    """The number of rows of ``frame`` when known without reading its rows (None: not).
+
+    >>> known_rows(pl.DataFrame({"query": ["q1", "q2"]}))
+    2
+    >>> known_rows(pl.LazyFrame({"query": ["q1", "q2"]}).filter(pl.col("query") == "q1"))
+    """
+    if isinstance(frame, pl.DataFrame):
+        return frame.height
+    count = frame.select(pl.len())
+    lines = [line.strip() for line in count.explain().splitlines() if line.strip()]
+    if not all(line.startswith(_SCAN_LINES + _SCANS) for line in lines):
+        return None
+    return int(count.collect().item())
+
+
+def partition_count(spec: Spec) -> int:
+    """``evaluate``'s ``partitions``, or one per :data:`ROWS_PER_PARTITION` known rows.
+
+    >>> from polars_rankeval.engines.spec import Spec
+    >>> from polars_rankeval.options import Columns, EvalOptions
+    >>> run = pl.select(pl.repeat(1, 9_000_000).alias("query"))
+    >>> partition_count(Spec(run, None, [], [], Columns(), EvalOptions()))
+    3
+    """
+    if spec.options.partitions is not None:
+        return int(spec.options.partitions)
+    rows = known_rows(spec.run)
+    return 1 if rows is None else max(1, math.ceil(rows / ROWS_PER_PARTITION))
