@@ -6,9 +6,9 @@ values are the same bits (a query's rows all fall in one partition, and the summ
 the queries in trec_eval's order whatever the partitions).  ``evaluate(partitions=n)``
 asks for ``n``; by default the count follows the run's row count, one partition per
 :data:`ROWS_PER_PARTITION` rows, when that count is known without reading the rows: a
-DataFrame's height, or a LazyFrame that is a bare scan of a file whose row count polars
-reads from its metadata (Parquet, IPC) or counts quickly (CSV).  Any other LazyFrame
-(filters, joins, computed columns before ``evaluate``) is one partition unless asked.
+DataFrame's height, or a LazyFrame that is a bare scan of files whose row count polars
+reads from their metadata (Parquet, IPC).  Any other LazyFrame (a CSV scan, filters,
+joins, computed columns before ``evaluate``) is one partition unless asked.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = ["ROWS_PER_PARTITION", "known_rows", "partition_count"]
 ROWS_PER_PARTITION = 4_000_000
 
 # the lines of a row count's plan that only describe a scan (or an in-memory frame)
-_SCAN_LINES = ("SELECT [len()]", "PROJECT", "ESTIMATED ROWS", "DF [", "FAST COUNT")
+_SCAN_LINES = ("SELECT [len()]", "PROJECT", "ESTIMATED ROWS", "DF [")
 _SCANS = ("Parquet SCAN", "IPC SCAN")
 
 

@@ -217,3 +217,10 @@ def test_partitions_only_for_the_polars_engine() -> None:
     run, qrels = DATA
     with pytest.raises(InputError, match="engine='polars'"):
         rk.evaluate(run, qrels, ["AP"], partitions=2, engine="duckdb")
+
+
+def test_known_rows_reads_no_rows_of_a_csv(tmp_path: Path) -> None:
+    """A CSV's row count needs its rows read: unknown, so one partition by default."""
+    path = tmp_path / "run.csv"
+    pl.DataFrame({"query": ["q1", "q2"]}).write_csv(path)
+    assert known_rows(pl.scan_csv(path)) is None
