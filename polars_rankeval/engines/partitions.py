@@ -5,7 +5,8 @@ after the other, so that memory follows the largest partition rather than the ru
 values are the same bits (a query's rows all fall in one partition, and the summary adds
 the queries in trec_eval's order whatever the partitions).  ``evaluate(partitions=n)``
 asks for ``n``; by default the count follows the run's row count, one partition per
-:data:`ROWS_PER_PARTITION` rows, when that count is known without reading the rows: a
+:data:`ROWS_PER_PARTITION` rows up to :data:`MAX_PARTITIONS`, when that count is known
+without reading the rows: a
 DataFrame's height, or a LazyFrame that is a bare scan of files whose row count polars
 reads from their metadata (Parquet, IPC).  Any other LazyFrame (a CSV scan, filters,
 joins, computed columns before ``evaluate``) is one partition unless asked.
@@ -19,11 +20,14 @@ import polars as pl
 
 from polars_rankeval.engines.spec import Spec
 
-__all__ = ["ROWS_PER_PARTITION", "known_rows", "partition_count"]
+__all__ = ["MAX_PARTITIONS", "ROWS_PER_PARTITION", "known_rows", "partition_count"]
 
 # measured (benchmarks/RESULTS.md, issue 15): partitions of this size keep the peak
 # memory near that of evaluating this many rows, for a few percent more CPU time
 ROWS_PER_PARTITION = 4_000_000
+# each partition reads the whole run again (one scan filtered by the hash): at 100M rows
+# 25 partitions took 90 s of CPU and 0.70 GiB, 8 partitions 57 s and 1.48 GiB
+MAX_PARTITIONS = 8
 
 # the lines of a row count's plan that only describe a scan (or an in-memory frame)
 _SCAN_LINES = ("SELECT [len()]", "PROJECT", "ESTIMATED ROWS", "DF [")
@@ -47,15 +51,20 @@ def known_rows(frame: pl.DataFrame | pl.LazyFrame) -> int | None:
 
 
 def partition_count(spec: Spec) -> int:
-    """``evaluate``'s ``partitions``, or one per :data:`ROWS_PER_PARTITION` known rows.
+    """``evaluate``'s ``partitions``, or one per :data:`ROWS_PER_PARTITION` known rows,
+    at most :data:`MAX_PARTITIONS`.
 
     >>> from polars_rankeval.engines.spec import Spec
     >>> from polars_rankeval.options import Columns, EvalOptions
     >>> run = pl.select(pl.repeat(1, 9_000_000).alias("query"))
     >>> partition_count(Spec(run, None, [], [], Columns(), EvalOptions()))
     3
+    >>> partition_count(Spec(run.head(1), None, [], [], Columns(), EvalOptions(partitions=12)))
+    12
     """
     if spec.options.partitions is not None:
         return int(spec.options.partitions)
     rows = known_rows(spec.run)
-    return 1 if rows is None else max(1, math.ceil(rows / ROWS_PER_PARTITION))
+    if rows is None:
+        return 1
+    return max(1, min(MAX_PARTITIONS, math.ceil(rows / ROWS_PER_PARTITION)))

@@ -181,7 +181,8 @@ def test_known_rows(tmp_path: Path) -> None:
 @pytest.mark.filterwarnings("ignore::polars_rankeval.RankevalWarning")
 def test_count_follows_the_row_count(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """partitions=None: one partition per ROWS_PER_PARTITION rows of a Parquet scan; an
-    explicit count wins; a LazyFrame of unknown length is one partition."""
+    explicit count wins; a LazyFrame of unknown length is one partition; at most
+    MAX_PARTITIONS."""
     run, qrels = DATA
     run = run.filter(pl.col("system") == "a")
     path = tmp_path / "run.parquet"
@@ -194,16 +195,18 @@ def test_count_follows_the_row_count(monkeypatch: pytest.MonkeyPatch, tmp_path: 
         return original(spec, **kwargs)
 
     monkeypatch.setattr(engine, "_per_query_judged", spy)
-    monkeypatch.setattr(partitions_module, "ROWS_PER_PARTITION", 1000)
-    expected = -(-run.height // 1000)
+    monkeypatch.setattr(partitions_module, "ROWS_PER_PARTITION", 300)
+    expected = -(-run.height // 300)
     calls = [
         (pl.scan_parquet(path), {}), (run, {}), (run.lazy().filter(pl.col("score") > -1), {}),
         (pl.scan_parquet(path), {"partitions": 2}),
     ]
     for frame, options in calls:
         rk.evaluate(frame, qrels.lazy(), ["AP"], **options).collect()  # type: ignore[arg-type]
-    assert used == [expected, expected, 1, 2]
-    assert expected > 1
+    monkeypatch.setattr(partitions_module, "MAX_PARTITIONS", 3)
+    rk.evaluate(run, qrels, ["AP"])
+    assert used == [expected, expected, 1, 2, 3]
+    assert expected > 3
 
 
 @pytest.mark.parametrize("value", [0, -1, 1.5, True, "2"])
