@@ -22,9 +22,10 @@ from polars_rankeval.engines.spec import Spec
 
 __all__ = ["MAX_PARTITIONS", "ROWS_PER_PARTITION", "known_rows", "partition_count"]
 
-# measured (benchmarks/RESULTS.md, issue 15): partitions of this size keep the peak
+# measured (benchmarks/RESULTS.md, issue 15): at 10M rows 3 partitions peaked at 0.21x
+# pytrec_eval's memory (score-only), 4 at 0.17x; partitions of this size keep the peak
 # memory near that of evaluating this many rows, for a few percent more CPU time
-ROWS_PER_PARTITION = 4_000_000
+ROWS_PER_PARTITION = 2_500_000
 # each partition reads the whole run again (one scan filtered by the hash): at 100M rows
 # 25 partitions took 90 s of CPU and 0.70 GiB, 8 partitions 57 s and 1.48 GiB
 MAX_PARTITIONS = 8
@@ -56,7 +57,7 @@ def partition_count(spec: Spec) -> int:
 
     >>> from polars_rankeval.engines.spec import Spec
     >>> from polars_rankeval.options import Columns, EvalOptions
-    >>> run = pl.select(pl.repeat(1, 9_000_000).alias("query"))
+    >>> run = pl.select(pl.repeat(1, 6_000_000).alias("query"))
     >>> partition_count(Spec(run, None, [], [], Columns(), EvalOptions()))
     3
     >>> partition_count(Spec(run.head(1), None, [], [], Columns(), EvalOptions(partitions=12)))
