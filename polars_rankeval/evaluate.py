@@ -159,7 +159,7 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
     partitions
         The polars engine evaluates the queries in this many partitions (split by a
         hash of the query id), one after the other: memory follows the largest
-        partition, not the run, and the values are the same bits.  Default: one per 4M
+        partition, not the run, and the values are the same bits.  Default: one per 2.5M
         run rows, at most 8 (each partition reads the run again), when the row count
         is known without reading the rows (a DataFrame, a bare ``scan_parquet`` or
         ``scan_ipc``: their metadata), else one.
