@@ -227,3 +227,15 @@ def test_known_rows_reads_no_rows_of_a_csv(tmp_path: Path) -> None:
     path = tmp_path / "run.csv"
     pl.DataFrame({"query": ["q1", "q2"]}).write_csv(path)
     assert known_rows(pl.scan_csv(path)) is None
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankeval.RankevalWarning")
+def test_streaming_collect_same_bits() -> None:
+    """The partitions are collected inside the plan (``pl.defer``): a streaming
+    ``collect`` of the result gives the same bits too."""
+    run, qrels = DATA
+    one = rk.evaluate(run, qrels, ["AP", "nDCG@5", "GMAP"], by="system", partitions=1)
+    split = rk.evaluate(
+        run.lazy(), qrels.lazy(), ["AP", "nDCG@5", "GMAP"], by="system", partitions=3
+    ).collect(engine="streaming")
+    assert _bits(split) == _bits(one)
