@@ -239,3 +239,25 @@ def test_streaming_collect_same_bits() -> None:
         run.lazy(), qrels.lazy(), ["AP", "nDCG@5", "GMAP"], by="system", partitions=3
     ).collect(engine="streaming")
     assert _bits(split) == _bits(one)
+
+
+def test_diversity_measures_take_one_partition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Subtopic qrels (diversity measures) take their own path, in one partition."""
+    qrels = pl.DataFrame({"query": ["q", "q", "r"], "subtopic": ["1", "2", "1"],
+                          "item": ["b", "a", "a"], "relevance": [1, 1, 1]})  # fmt: skip
+    run = pl.DataFrame({"query": ["q", "q", "r"], "item": ["a", "b", "a"],
+                        "score": [2.0, 1.0, 1.0]})  # fmt: skip
+    used: list[int] = []
+    original = engine._partitioned
+
+    def spy(spec, parts, **kwargs):  # type: ignore[no-untyped-def]
+        used.append(parts)
+        return original(spec, parts, **kwargs)
+
+    monkeypatch.setattr(engine, "_partitioned", spy)
+    names = ["alpha_nDCG@2", "AP"]
+    split = rk.evaluate(run, qrels, names, per_query=True, partitions=3)
+    assert split.equals(rk.evaluate(run, qrels, names, per_query=True, partitions=1))
+    assert used == []
+    rk.evaluate(run, qrels.drop("subtopic"), ["AP"], partitions=3)
+    assert used == [3]
