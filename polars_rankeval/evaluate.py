@@ -99,6 +99,7 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
     top: int | None = None,
     ties: str = "trec_eval",
     engine: str = "polars",
+    partitions: int | None = None,
     query: str = "query",
     item: str = "item",
     rank: str | None = "rank",
@@ -155,6 +156,13 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         ``rankeval_per_query`` of ``sql/rankeval.sql``, in an in-process DuckDB) or
         ``"spark"`` (chosen by itself when ``run`` is a pyspark DataFrame; it returns a
         pyspark DataFrame).
+    partitions
+        The polars engine evaluates the queries in this many partitions (split by a
+        hash of the query id), one after the other: memory follows the largest
+        partition, not the run, and the values are the same bits.  Default: one per 2.5M
+        run rows, at most 8 (each partition reads the run again), when the row count
+        is known without reading the rows (a DataFrame, a bare ``scan_parquet`` or
+        ``scan_ipc``: their metadata), else one.
     query, item, rank, score, relevant, relevance, subtopic
         Column names (``subtopic``: of subtopic qrels, for the diversity measures
         such as ``alpha_nDCG@20``; see :mod:`polars_rankeval.diversity`).
@@ -209,6 +217,7 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         top=top,
         ties=ties,
         engine=engine,
+        partitions=partitions,
     )
     columns = Columns(query, item, rank, score, relevant, relevance, subtopic, intent_weight)
     run, qrels, columns, options, back = _aliased(run, qrels, columns, options)

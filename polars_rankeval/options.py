@@ -87,9 +87,11 @@ class EvalOptions:
     top: int | None = None
     ties: str = "trec_eval"
     engine: str = "polars"
+    partitions: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by", _by_list(self.by))
+        self._check_partitions()
         for flag in ("per_query", "complete"):
             value = getattr(self, flag)
             # a string such as "no" would be truthy: only booleans (numpy's too)
@@ -113,6 +115,17 @@ class EvalOptions:
                 + ("top=" if top is not None else "duplicates='first'")
                 + ": which rows are kept would depend on the order of tied rows; filter or "
                 "de-duplicate the run first"
+            )
+
+    def _check_partitions(self) -> None:
+        parts = self.partitions
+        if parts is None:
+            return
+        if not _is_int(parts) or parts <= 0:
+            raise InputError(f"partitions={parts!r}: give a positive number of partitions")
+        if self.engine != "polars":
+            raise InputError(
+                f"partitions={parts!r} is an option of engine='polars', not {self.engine!r}"
             )
 
 

@@ -48,7 +48,8 @@ def _plural(n: int, one: str, many: str) -> str:
 
 def _warn_skipped(frame: pl.DataFrame, query: str) -> None:
     run_only = frame.filter(pl.col(IN_RUN).fill_null(False) & ~pl.col(IN_QRELS).fill_null(False))
-    queries = run_only[query].unique()
+    # the examples: the first queries in order (the same whatever the row order)
+    queries = run_only[query].unique().sort()
     if queries.len():
         n = queries.len()
         warnings.warn(
@@ -65,8 +66,8 @@ def _check_overlap(frame: pl.DataFrame, query: str, *, complete: bool) -> None:
     in_qrels = frame[IN_QRELS].fill_null(False)
     if complete or frame.filter(in_run & in_qrels)[query].n_unique() > 0:
         return
-    run_only = frame.filter(in_run & ~in_qrels)[query].unique()
-    qrels_queries = frame.filter(in_qrels)[query].unique()
+    run_only = frame.filter(in_run & ~in_qrels)[query].unique().sort()
+    qrels_queries = frame.filter(in_qrels)[query].unique().sort()
     raise InputError(
         f"run and qrels share no query: the run's queries (e.g. "
         f"{run_only.head(3).to_list()}) are not in the qrels (e.g. "
@@ -267,7 +268,7 @@ def _warn_query_attributes(
     spread = run_keys.group_by(query).agg(pl.struct(by).n_unique().alias("_groups"))
     if spread["_groups"].max() != 1:
         return
-    example = run_keys.head(1).row(0, named=True)
+    example = run_keys.sort(run_keys.columns, nulls_last=True).head(1).row(0, named=True)
     warnings.warn(
         f"complete=True with by={by}: every run query is in one group only (e.g. {example}): "
         "if the groups split the queries (segments) rather than each holding the whole run "

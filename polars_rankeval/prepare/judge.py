@@ -48,7 +48,9 @@ from polars_rankeval.prepare.schema import (
 )
 from polars_rankeval.prepare.ties import REL, with_ties
 
-__all__ = ["IN_RUN", "MISRANKED", "NUM_RET", "POS", "REL", "Judgement", "judge"]
+__all__ = [
+    "IN_RUN", "MISRANKED", "NUM_RET", "POS", "REL", "Judgement", "in_partition", "judge"
+]
 
 NUM_RET = "_num_ret"
 IN_RUN = "_in_run"
@@ -310,10 +312,11 @@ def _join(
 
 def _sides(
     run: pl.LazyFrame, qrels: pl.LazyFrame | None, c: Columns, by: Sequence[str], *,
-    exp_gain: bool, only: pl.DataFrame | None,
+    exp_gain: bool, only: pl.DataFrame | None, part: tuple[int, int] | None = None,
 ) -> tuple[RunSide, pl.LazyFrame, pl.LazyFrame | None, list[Check], list[Check]]:
     """Both sides checked: the run side, the run and qrels to evaluate (keys aligned;
-    the run restricted to the keys ``only`` has), the run checks and the qrels checks."""
+    the run restricted to the keys ``only`` has; both to the queries of partition
+    ``part``), the run checks and the qrels checks."""
     side = _run_side(run, c, list(by), has_qrels=qrels is not None)
     run_checks, prepared, qrels_checks = list(side.checks), side.frame, list[Check]()
     if qrels is not None:
@@ -324,7 +327,24 @@ def _sides(
         run_checks.append(exp_gain_check("run", c.relevant))
     if only is not None:
         prepared = prepared.join(only.lazy(), on=side.keys, how="semi", nulls_equal=True)
+    if part is not None:
+        prepared = prepared.filter(in_partition(c.query, *part))
+        qrels = None if qrels is None else qrels.filter(in_partition(c.query, *part))
     return side, prepared, qrels, run_checks, qrels_checks
+
+
+def in_partition(query: str, part: int, parts: int) -> pl.Expr:
+    """The rows of the queries in partition ``part`` of ``parts``: split by a hash of the
+    query id (after both sides' ids have one dtype, so that a query's run and qrels rows
+    meet in one partition; a null id hashes like any value, so its rows, and their
+    check, stay in one partition too).
+
+    >>> frame = pl.DataFrame({"query": ["q1", "q2", "q1", None]})
+    >>> sizes = [frame.filter(in_partition("query", p, 2)).height for p in range(2)]
+    >>> sum(sizes)
+    4
+    """
+    return pl.col(query).hash() % parts == part
 
 
 def judge(
@@ -344,6 +364,7 @@ def judge(
     user_names: Mapping[str, str] | None = None,
     given_ranks: bool = False,
     only: pl.DataFrame | None = None,
+    part: tuple[int, int] | None = None,
 ) -> Judgement:
     """Validate the schemas, rank the run, join the qrels; nothing is collected.
 
@@ -356,10 +377,12 @@ def judge(
     user's names of aliased columns (``prepare/names.py``), for error messages.
     ``given_ranks``: ranks as positions, no window (judged-only rows); ``queries`` flags
     (:data:`MISRANKED`) queries not ranked 1..n, to redo ``only=`` their keys, ranked.
+    ``part``: (partition, partitions): only the queries of that partition (see
+    :func:`in_partition`); the checks' examples still read the whole ``run``.
     """
     c = columns
     side, prepared, qrels, run_checks, qrels_checks = _sides(
-        run, qrels, c, by, exp_gain=exp_gain, only=only
+        run, qrels, c, by, exp_gain=exp_gain, only=only, part=part
     )
     keys, dropped = side.keys, None
     judged_only = qrels is not None and ties == "trec_eval" and duplicates == "error"
