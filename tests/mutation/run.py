@@ -263,11 +263,19 @@ TARGETS = {
                 "polars_rankeval/prepare/ranking.py",
                 ("order_column", "order_key", "position", "keep_top"),
             ),
+            # the rank-given fast path (issue 15): where it applies (judge), the ranks
+            # taken as positions (_rank), the queries it gets wrong (_misranked) and
+            # their fall-back to trec_eval's order (engines/polars.py)
+            Code("polars_rankeval/prepare/judge.py", ("judge", "_rank", "_misranked")),
+            Code("polars_rankeval/engines/polars.py", ("per_query", "_ranked_where_misranked")),
         ),
         (
+            "tests/engines/test_rank_given.py",
             "tests/oracles/test_tie_break_known_answers.py",
             f"{_CONFORMANCE}::test_all_trec_per_query[polars]",
             "tests/oracles/test_mutation_survivors.py",
+            # judge() passes the user's names of aliased columns on to the error messages
+            "tests/hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
         ),
     ),
     "aggregation": Target(
@@ -485,6 +493,23 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise( 1.0)",
     ): "pairs of a tie group of one row: that row's index in its group is 1, so pairs is "
     "multiplied by (index - 1) = 0",
+    # session 15: the ranking's rank-given path (prepare/judge.py, engines/polars.py)
+    ("ranking", "*,", "/,"): _KEYWORD_ONLY + " (judge, _rank)",
+    ("ranking", "given: bool = False,", "given: bool = True,"): (
+        "_rank's default: its one caller (judge) always passes given="
+    ),
+    ("ranking", "exp_gain: bool = False,", "exp_gain: bool = True,"): (
+        "judge's default: its one caller (engines/polars.py judgement_for) passes every option"
+    ),
+    ("ranking", "given_ranks: bool = False,", "given_ranks: bool = True,"): (
+        "judge's default: its one caller (engines/polars.py judgement_for) passes every option"
+    ),
+    (
+        "ranking",
+        ".with_columns(pl.lit(False).alias(MISRANKED))",
+        ".with_columns(pl.lit(True).alias(MISRANKED))",
+    ): "the redone queries' flag is read by nothing after the fix-up (check_per_query does "
+    "not look at it and select_evaluated keeps only the keys and the values)",
     # session 12 (the full significance and measures sets)
     (
         "significance",
@@ -689,6 +714,29 @@ _SIG = "compare/test_mutation_survivors.py"
 _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # session 15 (2026-11-26): the ranking's rank-given path, first run
+    (
+        "ranking",
+        "return ranked if top is None else ranked.filter(pl.col(POS) <= top)",
+        "return ranked if top is None else ranked.filter(pl.col(POS) < top)",
+    ): f"{_RANKING}::test_top_keeps_positions_1_to_n_on_both_ranking_paths",
+    **{
+        ("ranking", 'if duplicates == "first":', mutated): (
+            f"{_RANKING}::test_duplicate_rows_are_an_error_unless_duplicates_first"
+        )
+        for mutated in ('if duplicates != "first":', 'if not duplicates == "first":')
+    },
+    (
+        "ranking",
+        'ranked.join(only.lazy(), on=keys, how="semi", nulls_equal=True)',
+        'ranked.join(only.lazy(), on=keys, how="semi", nulls_equal=False)',
+    ): f"{_RANKING}::test_a_misranked_query_in_a_null_by_group_is_evaluated_again",
+    (
+        "ranking",
+        "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names or {},",
+        "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names and {},",
+        # an existing test, added to the ranking list
+    ): "hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
     # session 13 (2026-11-26): cwl.py's own tests were not in the measures list then
     (
         "measures:cwl.py",
