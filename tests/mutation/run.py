@@ -300,6 +300,16 @@ TARGETS = {
             "tests/cli/test_output_failure.py",
             "tests/cli/test_cli_inputs_outputs.py",
             "tests/cli/test_mutation_survivors.py",
+            # fixed cases against the trec_eval binary: -nan (trec_eval_nans), -m params
+            *(
+                f"tests/cli/test_trec_eval_oracle.py::{t}"
+                for t in (
+                    "test_trec_evals_nan_lines",
+                    "test_judged_only_without_any_judged_row",
+                    "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+                    "test_a_measure_takes_its_first_parameters",
+                )
+            ),
         ),
     ),
 }
@@ -493,6 +503,40 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise( 1.0)",
     ): "pairs of a tie group of one row: that row's index in its group is 1, so pairs is "
     "multiplied by (index - 1) = 0",
+    # session 15: cli/trec.py (trec_eval_nans is new since session 10)
+    (
+        "cli_trec",
+        "if rndcg is not None and level <= 0:",
+        "if rndcg is not None and level <= 1:",
+    ): "for 0 < level <= 1 a query whose top grade is 0 has no grade >= level, so its "
+    "num_rel is 0 and no_gain is false: the branch adds no query",
+    (
+        "cli_trec",
+        'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+        'no_gain = (pl.col("num_rel") >= 0) & (pl.col("top") == 0)',
+    ): "the branch runs only at level <= 0, where every judgment left (relevance >= 0) "
+    "counts in num_rel: a query has a row, so num_rel >= 1 and > 0 and >= 0 agree (since "
+    "the fix of the all-negative query, such a query has num_rel 0 but top null: no_gain "
+    "is null, so it is not kept either way)",
+    (
+        "cli_trec",
+        'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+        'no_gain = (pl.col("num_rel") > -1) & (pl.col("top") == 0)',
+    ): "num_rel is a count: > -1 is >= 0, which agrees with > 0 in this branch (num_rel "
+    ">= 1 at level <= 0, see the mutant to >= 0)",
+    (
+        "cli_trec",
+        ".otherwise(grade.clip(0, 9).floor().cast(pl.Int64).cast(pl.String))",
+        ".otherwise(grade.clip(0, 10).floor().cast(pl.Int64).cast(pl.String))",
+    ): "the grades that reach otherwise() are in (-1, 10) (>= 10 printed '>' before): "
+    "clipped at 9 or 10, 9 <= grade < 10 floors to 9 either way",
+    (
+        "cli_trec",
+        "if rndcg is not None and level <= 0:",
+        "if rndcg is not None or level <= 0:",
+    ): "without Rndcg asked for, the branch adds (query, null) pairs: a null measure "
+    "matches no per-query row in with_nans' join and no summary row in its is_in "
+    "(checked: both unchanged)",
     # session 15: the ranking's rank-given path (prepare/judge.py, engines/polars.py)
     ("ranking", "*,", "/,"): _KEYWORD_ONLY + " (judge, _rank)",
     ("ranking", "given: bool = False,", "given: bool = True,"): (
@@ -713,6 +757,7 @@ _CLI = "cli/test_mutation_survivors.py"
 _SIG = "compare/test_mutation_survivors.py"
 _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
+_NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     # session 15 (2026-11-26): the ranking's rank-given path, first run
     (
@@ -737,6 +782,148 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names and {},",
         # an existing test, added to the ranking list
     ): "hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
+    # session 15: trec_eval_nans (new since session 10), held by the fixed cases against
+    # the trec_eval binary, which were not in the cli_trec list
+    **{
+        ("cli_trec", line, mutated): f"{_NAN_ORACLE}::{test}"
+        for line, mutated, test in (
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel > 0.5 for x in xs])",
+                "test_trec_evals_nan_lines",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel <= 0.5 for x in xs])",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 1) & (pl.col("top") == 0)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == -1)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if not complete:",
+                "if  complete:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") < 0) & (pl.col("top") == 0)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "level = 1.0 if rel is None else rel",
+                "level = 0.0 if rel is None else rel",
+                "test_trec_evals_nan_lines",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) ** num_rel < 0.5 for x in xs])",
+                "test_trec_evals_nan_lines",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 1.5 for x in xs])",
+                "test_trec_evals_nan_lines",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") != 0)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 1)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                '(pl.col("relevance") >= level).sum().alias("num_rel"),',
+                '(pl.col("relevance") > level).sum().alias("num_rel"),',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "for label, xs in recall_levels.items():",
+                "for label, xs in []:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if rndcg is not None and level <= 0:",
+                "if rndcg is not None and level < 0:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
+                'grades = qrels.lazy().filter(pl.col("relevance") >= 1).group_by("query").agg(',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
+                'grades = qrels.lazy().filter(pl.col("relevance") > 0).group_by("query").agg(',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if rndcg is not None and level <= 0:",
+                "if rndcg is None and level <= 0:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if rndcg is not None and level <= 0:",
+                "if not rndcg is not None and level <= 0:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if rndcg is not None and level <= 0:",
+                "if rndcg is not None and level <= -1:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if not complete:",
+                "if not not complete:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < -0.5 for x in xs])",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) / num_rel < 0.5 for x in xs])",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "level = 1.0 if rel is None else rel",
+                "level = 2.0 if rel is None else rel",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 0) | (pl.col("top") == 0)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if nans.is_empty():",
+                "if not nans.is_empty():",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'nans.with_columns(pl.lit(True).alias("_nan")), on=["query", "measure"], how="left",',
+                'nans.with_columns(pl.lit(False).alias("_nan")), on=["query", "measure"], how="left",',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'value = pl.when(pl.col("_nan").fill_null(False)).then(float("nan")).otherwise("value")',
+                'value = pl.when(pl.col("_nan").fill_null(True)).then(float("nan")).otherwise("value")',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+        )
+    },
     # session 13 (2026-11-26): cwl.py's own tests were not in the measures list then
     (
         "measures:cwl.py",
@@ -1096,6 +1283,14 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
 # Survivors neither killed nor equivalent, with what stands in the way (a bug to fix
 # first, reported to the lead): (target, the source line, the mutated line) -> the note.
 OPEN: dict[tuple[str, str, str], str] = {
+    (
+        "cli_trec",
+        'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
+        'grades = qrels.lazy().filter(pl.col("relevance") >= -1).group_by("query").agg(',
+    ): "a bug, not a missing test: the mutant was right and the code wrong (a qrels "
+    "query judged only -1 is one trec_eval evaluates: under -J it prints -nan for it, "
+    "rankeval printed 0.0000); fixed in session 15 (this line is gone) and held by "
+    "cli/test_mutation_survivors.py::test_a_query_judged_only_negative_is_evaluated_as_trec_eval_does",
     # relstring's grade cast (a parquet grade beyond Int64 dropped its character) was
     # fixed after the 2026-11-23 run and is killed by
     # tests/cli/test_mutation_survivors.py::test_relstring_of_grades_beyond_int64_and_fractions
