@@ -782,6 +782,12 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names and {},",
         # an existing test, added to the ranking list
     ): "hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
+    # session 15: measures (a further random sample)
+    (
+        "measures:rbp.py",
+        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+        "if size < POWERS_MAX or table[+1] * p == table[-1]:  # a fixed point ends the table",
+    ): f"{_ORACLES_FULL}::test_rbp_weight_when_the_fixed_point_is_the_tables_last_value",
     # session 15: trec_eval_nans (new since session 10), held by the fixed cases against
     # the trec_eval binary, which were not in the cli_trec list
     **{
