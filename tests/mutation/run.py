@@ -788,6 +788,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
         "if size < POWERS_MAX or table[+1] * p == table[-1]:  # a fixed point ends the table",
     ): f"{_ORACLES_FULL}::test_rbp_weight_when_the_fixed_point_is_the_tables_last_value",
+    (
+        "measures:rbp.py",
+        "return terms.cum_sum().last().fill_null(0.0)",
+        "return terms.cum_sum().last().fill_null( 1.0)",
+    ): f"{_ORACLES_FULL}::test_rbp_of_an_empty_ranking_is_0",
     # session 15: trec_eval_nans (new since session 10), held by the fixed cases against
     # the trec_eval binary, which were not in the cli_trec list
     **{

@@ -71,6 +71,16 @@ def test_rbp_weight_when_the_fixed_point_is_the_tables_last_value():
         assert got == expected, index
 
 
+def test_rbp_of_an_empty_ranking_is_0():
+    # m_rbp.c: sum = 0, then sum += gain * cur_p over no position: (1 - p) * 0 = 0, as
+    # every measure of a group with no rows (rx.measure over an empty frame)
+    import polars_rankeval.expr as rx
+
+    empty = pl.DataFrame(schema={"rank": pl.Int64, "relevant": pl.Int64})
+    got = empty.select(rx.measure("RBP"), rx.measure("RBP(p=0.5)"), rx.measure("P@2"))
+    assert got.row(0) == (0.0, 0.0, 0.0)
+
+
 def test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved():
     # trec_eval 10.0 m_Rndcg.c, traced by hand.  One relevant item a (gain 1, Npos = 1).
     # Run x a y (n = 3 = Npos + 2): i = 0: ideal_dcg = 1 / log2(2) = 1; i = 1: the
