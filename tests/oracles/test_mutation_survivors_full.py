@@ -81,6 +81,21 @@ def test_rbp_of_an_empty_ranking_is_0():
     assert got.row(0) == (0.0, 0.0, 0.0)
 
 
+@pytest.mark.parametrize("interp", ["voc11", "coco101"])
+def test_interp_ap_of_a_query_without_relevant_items_is_0(interp):
+    # q's retrieved items are judged, none relevant (R = 0): no recall level is reached,
+    # the value is 0 as for AP (trec_eval's convention); r: its one relevant item at
+    # rank 1, precision 1 at every recall level -> 1
+    run = pl.DataFrame(
+        {"query": ["q", "q", "r"], "item": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]}
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q", "q", "r"], "item": ["a", "b", "c"], "relevance": [0, 0, 1]}
+    )
+    got = evaluate(run, qrels, [f"InterpAP(interp={interp})"], per_query=True)
+    assert dict(got.select("query", "value").iter_rows()) == {"q": 0.0, "r": 1.0}
+
+
 def test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved():
     # trec_eval 10.0 m_Rndcg.c, traced by hand.  One relevant item a (gain 1, Npos = 1).
     # Run x a y (n = 3 = Npos + 2): i = 0: ideal_dcg = 1 / log2(2) = 1; i = 1: the
