@@ -178,10 +178,14 @@ def trec_eval_nans(
     is NaN): the library's values stay numbers (0 there), as for every measure.
     """
     level = 1.0 if rel is None else rel
-    grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(
-        (pl.col("relevance") >= level).sum().alias("num_rel"),
-        pl.col("relevance").max().alias("top"),
-    )  # fmt: skip
+    # every qrels query, also one judged only negative (in the pool, unjudged: -J leaves
+    # it no row, num_rel 0, so 0/0 too); its grades are its judgments >= 0
+    judged = pl.col("relevance").filter(pl.col("relevance") >= 0)
+    grades = (
+        qrels.lazy()
+        .group_by("query")
+        .agg((judged >= level).sum().alias("num_rel"), judged.max().alias("top"))
+    )
     queries = grades
     if not complete:
         queries = run.select("query").unique().join(grades, on="query", how="inner")

@@ -165,3 +165,23 @@ def test_judged_only_drops_negative_judgments(capsys, tmp_path):
         "num_ret               \tall\t2\n"
         "P_2                   \tall\t0.5000\n"
     )
+
+
+@pytest.mark.parametrize(
+    "flags", [["-J", "-q"], ["-J", "-q", "-c"], ["-q", "-l", "0", "-m", "Rndcg"]]
+)
+def test_a_query_judged_only_negative_is_evaluated_as_trec_eval_does(trec_eval, tmp_path, flags):
+    # q2's only judgment is -1 ("in the pool, unjudged"): still a qrels query, so -J
+    # leaves it no row and trec_eval prints iprec_at_recall's 0/0 as -nan (the code
+    # counted only queries with a judgment >= 0 and printed 0.0000); no Rndcg 0/0 at
+    # -l 0 (num_rel 0).  Against the trec_eval 10.0 binary
+    from tests.cli._grid import run_rankeval, run_trec_eval
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d5 -1\n")
+    run.write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 1 1 r\nq2 Q0 d5 1 1 r\nq2 Q0 d6 1 0 r\n")
+    args = [*flags, str(qrels), str(run)]
+    code, theirs = run_trec_eval(trec_eval, args)
+    ours_code, ours, err = run_rankeval(args)
+    assert code == 0 and ours_code == 0, err
+    assert ours == theirs

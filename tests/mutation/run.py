@@ -263,11 +263,19 @@ TARGETS = {
                 "polars_rankeval/prepare/ranking.py",
                 ("order_column", "order_key", "position", "keep_top"),
             ),
+            # the rank-given fast path (issue 15): where it applies (judge), the ranks
+            # taken as positions (_rank), the queries it gets wrong (_misranked) and
+            # their fall-back to trec_eval's order (engines/polars.py)
+            Code("polars_rankeval/prepare/judge.py", ("judge", "_rank", "_misranked")),
+            Code("polars_rankeval/engines/polars.py", ("per_query", "_ranked_where_misranked")),
         ),
         (
+            "tests/engines/test_rank_given.py",
             "tests/oracles/test_tie_break_known_answers.py",
             f"{_CONFORMANCE}::test_all_trec_per_query[polars]",
             "tests/oracles/test_mutation_survivors.py",
+            # judge() passes the user's names of aliased columns on to the error messages
+            "tests/hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
         ),
     ),
     "aggregation": Target(
@@ -292,6 +300,16 @@ TARGETS = {
             "tests/cli/test_output_failure.py",
             "tests/cli/test_cli_inputs_outputs.py",
             "tests/cli/test_mutation_survivors.py",
+            # fixed cases against the trec_eval binary: -nan (trec_eval_nans), -m params
+            *(
+                f"tests/cli/test_trec_eval_oracle.py::{t}"
+                for t in (
+                    "test_trec_evals_nan_lines",
+                    "test_judged_only_without_any_judged_row",
+                    "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+                    "test_a_measure_takes_its_first_parameters",
+                )
+            ),
         ),
     ),
 }
@@ -485,6 +503,57 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise( 1.0)",
     ): "pairs of a tie group of one row: that row's index in its group is 1, so pairs is "
     "multiplied by (index - 1) = 0",
+    # session 15: cli/trec.py (trec_eval_nans is new since session 10)
+    (
+        "cli_trec",
+        "if rndcg is not None and level <= 0:",
+        "if rndcg is not None and level <= 1:",
+    ): "for 0 < level <= 1 a query whose top grade is 0 has no grade >= level, so its "
+    "num_rel is 0 and no_gain is false: the branch adds no query",
+    (
+        "cli_trec",
+        'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+        'no_gain = (pl.col("num_rel") >= 0) & (pl.col("top") == 0)',
+    ): "the branch runs only at level <= 0, where every judgment left (relevance >= 0) "
+    "counts in num_rel: a query has a row, so num_rel >= 1 and > 0 and >= 0 agree (since "
+    "the fix of the all-negative query, such a query has num_rel 0 but top null: no_gain "
+    "is null, so it is not kept either way)",
+    (
+        "cli_trec",
+        'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+        'no_gain = (pl.col("num_rel") > -1) & (pl.col("top") == 0)',
+    ): "num_rel is a count: > -1 is >= 0, which agrees with > 0 in this branch (num_rel "
+    ">= 1 at level <= 0, see the mutant to >= 0)",
+    (
+        "cli_trec",
+        ".otherwise(grade.clip(0, 9).floor().cast(pl.Int64).cast(pl.String))",
+        ".otherwise(grade.clip(0, 10).floor().cast(pl.Int64).cast(pl.String))",
+    ): "the grades that reach otherwise() are in (-1, 10) (>= 10 printed '>' before): "
+    "clipped at 9 or 10, 9 <= grade < 10 floors to 9 either way",
+    (
+        "cli_trec",
+        "if rndcg is not None and level <= 0:",
+        "if rndcg is not None or level <= 0:",
+    ): "without Rndcg asked for, the branch adds (query, null) pairs: a null measure "
+    "matches no per-query row in with_nans' join and no summary row in its is_in "
+    "(checked: both unchanged)",
+    # session 15: the ranking's rank-given path (prepare/judge.py, engines/polars.py)
+    ("ranking", "*,", "/,"): _KEYWORD_ONLY + " (judge, _rank)",
+    ("ranking", "given: bool = False,", "given: bool = True,"): (
+        "_rank's default: its one caller (judge) always passes given="
+    ),
+    ("ranking", "exp_gain: bool = False,", "exp_gain: bool = True,"): (
+        "judge's default: its one caller (engines/polars.py judgement_for) passes every option"
+    ),
+    ("ranking", "given_ranks: bool = False,", "given_ranks: bool = True,"): (
+        "judge's default: its one caller (engines/polars.py judgement_for) passes every option"
+    ),
+    (
+        "ranking",
+        ".with_columns(pl.lit(False).alias(MISRANKED))",
+        ".with_columns(pl.lit(True).alias(MISRANKED))",
+    ): "the redone queries' flag is read by nothing after the fix-up (check_per_query does "
+    "not look at it and select_evaluated keeps only the keys and the values)",
     # session 12 (the full significance and measures sets)
     (
         "significance",
@@ -688,7 +757,189 @@ _CLI = "cli/test_mutation_survivors.py"
 _SIG = "compare/test_mutation_survivors.py"
 _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
+_NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # session 15 (2026-11-26): the ranking's rank-given path, first run
+    (
+        "ranking",
+        "return ranked if top is None else ranked.filter(pl.col(POS) <= top)",
+        "return ranked if top is None else ranked.filter(pl.col(POS) < top)",
+    ): f"{_RANKING}::test_top_keeps_positions_1_to_n_on_both_ranking_paths",
+    **{
+        ("ranking", 'if duplicates == "first":', mutated): (
+            f"{_RANKING}::test_duplicate_rows_are_an_error_unless_duplicates_first"
+        )
+        for mutated in ('if duplicates != "first":', 'if not duplicates == "first":')
+    },
+    (
+        "ranking",
+        'ranked.join(only.lazy(), on=keys, how="semi", nulls_equal=True)',
+        'ranked.join(only.lazy(), on=keys, how="semi", nulls_equal=False)',
+    ): f"{_RANKING}::test_a_misranked_query_in_a_null_by_group_is_evaluated_again",
+    (
+        "ranking",
+        "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names or {},",
+        "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names and {},",
+        # an existing test, added to the ranking list
+    ): "hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
+    # session 15: measures (a further random sample)
+    (
+        "measures:rbp.py",
+        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+        "if size < POWERS_MAX or table[+1] * p == table[-1]:  # a fixed point ends the table",
+    ): f"{_ORACLES_FULL}::test_rbp_weight_when_the_fixed_point_is_the_tables_last_value",
+    (
+        "measures:rbp.py",
+        "return terms.cum_sum().last().fill_null(0.0)",
+        "return terms.cum_sum().last().fill_null( 1.0)",
+    ): f"{_ORACLES_FULL}::test_rbp_of_an_empty_ranking_is_0",
+    (
+        "measures:interp_ap.py",
+        "return pl.when(num_rel > 0).then(value).otherwise(0.0)",
+        "return pl.when(num_rel > 0).then(value).otherwise( -1.0)",
+    ): f"{_ORACLES_FULL}::test_interp_ap_of_a_query_without_relevant_items_is_0",
+    # session 15: trec_eval_nans (new since session 10), held by the fixed cases against
+    # the trec_eval binary, which were not in the cli_trec list
+    **{
+        ("cli_trec", line, mutated): f"{_NAN_ORACLE}::{test}"
+        for line, mutated, test in (
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel > 0.5 for x in xs])",
+                "test_trec_evals_nan_lines",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel <= 0.5 for x in xs])",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 1) & (pl.col("top") == 0)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == -1)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if not complete:",
+                "if  complete:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") < 0) & (pl.col("top") == 0)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "level = 1.0 if rel is None else rel",
+                "level = 0.0 if rel is None else rel",
+                "test_trec_evals_nan_lines",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) ** num_rel < 0.5 for x in xs])",
+                "test_trec_evals_nan_lines",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 1.5 for x in xs])",
+                "test_trec_evals_nan_lines",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") != 0)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 1)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                '(pl.col("relevance") >= level).sum().alias("num_rel"),',
+                '(pl.col("relevance") > level).sum().alias("num_rel"),',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "for label, xs in recall_levels.items():",
+                "for label, xs in []:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if rndcg is not None and level <= 0:",
+                "if rndcg is not None and level < 0:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
+                'grades = qrels.lazy().filter(pl.col("relevance") >= 1).group_by("query").agg(',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
+                'grades = qrels.lazy().filter(pl.col("relevance") > 0).group_by("query").agg(',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if rndcg is not None and level <= 0:",
+                "if rndcg is None and level <= 0:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if rndcg is not None and level <= 0:",
+                "if not rndcg is not None and level <= 0:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if rndcg is not None and level <= 0:",
+                "if rndcg is not None and level <= -1:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if not complete:",
+                "if not not complete:",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < -0.5 for x in xs])",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) * num_rel < 0.5 for x in xs])",
+                "cut_to_0 = pl.any_horizontal([pl.lit(x) / num_rel < 0.5 for x in xs])",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "level = 1.0 if rel is None else rel",
+                "level = 2.0 if rel is None else rel",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'no_gain = (pl.col("num_rel") > 0) & (pl.col("top") == 0)',
+                'no_gain = (pl.col("num_rel") > 0) | (pl.col("top") == 0)',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                "if nans.is_empty():",
+                "if not nans.is_empty():",
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'nans.with_columns(pl.lit(True).alias("_nan")), on=["query", "measure"], how="left",',
+                'nans.with_columns(pl.lit(False).alias("_nan")), on=["query", "measure"], how="left",',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+            (
+                'value = pl.when(pl.col("_nan").fill_null(False)).then(float("nan")).otherwise("value")',
+                'value = pl.when(pl.col("_nan").fill_null(True)).then(float("nan")).otherwise("value")',
+                "test_complete_evaluates_missing_queries_as_one_unjudged_document",
+            ),
+        )
+    },
     # session 13 (2026-11-26): cwl.py's own tests were not in the measures list then
     (
         "measures:cwl.py",
@@ -1048,6 +1299,14 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
 # Survivors neither killed nor equivalent, with what stands in the way (a bug to fix
 # first, reported to the lead): (target, the source line, the mutated line) -> the note.
 OPEN: dict[tuple[str, str, str], str] = {
+    (
+        "cli_trec",
+        'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
+        'grades = qrels.lazy().filter(pl.col("relevance") >= -1).group_by("query").agg(',
+    ): "a bug, not a missing test: the mutant was right and the code wrong (a qrels "
+    "query judged only -1 is one trec_eval evaluates: under -J it prints -nan for it, "
+    "rankeval printed 0.0000); fixed in session 15 (this line is gone) and held by "
+    "cli/test_mutation_survivors.py::test_a_query_judged_only_negative_is_evaluated_as_trec_eval_does",
     # relstring's grade cast (a parquet grade beyond Int64 dropped its character) was
     # fixed after the 2026-11-23 run and is killed by
     # tests/cli/test_mutation_survivors.py::test_relstring_of_grades_beyond_int64_and_fractions

@@ -80,6 +80,64 @@ def test_keep_top_options_are_keyword_only():
         keep_top(_run(), 1, Columns())  # type: ignore[misc]
 
 
+# ------------------------------------------- ranking: the rank-given path (judge)
+
+# q: ranks 1..4 in shuffled rows (the fast path takes them as positions); g: a gap (3
+# missing), evaluated again in trec_eval's order: rank ascending -> a, b, c
+_RANKS = pl.DataFrame(
+    {"query": ["q"] * 4 + ["g"] * 3, "item": ["a", "b", "c", "d", "a", "b", "c"],
+     "rank": [3, 1, 4, 2, 1, 2, 4]}
+)  # fmt: skip
+_RANKS_QRELS = pl.DataFrame(
+    {"query": ["q", "q", "g", "g"], "item": ["b", "a", "b", "c"], "relevance": [1, 1, 1, 1]}
+)
+
+
+@pytest.mark.parametrize("order", ["rank", "score"])
+def test_top_keeps_positions_1_to_n_on_both_ranking_paths(order: str):
+    from polars_rankeval import evaluate
+
+    run = _RANKS if order == "rank" else _RANKS.with_columns(score=-pl.col("rank")).drop("rank")
+    columns = {"score": None} if order == "rank" else {}
+    got = evaluate(run, _RANKS_QRELS, ["NumRet", "NumRelRet"], per_query=True, top=2, **columns)
+    # top 2 by hand: q -> b (rank 1), d (rank 2): b relevant -> 1; g -> a, b: b -> 1
+    # (keeping positions below 2 only would leave q's b and g's a: 1 and 0)
+    values = {(q, m): v for q, m, v in got.select("query", "measure", "value").iter_rows()}
+    assert values == {
+        ("q", "NumRet"): 2.0, ("q", "NumRelRet"): 1.0,
+        ("g", "NumRet"): 2.0, ("g", "NumRelRet"): 1.0,
+    }  # fmt: skip
+
+
+def test_a_misranked_query_in_a_null_by_group_is_evaluated_again():
+    from polars_rankeval import evaluate
+
+    # arm is null on every row: g (a gap) is redone in trec_eval's order and matched back
+    # to its (null, g) key, null equal to null: a, b, c -> RR 1/2 (b), P@2 1/2 (a, b)
+    run = _RANKS.with_columns(arm=pl.lit(None, pl.String))
+    got = evaluate(run, _RANKS_QRELS, ["RR", "P@2"], per_query=True, by="arm", score=None)
+    # q: b (rank 1) is relevant -> RR 1, P@2 = 1/2 (b, d)
+    assert sorted(got.select("arm", "query", "measure", "value").rows()) == [
+        (None, "g", "P@2", 0.5), (None, "g", "RR", 0.5),
+        (None, "q", "P@2", 0.5), (None, "q", "RR", 1.0),
+    ]  # fmt: skip
+
+
+def test_duplicate_rows_are_an_error_unless_duplicates_first():
+    from polars_rankeval import evaluate
+
+    # q retrieves a twice (scores 3 and 1) and b (2); a is the one relevant item
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    with pytest.raises(InputError, match=r"duplicate \(query, item\) rows"):
+        evaluate(run, qrels, ["P@3"])
+    # "first" keeps a at position 1; its dropped copy still occupies position 3 (the
+    # rows as the user saw them): P@3 = 1/3, RR = 1
+    with pytest.warns(Warning, match="dropped 1 duplicate"):
+        got = evaluate(run, qrels, ["P@3", "RR"], duplicates="first")
+    assert dict(got.select("measure", "value").iter_rows()) == {"P@3": 1 / 3, "RR": 1.0}
+
+
 # ---------------------------------------------------------------- aggregation
 
 

@@ -50,6 +50,52 @@ def test_rbp_weight_beyond_the_powers_table():
         assert got == pytest.approx(cur, rel=1e-9), index
 
 
+def test_rbp_weight_when_the_fixed_point_is_the_tables_last_value():
+    # p = 0.9992966661453246 (found by bisection on trec_eval's loop): cur_p reaches its
+    # fixed point, a subnormal near 3.5e-321, exactly at the table's last value (index
+    # 2^20), where the chunk-end test (last two values equal) cannot see it; every
+    # deeper position keeps that value in trec_eval's loop, not table[-1] * p^k.
+    # Expected: the loop itself (one rounding per multiplication).
+    p = 0.9992966661453246
+    table = powers(p)
+    size = len(table)
+    assert size >= POWERS_MAX and table[-2] != table[-1] and table[-1] * p == table[-1]
+    cur, loop = 1.0, {}
+    for index in range(size + 3000):
+        if index in (size - 2, size - 1, size, size + 2999):
+            loop[index] = cur
+        cur *= p
+    assert loop[size - 2] != loop[size - 1] == loop[size + 2999]  # the case is there
+    for index, expected in loop.items():
+        got = pl.select(weight(p, pl.lit(index, dtype=pl.Int64))).item()
+        assert got == expected, index
+
+
+def test_rbp_of_an_empty_ranking_is_0():
+    # m_rbp.c: sum = 0, then sum += gain * cur_p over no position: (1 - p) * 0 = 0, as
+    # every measure of a group with no rows (rx.measure over an empty frame)
+    import polars_rankeval.expr as rx
+
+    empty = pl.DataFrame(schema={"rank": pl.Int64, "relevant": pl.Int64})
+    got = empty.select(rx.measure("RBP"), rx.measure("RBP(p=0.5)"), rx.measure("P@2"))
+    assert got.row(0) == (0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("interp", ["voc11", "coco101"])
+def test_interp_ap_of_a_query_without_relevant_items_is_0(interp):
+    # q's retrieved items are judged, none relevant (R = 0): no recall level is reached,
+    # the value is 0 as for AP (trec_eval's convention); r: its one relevant item at
+    # rank 1, precision 1 at every recall level -> 1
+    run = pl.DataFrame(
+        {"query": ["q", "q", "r"], "item": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]}
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q", "q", "r"], "item": ["a", "b", "c"], "relevance": [0, 0, 1]}
+    )
+    got = evaluate(run, qrels, [f"InterpAP(interp={interp})"], per_query=True)
+    assert dict(got.select("query", "value").iter_rows()) == {"q": 0.0, "r": 1.0}
+
+
 def test_rndcg_implied_end_at_exactly_npos_plus_2_retrieved():
     # trec_eval 10.0 m_Rndcg.c, traced by hand.  One relevant item a (gain 1, Npos = 1).
     # Run x a y (n = 3 = Npos + 2): i = 0: ideal_dcg = 1 / log2(2) = 1; i = 1: the
