@@ -31,6 +31,8 @@ def _scan_lines(path: str | Path) -> pl.LazyFrame:
     path = Path(path)
     if not path.exists():
         raise InputError(f"no such file: {path}")
+    if path.is_dir():  # a scan would read every file inside it as one
+        raise InputError(f"{path} is a directory, not a file")
     return (
         pl.scan_csv(
             path,

@@ -21,6 +21,7 @@ __all__ = [
     "DUPLICATES",
     "ENGINE_NAMES",
     "MAX_RESAMPLES",
+    "MAX_TOP",
     "TESTS",
     "TIES",
     "Columns",
@@ -31,6 +32,7 @@ __all__ = [
 TIES = ("trec_eval", "average")
 DUPLICATES = ("error", "first")
 ENGINE_NAMES = ("polars", "duckdb", "spark")
+MAX_TOP = 2**63 - 1  # a 64-bit row count, as every engine keeps it
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,20 @@ class Columns:
                 raise InputError(
                     f"{keyword}={value!r}: give the name of a column (a non-empty string)"
                 )
+        self._check_distinct()
+
+    def _check_distinct(self) -> None:
+        """The run's key and ranking columns must be different columns."""
+        # rank= only counts without a score (a default rank= naming a key column is unused)
+        keywords = ("query", "item", "score") if self.score is not None else ("query", "item", "rank")
+        named = [(k, getattr(self, k)) for k in keywords]
+        for i, (keyword, value) in enumerate(named):
+            for other, other_value in named[:i]:
+                if value is not None and value == other_value:
+                    raise InputError(
+                        f"{other}={other_value!r} and {keyword}={value!r} name the same "
+                        "column; each must be a column of its own"
+                    )
 
 
 def _by_list(by: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -104,6 +120,8 @@ class EvalOptions:
         top = self.top
         if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top <= 0):
             raise InputError(f"top={top!r}: give a positive number of rows per query")
+        if top is not None and top > MAX_TOP:
+            raise InputError(f"top={top!r}: give at most {MAX_TOP} rows per query")
         if self.ties not in TIES:
             raise InputError(f"ties={self.ties!r}: choose 'trec_eval' or 'average'")
         if self.duplicates not in DUPLICATES:

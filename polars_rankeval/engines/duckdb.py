@@ -40,6 +40,7 @@ from polars_rankeval.engines.finish import (
 from polars_rankeval.engines.polars import judgement_for
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.engines.sqltwin.build import ENTRY, sql_dir, sql_files
+from polars_rankeval.engines.sqltwin.targets import duckdb_real
 from polars_rankeval.prepare.checks import raise_for_checks
 from polars_rankeval.prepare.judge import IN_RUN, Judgement
 from polars_rankeval.prepare.ranking import keep_top
@@ -283,7 +284,7 @@ def _repeated_in_top(run_keys: list[str], top: int, *, score_mode: bool) -> str:
     """The run rows within the first ``top`` positions of their query (trec_eval's
     order, the macro's) that repeat a better-ranked row's (by..., query, item)."""
     query_keys = ", ".join(run_keys[:-1])
-    best = "CAST(score AS REAL) DESC" if score_mode else "_rank"
+    best = f"{duckdb_real('score')} DESC" if score_mode else "_rank"
     return (
         f"(SELECT COUNT(*) FROM (SELECT ROW_NUMBER() OVER (PARTITION BY {query_keys} "
         f"ORDER BY {best}, CAST(item AS VARCHAR) DESC) AS _pos, ROW_NUMBER() OVER "

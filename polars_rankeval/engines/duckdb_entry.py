@@ -17,6 +17,7 @@ from polars_rankeval._registry import Judged, Measure, Stat
 from polars_rankeval._sqlentry import FAMILIES_SQL
 from polars_rankeval.engines.finish import IN_QRELS, value_column
 from polars_rankeval.engines.spec import Spec
+from polars_rankeval.engines.sqltwin.targets import duckdb_real
 from polars_rankeval.prepare.judge import IN_RUN
 
 if TYPE_CHECKING:
@@ -142,7 +143,7 @@ class EntryQuery:
         parts = [*(f"_b{n} := _b{n}" for n in range(len(by))), "_q := _q"]
         key = f"struct_pack({', '.join(parts)})" if by else "_q"
         order = "score" if self.score_mode else "_rank"
-        best = "CAST(score AS REAL) DESC" if self.score_mode else "_rank"
+        best = f"{duckdb_real('score')} DESC" if self.score_mode else "_rank"
         first = (
             f" QUALIFY ROW_NUMBER() OVER (PARTITION BY _k, item ORDER BY {best}) = 1"
             if self.spec.options.duplicates == "first" else ""

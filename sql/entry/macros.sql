@@ -28,6 +28,11 @@ _args AS (
             THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
         WHEN list_contains("by", query)
             THEN error('by=' || CAST("by" AS VARCHAR) || ' must not repeat columns or contain the query column')
+        WHEN query = item OR query = COALESCE(rank, score) OR item = COALESCE(rank, score)
+            THEN error('the run''s columns must differ: query=''' || query || ''', item=''' || item
+                       || ''', ' || CASE WHEN rank IS NULL THEN 'score=''' || score
+                                         ELSE 'rank=''' || rank END
+                       || ''' name the same column twice')
         WHEN len("by") <> len(list_distinct("by"))
             THEN error('by=' || CAST("by" AS VARCHAR) || ' must not repeat columns or contain the query column')
         ELSE 0 END AS _ok
@@ -54,10 +59,19 @@ _runcheck AS (
 _run AS (
     SELECT o._g, o._q, o._item,
         CASE WHEN rank IS NULL THEN
-                 CASE WHEN isfinite(CAST(o._o AS DOUBLE)) THEN CAST(CAST(o._o AS REAL) AS DOUBLE)
+                 CASE WHEN isfinite(TRY_CAST(o._o AS DOUBLE)) THEN  -- single precision as in trec_eval's C float:
+                      -- beyond its range +-inf (C's rounding), not DuckDB's cast error
+                      CAST(CAST(CASE WHEN abs(CAST(o._o AS DOUBLE)) < 3.4028235677973366e38
+                                     THEN CAST(o._o AS DOUBLE)
+                                     ELSE sign(CAST(o._o AS DOUBLE)) * CAST('inf' AS DOUBLE) END
+                                AS REAL) AS DOUBLE)
+                      WHEN o._o IS NOT NULL AND TRY_CAST(o._o AS DOUBLE) IS NULL  -- text such as 'high'
+                          THEN error('run column ''' || score || ''': score must be numeric, got '''
+                                     || CAST(o._o AS VARCHAR) || '''; example query: '
+                                     || CAST(o._q AS VARCHAR))
                       ELSE error('run column ''' || score || ''': score is null, NaN or infinite;'
                                  || ' example query: ' || CAST(o._q AS VARCHAR)) END
-             WHEN CAST(o._o AS DOUBLE) > 0 AND CAST(o._o AS DOUBLE) = FLOOR(CAST(o._o AS DOUBLE))
+             WHEN TRY_CAST(o._o AS DOUBLE) > 0 AND CAST(o._o AS DOUBLE) = FLOOR(CAST(o._o AS DOUBLE))
                  THEN -CAST(o._o AS DOUBLE)
              ELSE error('run column ''' || rank || ''': rank must be a positive integer (1 = top);'
                         || ' example query: ' || CAST(o._q AS VARCHAR)) END AS _key

@@ -45,3 +45,15 @@ def test_scores_equal_in_float32_tie_and_break_by_item_like_trec_eval(engine):
         assert value == pytest.approx(oracle[query][names[measure]], abs=1e-12)
     # "b" wins the float32 tie on item order, so the relevant "a" is second everywhere
     assert set(ours.filter(pl.col("measure") == "RR")["value"]) == {0.5}
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_scores_beyond_float_range_tie_at_infinity_like_trec_eval(engine):
+    """1e308 and 1e39 are both inf in a C float: they tie, b (item descending) first.
+    The DuckDB engine raised a conversion error on them before."""
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [1e308, 1e39, -1e308]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    oracle = pytrec_eval.RelevanceEvaluator({"q": {"a": 1}}, {"recip_rank"}).evaluate(
+        {"q": {"a": 1e308, "b": 1e39, "c": -1e308}})
+    ours = rk.evaluate(run, qrels, ["RR"], engine=engine)["value"].item()
+    assert ours == oracle["q"]["recip_rank"] == 0.5

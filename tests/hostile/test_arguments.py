@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -61,6 +62,19 @@ CASES: dict[str, tuple[Any, type[Exception], list[str]]] = {
     "rel_nan": (lambda: rk.evaluate(SCORED, QRELS, rel=math.nan), rk.MeasureError, ["rel"]),
     "top_zero": (lambda: rk.evaluate(SCORED, QRELS, top=0), rk.InputError, ["top=0"]),
     "top_float": (lambda: rk.evaluate(SCORED, QRELS, top=1.5), rk.InputError, ["top=1.5"]),
+    # above a 64-bit row count: polars' own conversion error escaped before
+    "top_above_int64": (lambda: rk.evaluate(SCORED, QRELS, top=10**30), rk.InputError,
+                        ["top=" + str(10**30), "at most"]),
+    # one column as both keys: polars' DuplicateError escaped (duckdb: a silently wrong AP)
+    "query_is_item": (lambda: rk.evaluate(SCORED, QRELS, query="item"), rk.InputError,
+                      ["query='item'", "item='item'", "same column"]),
+    "score_is_query": (lambda: rk.evaluate(SCORED, QRELS, score="query"), rk.InputError,
+                       ["score='query'", "same column"]),
+    "rank_is_query_without_score": (
+        lambda: rk.evaluate(RUN.drop("score"), QRELS, score=None, rank="query"), rk.InputError,
+        ["rank='query'", "same column"]),
+    "render_query_is_item": (lambda: __import__("polars_rankeval.sql").sql.render(
+        ["AP"], "duckdb", item="query"), rk.InputError, ["item='query'", "same column"]),
     "ties": (lambda: rk.evaluate(SCORED, QRELS, ties=None), rk.InputError, ["ties=None"]),
     "engine": (lambda: rk.evaluate(SCORED, QRELS, engine="sqlite"), rk.InputError,
                ["engine='sqlite'"]),
@@ -84,6 +98,11 @@ CASES: dict[str, tuple[Any, type[Exception], list[str]]] = {
     "compare_alpha": (lambda: rk.compare(RUNS, QRELS, ["AP"], alpha=2), rk.RankevalError,
                       ["alpha"]),
     "read_trec_run_none": (lambda: rk.read_trec_run(None), rk.InputError, ["path", "NoneType"]),
+    # a directory was scanned file by file: an error about some line of some file in it
+    "read_trec_run_directory": (lambda: rk.read_trec_run(Path(__file__).parent), rk.InputError,
+                                ["is a directory"]),
+    "read_trec_qrels_directory": (lambda: rk.read_trec_qrels(Path(__file__).parent),
+                                  rk.InputError, ["is a directory"]),
     "read_trec_qrels_missing": (lambda: rk.read_trec_qrels("/nonexistent/q.txt"), rk.InputError,
                                 ["/nonexistent/q.txt"]),
     "parse_measure_int": (lambda: rk.parse_measure(5), rk.MeasureError, ["string", "5"]),

@@ -65,6 +65,10 @@ CASES: dict[str, Callable[[], tuple[pl.DataFrame, pl.DataFrame]]] = {
     "ids_uint64_above_2_63": lambda: (_int_ids(pl.UInt64, 2**63)(SCORED),
                                       _int_ids(pl.UInt64, 2**63)(QRELS)),
     "ids_uint32_vs_int64": lambda: (_int_ids(pl.UInt32)(SCORED), _int_ids(pl.Int64)(QRELS)),
+    # beyond float32's range: +-inf in single precision (trec_eval's C float), the order
+    # kept (q1: inf, 1e38, -inf; q2: inf, 0); DuckDB's cast to REAL raised before
+    "scores_beyond_float32": lambda: (
+        SCORED.with_columns(score=pl.Series([1e308, 1e38, -1e308, 1e39, 0.0])), QRELS),
     "unused_columns_with_internal_names": lambda: (
         SCORED.with_columns(_rel=pl.lit(0), _pos=pl.lit(9), measure=pl.lit("x"), value=pl.lit(1.0),
                             _m0=pl.lit(None), _q=pl.lit("z")),

@@ -77,6 +77,10 @@ def test_bad_measure(con, measures, message):
          "r", "judgments", "", "run column 'sim': score is null, NaN or infinite"),
         ("CREATE OR REPLACE TABLE r AS SELECT * FROM runs UNION ALL SELECT 's1', 'q1', 'c', 'inf'::DOUBLE",
          "r", "judgments", "", "run column 'sim': score is null, NaN or infinite"),
+        # text scores: DuckDB's conversion error named only an internal column before
+        (("CREATE OR REPLACE TABLE r AS SELECT system, qid, doc_id, CAST(sim AS VARCHAR) AS sim"
+          " FROM runs UNION ALL SELECT 's1', 'q1', 'c', 'high'"),
+         "r", "judgments", "", "run column 'sim': score must be numeric, got 'high'"),
         ("CREATE OR REPLACE TABLE r AS SELECT * FROM runs UNION ALL SELECT 's1', 'q1', 'c', NULL",
          "r", "judgments", "", "run column 'sim': score is null, NaN or infinite"),
         ("CREATE OR REPLACE TABLE j AS SELECT * FROM judgments UNION ALL SELECT NULL, 'c', 1",
@@ -124,3 +128,25 @@ def test_rank_must_be_positive_integer(con):
             "SELECT * FROM rankeval_summary('rr', 'judgments', ['MAP'], query := 'qid',"
             " item := 'doc_id', rank := 'pos', relevance := 'grade')"
         ).fetchall()
+
+
+@pytest.mark.parametrize("columns", [
+    "query := 'qid', item := 'qid', score := 'sim', relevance := 'grade'",
+    "query := 'qid', item := 'doc_id', score := 'qid', relevance := 'grade'",
+    "query := 'qid', item := 'doc_id', rank := 'doc_id', relevance := 'grade'",
+])
+def test_one_column_as_two_keys_is_an_error(con, columns):
+    """query = item gave every item its own query: a silently wrong (perfect) AP."""
+    with pytest.raises(duckdb.Error, match="the run's columns must differ.*same column twice"):
+        con.sql(f"SELECT * FROM rankeval_summary('runs', 'judgments', ['MAP'], {columns})").fetchall()
+
+
+def test_scores_beyond_float_range_rank_as_infinity(con):
+    """trec_eval keeps scores in a C float: 1e308 and 1e39 both become inf and tie, the
+    tie broken by item descending (b before a); DuckDB's cast to REAL raised before."""
+    con.execute("CREATE OR REPLACE TABLE big AS SELECT * FROM (VALUES ('q1', 'a', 1e308::DOUBLE),"
+                " ('q1', 'b', 1e39::DOUBLE), ('q1', 'c', -1e308::DOUBLE)) AS t(qid, doc_id, sim)")
+    con.execute("CREATE OR REPLACE TABLE bigj AS SELECT 'q1' AS qid, 'a' AS doc_id, 1 AS grade")
+    got = con.sql("SELECT * FROM rankeval_summary('big', 'bigj', ['RR'], query := 'qid',"
+                  " item := 'doc_id', score := 'sim', relevance := 'grade')").fetchall()
+    assert got == [("RR", 0.5)]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from polars_rankeval._errors import InputError
 
-__all__ = ["DIALECTS", "PORTABLE", "TARGETS", "Target", "require_sqlglot"]
+__all__ = ["DIALECTS", "PORTABLE", "TARGETS", "Target", "duckdb_real", "require_sqlglot"]
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -122,11 +122,23 @@ def _snowflake_finite(x: str) -> str:
     return f"({x} IS NOT NULL AND {x} NOT IN ({special}))"
 
 
+# doubles from here up round to infinity in a C float (trec_eval's); DuckDB's cast raises
+FLOAT_OVERFLOW = "3.4028235677973366e38"
+
+
+def duckdb_real(x: str) -> str:
+    """``x`` in single precision, a finite double beyond the float range becoming +-inf
+    as in C (and polars) rather than DuckDB's conversion error."""
+    d = f"CAST({x} AS DOUBLE)"
+    return (f"CAST(CAST(CASE WHEN abs({d}) < {FLOAT_OVERFLOW} THEN {d} "
+            f"ELSE sign({d}) * CAST('inf' AS DOUBLE) END AS REAL) AS DOUBLE)")
+
+
 TARGETS: dict[str, Target] = {
     "duckdb": Target(
         "duckdb", '"', False, "DOUBLE", "VARCHAR", "INTEGER",
         fail=lambda m: f"error({m})",
-        real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE)",
+        real=duckdb_real,
         finite=lambda x: f"isfinite({x})",
         ordered_sum=True,
         fingerprint=lambda columns: f"hash({columns})",

@@ -36,7 +36,7 @@
 {% macro spark__real(x) %}CAST(CAST({{ x }} AS FLOAT) AS DOUBLE){% endmacro %}
 {% macro bigquery__real(x) %}CAST({{ x }} AS FLOAT64){% endmacro %}
 {% macro snowflake__real(x) %}CAST({{ x }} AS DOUBLE){% endmacro %}
-{% macro duckdb__real(x) %}CAST(CAST({{ x }} AS REAL) AS DOUBLE){% endmacro %}
+{% macro duckdb__real(x) %}CAST(CAST(CASE WHEN abs(CAST({{ x }} AS DOUBLE)) < 3.4028235677973366e38 THEN CAST({{ x }} AS DOUBLE) ELSE sign(CAST({{ x }} AS DOUBLE)) * CAST('inf' AS DOUBLE) END AS REAL) AS DOUBLE){% endmacro %}
 {% macro finite(x) %}{{ return(adapter.dispatch('finite', 'rankeval')(x)) }}{% endmacro %}
 {% macro default__finite(x) %}({{ x }} IS NOT NULL){% endmacro %}
 {% macro spark__finite(x) %}({{ x }} IS NOT NULL AND NOT isnan({{ x }}) AND abs({{ x }}) <> double('infinity')){% endmacro %}
