@@ -755,19 +755,11 @@ _specs AS (
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
         SELECT r._g, r._q, r._item,
-            ROW_NUMBER() OVER (PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos,
-            COUNT(*) OVER (
-                PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
-                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
-            ) AS _n
+            ROW_NUMBER() OVER (PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos
         FROM _run AS r WHERE len("by") = 0
         UNION ALL
         SELECT r._g, r._q, r._item,
-            ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos,
-            COUNT(*) OVER (
-                PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC
-                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
-            ) AS _n
+            ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos
         FROM _run AS r WHERE NOT (len("by") = 0)
     ),
     -- the judged retrieved rows: all that is read of the ranked run
@@ -777,7 +769,7 @@ _specs AS (
         JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
     ),
     _rq AS (
-        SELECT r._g, r._q, r._n FROM _ranked AS r WHERE r._pos = 1
+        SELECT r._g, r._q, COUNT(*) AS _n FROM _run AS r GROUP BY r._g, r._q
     ),
     _fp AS (SELECT COUNT(*) - COUNT(DISTINCT CASE WHEN len("by") = 0 THEN hash(r._q, r._item) ELSE hash(r._g, r._q, r._item) END) AS _h FROM _run AS r),
     _rdup AS (
