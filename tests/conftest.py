@@ -6,8 +6,9 @@
   inner loop ``pytest -m "not slow"`` loads unless HYPOTHESIS_PROFILE says otherwise.  No deadline in either: on a loaded machine
   and under pytest-xdist a time limit per example fails for reasons that are not bugs.
 * pytest-xdist runs each test file on one worker (``--dist loadfile`` in pyproject),
-  so the module-scoped servers (the throwaway PostgreSQL cluster) start once per run,
-  not once per worker; the modules of ``SHARED_WORKER`` run on one worker together, so
+  and the files go out in collection order (``--no-loadscope-reorder``, longest first:
+  ``LONGEST_FIRST``); the session-scoped PostgreSQL cluster starts at most once per
+  worker; the modules of ``SHARED_WORKER`` run on one worker together, so
   their session-scoped server (the SparkSession) starts once per run.
 
 The shared helpers and oracles are plain modules beside this file (``helpers``,
