@@ -1,5 +1,6 @@
 """Fixtures of the warehouse tests: one SparkSession for every Spark module of a run, and
-a throwaway PostgreSQL cluster per module that asks for ``postgres``.
+one throwaway PostgreSQL cluster per pytest-xdist worker that runs a module asking for
+``postgres`` (the modules load their own tables, replacing any of the same name).
 
 Session-scoped, and the Spark modules run on one pytest-xdist worker (``SHARED_WORKER``
 in ``tests/conftest.py``), so a run starts one JVM, not one per module: the JVM's start
@@ -52,10 +53,10 @@ def spark() -> Iterator[Any]:
         session.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def postgres() -> Iterator[Postgres]:
-    """A cluster of its own for each module that asks (module scope: it starts once per
-    module, in a fresh temp directory, and is removed after the module)."""
+    """A cluster for the worker's whole session (initdb and a server start cost seconds of
+    CPU: four modules ask for one), in a fresh temp directory, removed at the end."""
     # a fresh directory the postgres user can reach (pytest's base temp is root-only)
     directory = Path(tempfile.mkdtemp(prefix="rankeval-postgres-"))
     directory.chmod(0o755)
