@@ -1,6 +1,6 @@
 """The README's test command hands the longest files out first: pytest-xdist's own
-scheduler (``--dist loadfile`` with the options in pyproject) gives the Spark group,
-first in ``LONGEST_FIRST``, to a worker at the start, although it has few tests.
+scheduler (``--dist loadfile`` with the options in pyproject) gives the two Spark groups,
+first in ``LONGEST_FIRST``, one to each worker at the start, although they have few tests.
 
 pytest-xdist's default (``--loadscope-reorder``) sorts the files by test count instead:
 the Spark group (8 tests, several minutes) went out 47th of 131 and ran alone at the
@@ -62,17 +62,17 @@ def _first_files(ids: list[str], reorder: bool) -> dict[str, list[str]]:
     return {node.gateway.id: node.files for node in nodes}
 
 
-def test_the_spark_group_goes_out_first() -> None:
+def test_the_spark_groups_go_out_first_one_to_each_worker() -> None:
     options = _addopts()
     assert "--dist" in options and options[options.index("--dist") + 1] == "loadfile"
     assert "--no-loadscope-reorder" in options
     # the collection order of tests/conftest.py: the Spark modules (few tests) first
     ids = [f"tests/sql/test_spark.py::t{i}" for i in range(5)]
-    ids += [f"tests/sql/test_spark_options.py::t{i}" for i in range(3)]
+    ids += [f"tests/sql/test_spark_options.py::t{i}" for i in range(2)]
+    ids += ["tests/sql/test_spark_oracle.py::t0"]
     ids += [f"tests/m{m}.py::t{i}" for m in range(6) for i in range(50)]
     first = _first_files(ids, reorder=False)
-    assert first["gw0"] == ["tests/sql/test_spark.py"], first  # the whole group, one unit
-    assert first["gw1"] == ["tests/m0.py"], first
+    assert first == {"gw0": ["tests/sql/test_spark.py"], "gw1": ["tests/sql/test_spark_options.py"]}
     # what xdist's default did: the files with the most tests first
     default = _first_files(ids, reorder=True)
     assert all("tests/sql/test_spark.py" not in files for files in default.values()), default
