@@ -6,9 +6,10 @@
   inner loop ``pytest -m "not slow"`` loads unless HYPOTHESIS_PROFILE says otherwise.  No deadline in either: on a loaded machine
   and under pytest-xdist a time limit per example fails for reasons that are not bugs.
 * pytest-xdist runs each test file on one worker (``--dist loadfile`` in pyproject),
-  so the module-scoped servers (the throwaway PostgreSQL cluster) start once per run,
-  not once per worker; the modules of ``SHARED_WORKER`` run on one worker together, so
-  their session-scoped server (the SparkSession) starts once per run.
+  and the files go out in collection order (``--no-loadscope-reorder``, longest first:
+  ``LONGEST_FIRST``); the session-scoped PostgreSQL cluster starts at most once per
+  worker; the modules of each ``SHARED_WORKER`` group run on one worker together, so
+  their session-scoped server (the SparkSession) starts once per group.
 
 The shared helpers and oracles are plain modules beside this file (``helpers``,
 ``strategies``, ``parity``, ``oracles/pytrec_data``, ``oracles/ir_measures_data``):
@@ -62,8 +63,8 @@ SLOW = (
 # collected last becomes the run's tail on one core; started first, it overlaps the rest.
 LONGEST_FIRST = (
     "tests/sql/test_spark.py",
-    "tests/sql/test_spark_oracle.py",
     "tests/sql/test_spark_options.py",
+    "tests/sql/test_spark_oracle.py",
     "tests/oracles/test_conventions_independent.py",
     "tests/sql/test_sql_dbt.py",
     "tests/engines/test_sql_parity.py",
@@ -76,8 +77,16 @@ LONGEST_FIRST = (
 
 
 # Module path prefixes whose modules share a session-scoped server: each group runs on one
-# pytest-xdist worker (one unit of ``--dist loadfile``), so the server starts once per run.
-SHARED_WORKER = {"tests/sql/test_spark": "spark"}
+# pytest-xdist worker (one unit of ``--dist loadfile``), so the server starts once per group.
+# The Spark modules are two groups of about equal length (each a few minutes of JVM
+# planning: one Spark statement of the measure grid costs ~35 s CPU), first in
+# LONGEST_FIRST, so both workers start one at once: as one group (one JVM) they were
+# longer than the rest of the run on the other worker and set the run's length.
+SHARED_WORKER = {
+    "tests/sql/test_spark.py": "spark_grid",
+    "tests/sql/test_spark_options.py": "spark_options",
+    "tests/sql/test_spark_oracle.py": "spark_options",
+}
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL cluster for the warehouse tests: initdb in a temp dir, C
 collation, listening on 127.0.0.1 only, trust auth, loaded with COPY through psql.
 
-Shared by the test modules (test modules never import from each other); the module-scoped
+Shared by the test modules (test modules never import from each other); the session-scoped
 ``postgres`` fixture that starts one is in ``tests/sql/conftest.py``.  ``MISSING`` names
 the binaries not found (the tests skip, saying which; ``.ci/install_engines.sh`` installs
 them, Debian package ``postgresql``).

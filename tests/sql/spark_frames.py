@@ -3,7 +3,7 @@ and polars frames to and from pyspark DataFrames.
 
 Shared by the test modules (test modules never import from each other):
 ``sql/test_spark.py``, ``sql/test_spark_options.py`` and ``sql/test_spark_oracle.py``.
-The SparkSession itself is the run's one session (``spark`` in ``tests/sql/conftest.py``).
+The SparkSession itself is the worker's one session (``spark`` in ``tests/sql/conftest.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The rendered SQL on a real PostgreSQL: a throwaway cluster (initdb in a temp dir, C
 collation, listening on 127.0.0.1 only, trust auth), loaded with COPY through psql, must
 match the polars engine to 1e-9.  The cluster: ``tests/sql/postgres_cluster.py``, started
-once per module by the ``postgres`` fixture (``tests/sql/conftest.py``).
+once per worker by the ``postgres`` fixture (``tests/sql/conftest.py``).
 
 Skipped, with the reason, only when PostgreSQL's binaries are absent; ``.ci/install_engines.sh``
 installs them (Debian package ``postgresql``).

@@ -5,7 +5,7 @@ columns (``by``), custom column names (one with a space), ``complete``, ``top``,
 
 Skipped, with the reason, only when PostgreSQL's binaries are absent (as
 ``test_postgres.py``; the throwaway cluster of ``tests/sql/postgres_cluster.py``,
-started once for this module by the ``postgres`` fixture of ``tests/sql/conftest.py``).
+started once per worker by the ``postgres`` fixture of ``tests/sql/conftest.py``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ same statements as the polars parity.
 
 Skipped, with the reason, only when PostgreSQL's binaries are absent (as
 ``test_postgres.py``; the throwaway cluster of ``tests/sql/postgres_cluster.py``,
-started once for this module by the ``postgres`` fixture of ``tests/sql/conftest.py``).
+started once per worker by the ``postgres`` fixture of ``tests/sql/conftest.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """polars_rankeval.spark.evaluate on Spark local mode must match the polars engine to 1e-9
 (and, on the grid with text ids, pytrec_eval for every measure trec_eval has).
 
-The SparkSession is the run's one session (``spark`` in ``tests/sql/conftest.py``).
+The SparkSession is the worker's one session (``spark`` in ``tests/sql/conftest.py``).
 Skipped, with the reason, only when pyspark or Java is absent; ``.ci/install_engines.sh``
 installs pyspark (Java 17 is expected on the machine).
 """

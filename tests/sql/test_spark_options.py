@@ -4,7 +4,7 @@ with a space), ``complete``, ``top``, ``duplicates="first"`` and ``rel``; per qu
 summary equal to the polars engine to 1e-9 and, per query, to pytrec_eval (trec_eval's
 measures; ``warehouse_cases``).
 
-Skipped, with the reason, only when pyspark or Java is absent (the run's one
+Skipped, with the reason, only when pyspark or Java is absent (the worker's one
 SparkSession, ``spark`` in ``tests/sql/conftest.py``).
 """
 

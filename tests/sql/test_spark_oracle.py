@@ -4,7 +4,7 @@ non-default conventions.  pytrec_eval for every measure trec_eval has (the GRID 
 ``test_sql_parity``) is checked in ``test_spark.py::test_grid_matches_polars``, on the
 same Spark query as the polars parity.
 
-Skipped, with the reason, only when pyspark or Java is absent (the run's one
+Skipped, with the reason, only when pyspark or Java is absent (the worker's one
 SparkSession, ``spark`` in ``tests/sql/conftest.py``).
 """
 

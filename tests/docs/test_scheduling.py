@@ -1,0 +1,78 @@
+"""The README's test command hands the longest files out first: pytest-xdist's own
+scheduler (``--dist loadfile`` with the options in pyproject) gives the two Spark groups,
+first in ``LONGEST_FIRST``, one to each worker at the start, although they have few tests.
+
+pytest-xdist's default (``--loadscope-reorder``) sorts the files by test count instead:
+the Spark group (8 tests, several minutes) went out 47th of 131 and ran alone at the
+end of the CI run.
+"""
+
+from __future__ import annotations
+
+import shlex
+import types
+from typing import Any
+
+import pytest
+
+from tests.helpers import ROOT
+
+pytest.importorskip("xdist")
+
+
+class _Node:
+    """The part of pytest-xdist's WorkerController a scheduler talks to."""
+
+    def __init__(self, name: str, ids: list[str]) -> None:
+        self.gateway = types.SimpleNamespace(id=name)
+        self.shutting_down = False
+        self.ids = ids
+        self.files: list[str] = []
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        self.files.append(self.ids[indices[0]].split("::")[0])
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def _addopts() -> list[str]:
+    line = next(
+        line for line in (ROOT / "pyproject.toml").read_text().splitlines()
+        if line.startswith("addopts")
+    )  # fmt: skip
+    return shlex.split(line.split("=", 1)[1].strip().strip('"'))
+
+
+def _first_files(ids: list[str], reorder: bool) -> dict[str, list[str]]:
+    from tests import conftest
+
+    option = types.SimpleNamespace(loadscopereorder=reorder, tx=["popen"] * 2, dist="loadfile")
+    config: Any = types.SimpleNamespace(
+        option=option, getvalue=lambda name: getattr(option, name, None),
+        getoption=lambda name: getattr(option, name),
+    )  # fmt: skip
+    log = types.SimpleNamespace(loadscopesched=print, loadfilesched=print)
+    scheduler = conftest.pytest_xdist_make_scheduler(config, log)
+    nodes = [_Node("gw0", ids), _Node("gw1", ids)]
+    for node in nodes:
+        scheduler.add_node(node)
+        scheduler.add_node_collection(node, ids)
+    scheduler.schedule()
+    return {node.gateway.id: node.files for node in nodes}
+
+
+def test_the_spark_groups_go_out_first_one_to_each_worker() -> None:
+    options = _addopts()
+    assert "--dist" in options and options[options.index("--dist") + 1] == "loadfile"
+    assert "--no-loadscope-reorder" in options
+    # the collection order of tests/conftest.py: the Spark modules (few tests) first
+    ids = [f"tests/sql/test_spark.py::t{i}" for i in range(5)]
+    ids += [f"tests/sql/test_spark_options.py::t{i}" for i in range(2)]
+    ids += ["tests/sql/test_spark_oracle.py::t0"]
+    ids += [f"tests/m{m}.py::t{i}" for m in range(6) for i in range(50)]
+    first = _first_files(ids, reorder=False)
+    assert first == {"gw0": ["tests/sql/test_spark.py"], "gw1": ["tests/sql/test_spark_options.py"]}
+    # what xdist's default did: the files with the most tests first
+    default = _first_files(ids, reorder=True)
+    assert all("tests/sql/test_spark.py" not in files for files in default.values()), default
