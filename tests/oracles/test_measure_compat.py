@@ -157,6 +157,13 @@ def _assert_means(
         assert value == pytest.approx(expected[_irm_name(name)], abs=1e-9), name
 
 
+# test_compat_by_hand's tail sums T(m) = sum_{i=m}^{4} 0.5^(i-1) / i, worked there
+_T4 = 0.125 / 4
+_T3 = 0.25 / 3 + _T4
+_T2 = 0.25 + _T3
+BY_HAND_T = (1.0 + _T2, _T2, _T3, _T4)
+
+
 def test_compat_by_hand() -> None:
     # q: run a b c d; qrels c=2, a=1, d=1, z=1 (z unretrieved).  Ideal: c, then the gain-1
     # items in run order a, d, then z: positions c1 a2 d3 z4.  D = max(4, 4) = 4.
@@ -167,10 +174,7 @@ def test_compat_by_hand() -> None:
                         "score": [4.0, 3.0, 2.0, 1.0]})  # fmt: skip
     qrels = pl.DataFrame({"query": ["q"] * 5, "item": ["c", "a", "d", "z", "b"],
                           "relevance": [2, 1, 1, 1, 0]})  # fmt: skip
-    t4 = 0.125 / 4
-    t3 = 0.25 / 3 + t4
-    t2 = 0.25 + t3
-    t1 = 1.0 + t2
+    t1, t2, t3, t4 = BY_HAND_T
     got = rk.evaluate(run, qrels, ["Compat(p=0.5)", "Compat(p=0.5,normalize=false)"])
     normalised, plain = got["value"].to_list()
     assert normalised == pytest.approx((t2 + t3 + t4) / (t1 + t2 + t3 + t4), abs=1e-15)
@@ -244,10 +248,7 @@ def test_compat_by_hand_in_sql() -> None:
                         "score": [4.0, 3.0, 2.0, 1.0, 0.5]})  # fmt: skip
     qrels = pl.DataFrame({"query": ["q"] * 5, "item": ["c", "a", "d", "z", "b"],
                           "relevance": [2, 1, 1, 1, 0]})  # fmt: skip
-    t4 = 0.125 / 4
-    t3 = 0.25 / 3 + t4
-    t2 = 0.25 + t3
-    t1 = 1.0 + t2
+    t1, t2, t3, t4 = BY_HAND_T
     names = ["Compat(p=0.5)", "Compat(p=0.5,normalize=false)"]
     got = rk.evaluate(run, qrels, names, engine="duckdb", duplicates="first")
     normalised, plain = got["value"].to_list()
