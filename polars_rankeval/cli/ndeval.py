@@ -81,16 +81,40 @@ def _run_lines(
     from polars_rankeval._parse import parse_measure
 
     labels = [str(parse_measure(n)) for n in names]  # as evaluate labels them
+    # one evaluation: the means are aggregated from its per-query values
     per_query = rk.evaluate(run, qrels, labels, per_query=True, **options)
-    summary = rk.evaluate(run, qrels, labels, **options)
     values = {(q, m): v for q, m, v in per_query.iter_rows()}
     lines = []
     for topic in _topic_order(run["query"]):  # ndeval prints the run's topics
         cells = [f"{values.get((topic, m), 0.0):.6f}" for m in labels]
         lines.append(",".join([runid, topic, *cells]))
-    means = dict(summary.select("measure", "value").iter_rows())
+    means = _means(per_query, labels)
     cells = [f"{means[m]:.6f}" for m in labels]
     return [*lines, ",".join([runid, "amean", *cells])]
+
+
+def _means(per_query: pl.DataFrame, labels: Sequence[str]) -> dict[str, float]:
+    """Each measure's summary from ``evaluate``'s per-query values (``query, measure,
+    value``): its one aggregation, the values added in trec_eval's query order (query
+    ids as text), as ``evaluate``'s own summary adds them: the same bits.
+
+    >>> per_query = pl.DataFrame({"query": ["2", "10", "2", "10"],
+    ...                           "measure": ["P_IA@5", "P_IA@5", "NRBP", "NRBP"],
+    ...                           "value": [0.5, 0.25, 1.0, 0.0]})
+    >>> _means(per_query, ["P_IA@5", "NRBP"])
+    {'P_IA@5': 0.375, 'NRBP': 0.5}
+    """
+    from polars_rankeval._parse import parse_measure
+    from polars_rankeval.engines.finish import aggregate
+
+    ordered = per_query.sort(pl.col("query").cast(pl.String), maintain_order=True)
+    unique = list(dict.fromkeys(labels))
+    row = ordered.select(
+        aggregate(pl.col("value").filter(pl.col("measure") == label),
+                  parse_measure(label)).alias(label)
+        for label in unique
+    )  # fmt: skip
+    return dict(zip(unique, row.row(0))) if unique else {}
 
 
 def _runid(run: pl.DataFrame, name: str) -> str:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from polars_rankeval.cli import main
-from polars_rankeval.cli.ndeval import NDEVAL_MEASURES
+from polars_rankeval.cli.ndeval import NDEVAL_MEASURES, _means
 from tests.diversity_cases import cases, oracle_run
 from tests.helpers import examples
 
@@ -118,3 +118,42 @@ def test_values_match_pyndeval(capsys, tmp_path_factory, case) -> None:
     run_only = {q for q, _, _ in run} - set(oracle)
     assert all(set(got[t].values()) == {0.0} for t in run_only)
     AGREED.append(checked)
+
+
+def test_one_evaluation_a_run_and_the_amean_is_evaluates_summary(
+    capsys, tmp_path, monkeypatch
+) -> None:
+    """Each run is evaluated once (per query); its amean cells are ``evaluate``'s own
+    summary printed with %.6f (the same sums in trec_eval's query order), also with -c
+    (qrels-only topics count) over many topics whose sums depend on their order."""
+    import polars as pl
+
+    import polars_rankeval as rk
+
+    qrels = [(str(q), str(s), f"d{d}", (q * s + d) % 3 - (d == 4))
+             for q in range(1, 40) for s in (1, 2, 3) for d in range(q % 5 + 2)]  # fmt: skip
+    run = [(str(q), f"d{d}", float((q * 7 + d * 3) % 5)) for q in range(1, 36) for d in range(6)]
+    paths = _write(tmp_path, qrels, run)
+    names = [ours for ours, _ in NDEVAL_MEASURES]
+    qrels_frame = pl.DataFrame(qrels, schema=["query", "subtopic", "item", "relevance"],
+                               orient="row")  # fmt: skip
+    run_frame = pl.DataFrame(run, schema=["query", "item", "score"], orient="row")
+    calls: list[bool] = []
+    evaluate = rk.evaluate
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("per_query", False))
+        return evaluate(*args, **kwargs)
+
+    for flags in ([], ["-c"]):
+        calls.clear()
+        monkeypatch.setattr(rk, "evaluate", counted)
+        rows = _cli(capsys, *flags, *paths)
+        monkeypatch.setattr(rk, "evaluate", evaluate)
+        assert calls == [True]
+        summary = evaluate(run_frame, qrels_frame, names, complete=bool(flags))
+        means = dict(summary.select("measure", "value").iter_rows())
+        assert rows[-1] == ["tagged", "amean", *(f"{means[n]:.6f}" for n in names)]
+        # bit for bit, before printing
+        per_query = evaluate(run_frame, qrels_frame, names, per_query=True, complete=bool(flags))
+        assert _means(per_query, names) == means
