@@ -278,7 +278,6 @@ def _join(
         *[check.counter.alias(check.name) for check in qrels_checks],
     )
     per_query = qstats.select(c.query, *[s.column for s in stats])
-    qrels_rows = judged_qrels.select(c.query, c.item, REL).join(per_query, on=c.query, how="left")
     if not judged_only:
         items = judged_qrels.select(c.query, c.item, REL)
         rows = ranked.join(items, on=[c.query, c.item], how="left", maintain_order="left")
@@ -296,11 +295,14 @@ def _join(
         *([] if given_rank is None else [_misranked(given_rank).alias(MISRANKED)]),
         pl.lit(True).alias(IN_RUN),
     )
+    # the stats joined to the judged rows (half the judgments at 10M rows), not to every
+    # judgment before the run join: 308 against 356 MiB peak at 10M rows, rank-given,
+    # the same CPU time (benchmarks/RESULTS.md, issue 15)
+    judged_rows = ranked.join(
+        judged_qrels.select(c.query, c.item, REL), on=[c.query, c.item], how="inner"
+    ).join(per_query, on=c.query, how="left")
     rows = (
-        _with_ideal(
-            ranked.join(qrels_rows, on=[c.query, c.item], how="inner"),
-            judged_qrels, [c.query], ideals, c.item,
-        )
+        _with_ideal(judged_rows, judged_qrels, [c.query], ideals, c.item)
         # ~1/20 of the run: sorted, a query's sums add in the same order on every call
         # (measured free; maintain_order on the join cost 1.7 s at 10M rows)
         .sort([*keys, POS], nulls_last=True)
