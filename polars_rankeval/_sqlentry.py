@@ -622,7 +622,7 @@ def _judged_positions_sql(d: Dialect) -> str:
     """CTEs (DuckDB's macros): the judged rows' positions without ranking every row.
     A judged row's position is 1 + the rows of its query with a higher key + the rows
     with the same key and an item greater in byte order (trec_eval's order, as the
-    window's ROW_NUMBER); the first two from its query's list of keys (``_klist``), the
+    window's ROW_NUMBER); the first two from its query's list of keys (``_rq._keys``), the
     third by a join only for the (rare) judged rows whose key repeats in their query.
     Used (``_lists._on``) without duplicates='first' (its dropped rows need every
     position), without a family reading every ranked row, and while the list passes
@@ -639,11 +639,6 @@ def _judged_positions_sql(d: Dialect) -> str:
                           JOIN _qq AS y ON y._q = x._q), 0)
                 <= {LIST_WORK} * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
     ),
-    _klist AS (
-        SELECT {g('r')}r._q, list(r._key) AS _keys
-        FROM _run AS r CROSS JOIN _lists AS lf WHERE lf._on
-        GROUP BY {g('r')}r._q
-    ),
     _jkeys AS (
         SELECT {g('j')}j._q, j._item, j._key, j._rel,
             len(list_filter(k._keys, lambda __rk_x: __rk_x > j._key)) AS _above,
@@ -654,7 +649,7 @@ def _judged_positions_sql(d: Dialect) -> str:
             JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
             CROSS JOIN _lists AS lf WHERE lf._on
         ) AS j
-        JOIN _klist AS k ON {gj('k', 'j')}k._q = j._q
+        JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
     ),
     _jties AS (
         SELECT {g('j')}j._q, j._item, COUNT(*) AS _above
@@ -709,12 +704,33 @@ def _repeats_sql(d: Dialect) -> str:
             f"CASE WHEN {d.no_groups} THEN {d.fingerprint('r._q, r._item')} ELSE {fingerprint} END"
         )
     flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f"
+    if d.judged_positions:
+        return _listed_repeats_sql(d, exact.replace("@@FLAGGED@@", flagged))
     return f"""_rq AS (
         SELECT {g('r')}r._q, COUNT(*) AS _n FROM _run AS r GROUP BY {g('r')}r._q
     ),
     _fp AS (SELECT COUNT(*) - COUNT(DISTINCT {fingerprint}) AS _h FROM _run AS r),
     _rdup AS (
         {exact.replace('@@FLAGGED@@', flagged)}
+    ),"""
+
+
+def _listed_repeats_sql(d: Dialect, exact: str) -> str:
+    """``_rq`` and ``_rdup`` as :func:`_repeats_sql`, in one aggregate over the run with
+    the judged rows' lists (:func:`_judged_positions_sql`): per (group, query) its rows,
+    its keys (``_keys``; not with duplicates='first') and its repeated item hashes
+    (``_hdup``: the count less the distinct hashes of its items, a collision only
+    over-counting); the exact count per query only when some query has one."""
+    g = d.g
+    return f"""_rq AS (
+        SELECT {g('r')}r._q, COUNT(*) AS _n,
+            list(r._key) FILTER (WHERE NOT {d.first}) AS _keys,
+            COUNT(*) - list_unique(list({d.fingerprint('r._item')})) AS _hdup
+        FROM _run AS r GROUP BY {g('r')}r._q
+    ),
+    _fp AS (SELECT COALESCE(SUM(x._hdup), 0) AS _h FROM _rq AS x),
+    _rdup AS (
+        {exact}
     ),"""
 
 

@@ -754,9 +754,12 @@ _specs AS (
 ),
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _rq AS (
-        SELECT r._g, r._q, COUNT(*) AS _n FROM _run AS r GROUP BY r._g, r._q
+        SELECT r._g, r._q, COUNT(*) AS _n,
+            list(r._key) FILTER (WHERE NOT (duplicates = 'first')) AS _keys,
+            COUNT(*) - list_unique(list(hash(r._item))) AS _hdup
+        FROM _run AS r GROUP BY r._g, r._q
     ),
-    _fp AS (SELECT COUNT(*) - COUNT(DISTINCT CASE WHEN len("by") = 0 THEN hash(r._q, r._item) ELSE hash(r._g, r._q, r._item) END) AS _h FROM _run AS r),
+    _fp AS (SELECT COALESCE(SUM(x._hdup), 0) AS _h FROM _rq AS x),
     _rdup AS (
         SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
@@ -783,11 +786,6 @@ _specs AS (
                           JOIN _qq AS y ON y._q = x._q), 0)
                 <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
     ),
-    _klist AS (
-        SELECT r._g, r._q, list(r._key) AS _keys
-        FROM _run AS r CROSS JOIN _lists AS lf WHERE lf._on
-        GROUP BY r._g, r._q
-    ),
     _jkeys AS (
         SELECT j._g, j._q, j._item, j._key, j._rel,
             len(list_filter(k._keys, lambda __rk_x: __rk_x > j._key)) AS _above,
@@ -798,7 +796,7 @@ _specs AS (
             JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
             CROSS JOIN _lists AS lf WHERE lf._on
         ) AS j
-        JOIN _klist AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
+        JOIN _rq AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
     ),
     _jties AS (
         SELECT j._g, j._q, j._item, COUNT(*) AS _above
