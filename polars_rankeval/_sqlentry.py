@@ -705,7 +705,8 @@ def _repeats_sql(d: Dialect) -> str:
         )
     flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f"
     if d.judged_positions:
-        return _listed_repeats_sql(d, exact.replace("@@FLAGGED@@", flagged))
+        item_hash = d.fingerprint("r._item")
+        return _listed_repeats_sql(d, exact.replace("@@FLAGGED@@", flagged), item_hash)
     return f"""_rq AS (
         SELECT {g('r')}r._q, COUNT(*) AS _n FROM _run AS r GROUP BY {g('r')}r._q
     ),
@@ -715,7 +716,7 @@ def _repeats_sql(d: Dialect) -> str:
     ),"""
 
 
-def _listed_repeats_sql(d: Dialect, exact: str) -> str:
+def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     """``_rq`` and ``_rdup`` as :func:`_repeats_sql`, in one aggregate over the run with
     the judged rows' lists (:func:`_judged_positions_sql`): per (group, query) its rows,
     its keys (``_keys``; not with duplicates='first') and its repeated item hashes
@@ -725,7 +726,7 @@ def _listed_repeats_sql(d: Dialect, exact: str) -> str:
     return f"""_rq AS (
         SELECT {g('r')}r._q, COUNT(*) AS _n,
             list(r._key) FILTER (WHERE NOT {d.first}) AS _keys,
-            COUNT(*) - list_unique(list({d.fingerprint('r._item')})) AS _hdup
+            COUNT(*) - list_unique(list({item_hash})) AS _hdup
         FROM _run AS r GROUP BY {g('r')}r._q
     ),
     _fp AS (SELECT COALESCE(SUM(x._hdup), 0) AS _h FROM _rq AS x),
