@@ -16,7 +16,7 @@ tables) or in Jinja (dbt: the same tables as a Jinja dict), never evaluated.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
@@ -170,7 +170,7 @@ def qualifier(alias: str) -> str:
     return f"{alias}." if alias else ""
 
 
-DUCKDB = Dialect.of(
+DUCKDB = replace(Dialect.of(
     TARGETS["duckdb"],
     g=lambda a: f"{qualifier(a)}_g, ",
     gj=lambda a, b: f"{a}._g IS NOT DISTINCT FROM {b}._g AND ",
@@ -179,7 +179,7 @@ DUCKDB = Dialect.of(
     first="(duplicates = 'first')",
     no_groups='len("by") = 0',
     average="(ties = 'average')",
-)
+), judged_positions=True)
 
 
 # The retrieved rows within the cutoff (all without one): u._nall rows (after top) less
@@ -585,22 +585,96 @@ def _ranked_sql(d: Dialect) -> str:
     ranks without them then: the window's sort key is a fifth narrower (measured), and
     the planner drops the branch whose condition is false."""
 
+    # with judged-row positions (_judged_positions_sql) the window ranks only otherwise
+    source = "_run AS r"
+    if d.judged_positions:
+        source += "\n        CROSS JOIN _lists AS lf WHERE NOT lf._on AND "
+    elif d.no_groups:
+        source += " WHERE "
+
     def select(part: Callable[[str], str], where: str) -> str:
         window = (
             f"PARTITION BY {part('r')}r._q ORDER BY r._key DESC, {d.bytes_order('r._item')} DESC"
         )
         return (
             f"SELECT {d.g('r')}r._q, r._item,\n            ROW_NUMBER() OVER ({window}) AS _pos"
-            f"\n        FROM _run AS r{where}"
+            f"\n        FROM {source}{where}"
         )
 
     if not d.no_groups:
-        return select(d.g, "")
+        return select(d.g, "TRUE" if d.judged_positions else "")
     return (
-        select(lambda a: "", f" WHERE {d.no_groups}")
+        select(lambda a: "", d.no_groups)
         + "\n        UNION ALL\n        "
-        + select(d.g, f" WHERE NOT ({d.no_groups})")
+        + select(d.g, f"NOT ({d.no_groups})")
     )
+
+
+# A judged row's position from its query's list of keys costs a pass over the list: the
+# lists are used while (the qrels rows of a query, at most its rows) x (its rows) summed
+# over the queries stays within this many times the run's rows, else the window ranks
+LIST_WORK = 32
+# the families that read every ranked row, not only the judged ones
+_EVERY_ROW = ("Compat", *DIVERSITY_FAMILIES)
+
+
+def _judged_positions_sql(d: Dialect) -> str:
+    """CTEs (DuckDB's macros): the judged rows' positions without ranking every row.
+    A judged row's position is 1 + the rows of its query with a higher key + the rows
+    with the same key and an item greater in byte order (trec_eval's order, as the
+    window's ROW_NUMBER); the first two from its query's list of keys (``_rq._keys``), the
+    third by a join only for the (rare) judged rows whose key repeats in their query.
+    Used (``_lists._on``) without duplicates='first' (its dropped rows need every
+    position), without a family reading every ranked row, and while the list passes
+    cost less than ranking (:data:`LIST_WORK`); otherwise these CTEs are empty and the
+    window ranks (:func:`_ranked_sql`).  Equal positions to the window's: the keys
+    compare as doubles alike (-0.0 = 0.0 in both)."""
+    g, gj = d.g, d.gj
+    every = ", ".join(_quote(f) for f in _EVERY_ROW)
+    return f"""
+    _lists AS (
+        SELECT NOT {d.first}
+            AND NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({every}))
+            AND COALESCE((SELECT SUM(LEAST(y._nj, x._n) * x._n) FROM _rq AS x
+                          JOIN _qq AS y ON y._q = x._q), 0)
+                <= {LIST_WORK} * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
+    ),
+    _jkeys AS (
+        SELECT {g('j')}j._q, j._item, j._key, j._rel,
+            len(list_filter(k._keys, lambda __rk_x: __rk_x > j._key)) AS _above,
+            len(list_filter(k._keys, lambda __rk_x: __rk_x = j._key)) AS _same
+        FROM (
+            SELECT {g('r')}r._q, r._item, r._key, q._rel
+            FROM _run AS r
+            JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+            CROSS JOIN _lists AS lf WHERE lf._on
+        ) AS j
+        JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
+    ),
+    _jties AS (
+        SELECT {g('j')}j._q, j._item, COUNT(*) AS _above
+        FROM _jkeys AS j
+        JOIN _run AS r ON {gj('r', 'j')}r._q = j._q AND r._key = j._key
+            AND {d.bytes_order('r._item')} > {d.bytes_order('j._item')}
+        WHERE j._same > 1
+        GROUP BY {g('j')}j._q, j._item
+    ),"""
+
+
+def _judged_rows_sql(d: Dialect) -> str:
+    """The select of ``_rows``: the ranked run's judged rows (and, with
+    :attr:`Dialect.judged_positions`, those positioned from the lists)."""
+    g = d.g
+    ranked = f"""SELECT {g('r')}r._q, r._item, r._pos, q._rel
+        FROM _ranked AS r
+        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item"""
+    if not d.judged_positions:
+        return ranked
+    return ranked + f"""
+        UNION ALL
+        SELECT {g('j')}j._q, j._item, 1 + j._above + COALESCE(t._above, 0) AS _pos, j._rel
+        FROM _jkeys AS j
+        LEFT JOIN _jties AS t ON {d.gj('t', 'j')}t._q = j._q AND t._item = j._item"""
 
 
 def _repeats_sql(d: Dialect) -> str:
@@ -630,12 +704,34 @@ def _repeats_sql(d: Dialect) -> str:
             f"CASE WHEN {d.no_groups} THEN {d.fingerprint('r._q, r._item')} ELSE {fingerprint} END"
         )
     flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f"
+    if d.judged_positions:
+        item_hash = d.fingerprint("r._item")
+        return _listed_repeats_sql(d, exact.replace("@@FLAGGED@@", flagged), item_hash)
     return f"""_rq AS (
         SELECT {g('r')}r._q, COUNT(*) AS _n FROM _run AS r GROUP BY {g('r')}r._q
     ),
     _fp AS (SELECT COUNT(*) - COUNT(DISTINCT {fingerprint}) AS _h FROM _run AS r),
     _rdup AS (
         {exact.replace('@@FLAGGED@@', flagged)}
+    ),"""
+
+
+def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
+    """``_rq`` and ``_rdup`` as :func:`_repeats_sql`, in one aggregate over the run with
+    the judged rows' lists (:func:`_judged_positions_sql`): per (group, query) its rows,
+    its keys (``_keys``; not with duplicates='first') and its repeated item hashes
+    (``_hdup``: the count less the distinct hashes of its items, a collision only
+    over-counting); the exact count per query only when some query has one."""
+    g = d.g
+    return f"""_rq AS (
+        SELECT {g('r')}r._q, COUNT(*) AS _n,
+            list(r._key) FILTER (WHERE NOT {d.first}) AS _keys,
+            COUNT(*) - list_unique(list({item_hash})) AS _hdup
+        FROM _run AS r GROUP BY {g('r')}r._q
+    ),
+    _fp AS (SELECT COALESCE(SUM(x._hdup), 0) AS _h FROM _rq AS x),
+    _rdup AS (
+        {exact}
     ),"""
 
 
@@ -654,7 +750,7 @@ def _qrels_repeats_sql(d: Dialect) -> str:
         return f"_qq AS (\n        {exact.replace('@@FLAGGED@@', '')}\n    ),\n    _qdup AS (SELECT * FROM _qq),"
     flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _qfp AS f WHERE f._h > 0) AS f"
     return f"""_qq AS (
-        SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel, COUNT(*) AS _nj
         FROM _qrels AS q
         GROUP BY q._q
     ),
@@ -666,20 +762,23 @@ def _qrels_repeats_sql(d: Dialect) -> str:
 
 def _counts_sql(d: Dialect) -> str:
     """CTEs: the ranked run, per-query counts and the data checks."""
-    g = d.g
-    return f"""
-    _levels AS (SELECT DISTINCT _level FROM _specs),
+    repeats = f"""
+    {_repeats_sql(d)}
+    {_qrels_repeats_sql(d)}"""
+    ranked = f"""
     _ranked AS (
         {_ranked_sql(d)}
     ),
     -- the judged retrieved rows: all that is read of the ranked run
     _rows AS (
-        SELECT {g('r')}r._q, r._item, r._pos, q._rel
-        FROM _ranked AS r
-        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-    ),
-    {_repeats_sql(d)}
-    {_qrels_repeats_sql(d)}
+        {_judged_rows_sql(d)}
+    ),"""
+    if d.judged_positions:  # the lists' choice reads the counts
+        ranked = repeats + _judged_positions_sql(d) + ranked
+    else:
+        ranked += repeats
+    return f"""
+    _levels AS (SELECT DISTINCT _level FROM _specs),{ranked}
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
             COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,

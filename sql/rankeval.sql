@@ -753,25 +753,13 @@ _specs AS (
     FROM rankeval_measure_specs(measures, conventions := conventions, rel := rel) AS s
 ),
     _levels AS (SELECT DISTINCT _level FROM _specs),
-    _ranked AS (
-        SELECT r._g, r._q, r._item,
-            ROW_NUMBER() OVER (PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos
-        FROM _run AS r WHERE len("by") = 0
-        UNION ALL
-        SELECT r._g, r._q, r._item,
-            ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos
-        FROM _run AS r WHERE NOT (len("by") = 0)
-    ),
-    -- the judged retrieved rows: all that is read of the ranked run
-    _rows AS (
-        SELECT r._g, r._q, r._item, r._pos, q._rel
-        FROM _ranked AS r
-        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-    ),
     _rq AS (
-        SELECT r._g, r._q, COUNT(*) AS _n FROM _run AS r GROUP BY r._g, r._q
+        SELECT r._g, r._q, COUNT(*) AS _n,
+            list(r._key) FILTER (WHERE NOT (duplicates = 'first')) AS _keys,
+            COUNT(*) - list_unique(list(hash(r._item))) AS _hdup
+        FROM _run AS r GROUP BY r._g, r._q
     ),
-    _fp AS (SELECT COUNT(*) - COUNT(DISTINCT CASE WHEN len("by") = 0 THEN hash(r._q, r._item) ELSE hash(r._g, r._q, r._item) END) AS _h FROM _run AS r),
+    _fp AS (SELECT COALESCE(SUM(x._hdup), 0) AS _h FROM _rq AS x),
     _rdup AS (
         SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
@@ -779,7 +767,7 @@ _specs AS (
         GROUP BY r._g, r._q
     ),
     _qq AS (
-        SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
+        SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel, COUNT(*) AS _nj
         FROM _qrels AS q
         GROUP BY q._q
     ),
@@ -790,6 +778,54 @@ _specs AS (
         FROM _qrels AS q
         CROSS JOIN (SELECT 1 AS _one FROM _qfp AS f WHERE f._h > 0) AS f
         GROUP BY q._q
+    ),
+    _lists AS (
+        SELECT NOT (duplicates = 'first')
+            AND NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('Compat', 'alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall'))
+            AND COALESCE((SELECT SUM(LEAST(y._nj, x._n) * x._n) FROM _rq AS x
+                          JOIN _qq AS y ON y._q = x._q), 0)
+                <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
+    ),
+    _jkeys AS (
+        SELECT j._g, j._q, j._item, j._key, j._rel,
+            len(list_filter(k._keys, lambda __rk_x: __rk_x > j._key)) AS _above,
+            len(list_filter(k._keys, lambda __rk_x: __rk_x = j._key)) AS _same
+        FROM (
+            SELECT r._g, r._q, r._item, r._key, q._rel
+            FROM _run AS r
+            JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+            CROSS JOIN _lists AS lf WHERE lf._on
+        ) AS j
+        JOIN _rq AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
+    ),
+    _jties AS (
+        SELECT j._g, j._q, j._item, COUNT(*) AS _above
+        FROM _jkeys AS j
+        JOIN _run AS r ON r._g IS NOT DISTINCT FROM j._g AND r._q = j._q AND r._key = j._key
+            AND CAST(r._item AS VARCHAR) > CAST(j._item AS VARCHAR)
+        WHERE j._same > 1
+        GROUP BY j._g, j._q, j._item
+    ),
+    _ranked AS (
+        SELECT r._g, r._q, r._item,
+            ROW_NUMBER() OVER (PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos
+        FROM _run AS r
+        CROSS JOIN _lists AS lf WHERE NOT lf._on AND len("by") = 0
+        UNION ALL
+        SELECT r._g, r._q, r._item,
+            ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos
+        FROM _run AS r
+        CROSS JOIN _lists AS lf WHERE NOT lf._on AND NOT (len("by") = 0)
+    ),
+    -- the judged retrieved rows: all that is read of the ranked run
+    _rows AS (
+        SELECT r._g, r._q, r._item, r._pos, q._rel
+        FROM _ranked AS r
+        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+        UNION ALL
+        SELECT j._g, j._q, j._item, 1 + j._above + COALESCE(t._above, 0) AS _pos, j._rel
+        FROM _jkeys AS j
+        LEFT JOIN _jties AS t ON t._g IS NOT DISTINCT FROM j._g AND t._q = j._q AND t._item = j._item
     ),
     _check AS (
         SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,

@@ -188,3 +188,60 @@ def test_duplicates_first(con, options):
         # the default still refuses them
         with pytest.raises(duckdb.Error, match="duplicate"):
             con.sql(sql_call("rankeval_summary", ["MAP"], by, **options)).fetchall()
+
+
+# Without Compat (the one family here that reads every ranked row) the judged rows are
+# positioned from per-query lists of keys (_sqlentry._judged_positions_sql), not by the
+# window: make_data's queries have at most 9 qrels rows, well within LIST_WORK.
+LIST_MEASURES = [m for m in MEASURES if not m.startswith("Compat")]
+
+
+@pytest.mark.parametrize("options", [{}, {"top": 3}, {"complete": True, "rel": 2}],
+                         ids=lambda o: ",".join(map(str, o.items())) or "-")
+@pytest.mark.parametrize("seed", [4, 5])
+def test_parity_with_polars_positions_from_key_lists(con, seed, options):
+    """Tie-heavy scores (4 values): most judged rows share their key with other rows of
+    their query, so the tie fix-up by item decides their positions."""
+    runs, qrels = make_data(seed)
+    con.register("runs", runs)
+    con.register("judgments", qrels)
+    by = ["system", "day"]
+    count = 0
+    for per_query, name in ((True, "rankeval_per_query"), (False, "rankeval_summary")):
+        sql = con.sql(sql_call(name, LIST_MEASURES, by, **options)).pl()
+        expected = polars_result(runs, qrels, LIST_MEASURES, by, per_query, **options)
+        keys = [*by, "qid"] if per_query else by
+        count += assert_same(sql, expected, keys)
+    assert count > len(LIST_MEASURES) * 4
+
+
+@pytest.mark.parametrize("deep", [False, True])
+def test_parity_with_polars_rank_given_lists_and_window(con, deep):
+    """A given rank with repeats (ties broken by item), no by; ``deep``: one query with
+    80 judged rows of 80, whose list passes (80 x 80 + the others' > 32 x the run's 113
+    rows) send every query to the ranking window instead of the lists."""
+    rng = random.Random(11)
+    items = [f"d{i}" for i in range(80)]
+    rows = [("q1", i, rng.randint(1, 6)) for i in rng.sample(items, 25)]
+    rows += [("q2", i, rng.randint(1, 3)) for i in rng.sample(items, 8)]
+    judged = [("q1", i, rng.choice(GRADES_LIST)) for i in rng.sample(items, 6)]
+    judged += [("q2", i, rng.choice(GRADES_LIST)) for i in items[:5]]
+    if deep:
+        rows += [("q3", i, rng.randint(1, 80)) for i in items]
+        judged += [("q3", i, rng.choice(GRADES_LIST)) for i in items]
+    runs = pl.DataFrame(rows, schema=["qid", "doc_id", "pos"], orient="row")
+    qrels = pl.DataFrame(judged, schema=["qid", "doc_id", "grade"], orient="row")
+    con.register("runs_ranked", runs)
+    con.register("judgments", qrels)
+    sql = con.sql(
+        f"SELECT * FROM rankeval_per_query('runs_ranked', 'judgments', {LIST_MEASURES!r}, "
+        "query := 'qid', item := 'doc_id', rank := 'pos', relevance := 'grade')"
+    ).pl()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = rk.evaluate(runs, qrels, LIST_MEASURES, per_query=True, query="qid",
+                               item="doc_id", rank="pos", score=None, relevance="grade")
+    assert assert_same(sql, expected, ["qid"]) == len(LIST_MEASURES) * (3 if deep else 2)
+
+
+GRADES_LIST = [-1, 0, 1, 1, 2, 3]

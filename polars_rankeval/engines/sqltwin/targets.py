@@ -225,6 +225,9 @@ class Dialect:
     average: str = ""
     # the diversity family's recursive CTEs are rendered (see Target.recursive)
     recursive: bool = False
+    # the judged rows' positions may come from per-query lists of the run's keys, without
+    # ranking every row (DuckDB's macros: list functions and lambdas; _sqlentry)
+    judged_positions: bool = False
 
     @classmethod
     def of(
