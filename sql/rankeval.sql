@@ -41,7 +41,9 @@
 -- trec_eval's conventions: score descending compared in single precision (REAL), ties by
 -- item descending in byte order; a run query without judgments is not evaluated.  Bad
 -- input raises: unknown measures or parameters, duplicate (by..., query, item) run rows,
--- duplicate judgments, null ids, null/NaN/infinite scores or relevance, missing columns.
+-- duplicate judgments, null ids, null/NaN/infinite scores or relevance, missing columns,
+-- column types it cannot use (ids neither text nor integers, or text on one side and
+-- integers on the other; scores, ranks or relevance that are not numbers).
 
 -- Generated from polars_rankeval's measure registry (do not edit by hand).
 -- Tables, not VALUES lists in table macros: a call binds a table in a fraction
@@ -534,6 +536,16 @@ LEFT JOIN (
 
 -- The public macros over the one-pass evaluation (its CTEs are generated from the
 -- canonical SQL of polars_rankeval/_sqlentry.py, shared with the dbt package).
+-- A column type (typeof's name) as the entry point's checks see it: 'integer' or 'text'
+-- ids (the two never join), 'number' (scores, relevance), 'absent' (no such column or
+-- row: other checks name it) or 'other' (refused).
+CREATE OR REPLACE MACRO rankeval_type_kind(t) AS CASE
+    WHEN t IS NULL OR t = '"NULL"' THEN 'absent'
+    WHEN regexp_full_match(t, 'U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)') THEN 'integer'
+    WHEN t = 'VARCHAR' OR t LIKE 'ENUM(%' THEN 'text'
+    WHEN t IN ('FLOAT', 'DOUBLE', 'BOOLEAN') OR t LIKE 'DECIMAL(%' THEN 'number'
+    ELSE 'other' END;
+
 -- rankeval_rows: every value with the internal columns; the two macros below shape it.
 CREATE OR REPLACE MACRO rankeval_rows(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
@@ -552,13 +564,14 @@ _args AS (
                        || CASE WHEN top IS NOT NULL THEN 'top=' ELSE 'duplicates=''first''' END
                        || ': which rows are kept would depend on the order of tied rows; filter'
                        || ' or de-duplicate the run first')
-        WHEN top IS NOT NULL AND (CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
+        WHEN top IS NOT NULL AND (TRY_CAST(top AS DOUBLE) IS NULL OR CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
             THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
         WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'first')
             THEN error('duplicates=''' || COALESCE(duplicates, 'NULL')
                        || ''': choose ''error'' or ''first''')
-        WHEN complete IS NULL THEN error('complete must be true or false')
-        WHEN rel IS NULL OR NOT isfinite(CAST(rel AS DOUBLE))
+        WHEN complete IS NULL OR TRY_CAST(complete AS BOOLEAN) IS NULL
+            THEN error('complete must be true or false, got ' || COALESCE(CAST(complete AS VARCHAR), 'NULL'))
+        WHEN rel IS NULL OR NOT isfinite(TRY_CAST(rel AS DOUBLE)) OR TRY_CAST(rel AS DOUBLE) IS NULL
             THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
         WHEN list_contains("by", query)
             THEN error('by=' || CAST("by" AS VARCHAR) || ' must not repeat columns or contain the query column')
@@ -571,16 +584,68 @@ _args AS (
             THEN error('by=' || CAST("by" AS VARCHAR) || ' must not repeat columns or contain the query column')
         ELSE 0 END AS _ok
 ),
+-- one row of each table: its columns, the row (for messages) and the key columns' types
+-- ('"NULL"' for a missing column; typeof is folded from the types: no pass over the data)
 _runcols AS (
-    SELECT json_keys(to_json(r)) AS _cols
-    FROM (SELECT * FROM query_table(run_table) LIMIT 1) AS r
+    SELECT json_keys(r._row) AS _cols, r.*
+    FROM (
+        SELECT to_json(struct_pack(*COLUMNS(lambda c: c <> '__rk_none'))) AS _row,
+            typeof(COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query))) AS _qt,
+            typeof(COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item))) AS _it,
+            typeof(COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(rank, score)))) AS _vt
+        FROM (SELECT NULL AS __rk_none, * FROM query_table(run_table) LIMIT 1)
+    ) AS r
 ),
 _qrelscols AS (
-    SELECT json_keys(to_json(r)) AS _cols
-    FROM (SELECT * FROM query_table(qrels_table) LIMIT 1) AS r
+    SELECT json_keys(r._row) AS _cols, r.*
+    FROM (
+        SELECT to_json(struct_pack(*COLUMNS(lambda c: c <> '__rk_none'))) AS _row,
+            typeof(COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query))) AS _qt,
+            typeof(COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item))) AS _it,
+            typeof(COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = relevance))) AS _vt
+        FROM (SELECT NULL AS __rk_none, * FROM query_table(qrels_table) LIMIT 1)
+    ) AS r
+),
+-- the column types evaluate() checks: ids string or integer and of one kind on both
+-- sides (else DuckDB's cast in the joins fails naming an internal column), scores, ranks
+-- and relevance numeric (text is checked value by value below)
+_types AS (
+    SELECT CASE
+        WHEN rankeval_type_kind(r._qt) IN ('number', 'other')
+            THEN error('run column ''' || query || ''' must hold string or integer ids, got '
+                       || r._qt || '; example row: ' || r._row)
+        WHEN rankeval_type_kind(r._it) IN ('number', 'other')
+            THEN error('run column ''' || item || ''' must hold string or integer ids, got '
+                       || r._it || '; example row: ' || r._row)
+        WHEN rankeval_type_kind(r._vt) = 'other'
+            THEN error('run column ''' || COALESCE(rank, score) || ''' must be numeric, got '
+                       || r._vt || '; example row: ' || r._row)
+        WHEN rankeval_type_kind(j._qt) IN ('number', 'other')
+            THEN error('qrels column ''' || query || ''' must hold string or integer ids, got '
+                       || j._qt || '; example row: ' || j._row)
+        WHEN rankeval_type_kind(j._it) IN ('number', 'other')
+            THEN error('qrels column ''' || item || ''' must hold string or integer ids, got '
+                       || j._it || '; example row: ' || j._row)
+        WHEN rankeval_type_kind(j._vt) = 'other'
+            THEN error('qrels column ''' || relevance || ''' must be numeric or boolean, got '
+                       || j._vt || '; example row: ' || j._row)
+        WHEN rankeval_type_kind(r._qt) <> rankeval_type_kind(j._qt)
+             AND 'absent' NOT IN (rankeval_type_kind(r._qt), rankeval_type_kind(j._qt))
+            THEN error('run column ''' || query || ''' is ' || r._qt || ' but qrels column '''
+                       || query || ''' is ' || j._qt || ': ids of different types never match'
+                       || ' (cast one side, e.g. CAST(' || query || ' AS VARCHAR)); example run row: '
+                       || r._row || '; example qrels row: ' || j._row)
+        WHEN rankeval_type_kind(r._it) <> rankeval_type_kind(j._it)
+             AND 'absent' NOT IN (rankeval_type_kind(r._it), rankeval_type_kind(j._it))
+            THEN error('run column ''' || item || ''' is ' || r._it || ' but qrels column '''
+                       || item || ''' is ' || j._it || ': ids of different types never match'
+                       || ' (cast one side, e.g. CAST(' || item || ' AS VARCHAR)); example run row: '
+                       || r._row || '; example qrels row: ' || j._row)
+        ELSE 0 END AS _ok
+    FROM (SELECT 1) AS o LEFT JOIN _runcols AS r ON true LEFT JOIN _qrelscols AS j ON true
 ),
 _runcheck AS (
-    SELECT c._cols, a._ok + CASE
+    SELECT c._cols, a._ok + t._ok + CASE
         WHEN len(list_filter("by", lambda b: NOT list_contains(c._cols, b))) > 0
             THEN error('run has no column ''' || list_filter("by", lambda b: NOT list_contains(c._cols, b))[1]
                        || ''' (columns: ' || CAST(c._cols AS VARCHAR) || '); check by := [...]')
@@ -588,7 +653,7 @@ _runcheck AS (
             THEN error('run needs a score column (''' || score || ''') or a rank column; columns: '
                        || CAST(c._cols AS VARCHAR) || '; pass score := ... or rank := ...')
         ELSE 0 END AS _ok
-    FROM _runcols AS c CROSS JOIN _args AS a
+    FROM _runcols AS c CROSS JOIN _args AS a CROSS JOIN _types AS t
 ),
 _run AS (
     SELECT o._g, o._q, o._item,
@@ -601,8 +666,9 @@ _run AS (
                                 AS REAL) AS DOUBLE)
                       WHEN o._o IS NOT NULL AND TRY_CAST(o._o AS DOUBLE) IS NULL  -- text such as 'high'
                           THEN error('run column ''' || score || ''': score must be numeric, got '''
-                                     || CAST(o._o AS VARCHAR) || '''; example query: '
-                                     || CAST(o._q AS VARCHAR))
+                                     || CAST(o._o AS VARCHAR) || '''; example row: ' || query || '='
+                                     || CAST(o._q AS VARCHAR) || ', ' || item || '='
+                                     || CAST(o._item AS VARCHAR))
                       ELSE error('run column ''' || score || ''': score is null, NaN or infinite;'
                                  || ' example query: ' || CAST(o._q AS VARCHAR)) END
              WHEN TRY_CAST(o._o AS DOUBLE) > 0 AND CAST(o._o AS DOUBLE) = FLOOR(CAST(o._o AS DOUBLE))
@@ -672,11 +738,17 @@ _qrels_src AS (
                 AS __rk_wv0
         FROM (SELECT NULL AS __rk_q, NULL AS __rk_none, * FROM query_table(qrels_table)) AS q0
     ) AS q
-    CROSS JOIN _qrelscols AS k
+    CROSS JOIN (SELECT j._cols, t._ok FROM _qrelscols AS j CROSS JOIN _types AS t) AS k
+    WHERE k._ok = 0
 ),
 _qrels_all AS (
     SELECT q.__rk_qv AS _q, q.__rk_iv AS _item,
-        CASE WHEN isfinite(CAST(q.__rk_rv AS DOUBLE)) THEN CAST(q.__rk_rv AS DOUBLE)
+        CASE WHEN isfinite(TRY_CAST(q.__rk_rv AS DOUBLE)) THEN CAST(q.__rk_rv AS DOUBLE)
+             WHEN TRY_CAST(q.__rk_rv AS DOUBLE) IS NULL  -- text such as 'yes' (null ids raised above)
+                 THEN error('qrels column ''' || relevance || ''': relevance must be numeric, got '''
+                            || CAST(q.__rk_rv AS VARCHAR) || '''; example row: ' || query || '='
+                            || CAST(q.__rk_qv AS VARCHAR) || ', ' || item || '='
+                            || CAST(q.__rk_iv AS VARCHAR))
              ELSE error('qrels column ''' || relevance || ''': relevance is null, NaN or infinite;'
                         || ' example query: ' || CAST(q.__rk_qv AS VARCHAR)) END AS _rel,
         q.__rk_sv0 AS _sub, q.__rk_wv0 AS _w0

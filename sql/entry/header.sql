@@ -41,4 +41,6 @@
 -- trec_eval's conventions: score descending compared in single precision (REAL), ties by
 -- item descending in byte order; a run query without judgments is not evaluated.  Bad
 -- input raises: unknown measures or parameters, duplicate (by..., query, item) run rows,
--- duplicate judgments, null ids, null/NaN/infinite scores or relevance, missing columns.
+-- duplicate judgments, null ids, null/NaN/infinite scores or relevance, missing columns,
+-- column types it cannot use (ids neither text nor integers, or text on one side and
+-- integers on the other; scores, ranks or relevance that are not numbers).

@@ -117,3 +117,23 @@ def test_jit_compiles_long_measure_lists_unless_off(postgres: Postgres) -> None:
     assert _jit_planned(postgres, "on", GRID)
     assert not _jit_planned(postgres, "off", GRID)
     assert not _jit_planned(postgres, "on", ["AP", "nDCG@10", "P@10", "R@100", "RR"])
+
+
+@pytest.mark.parametrize(("scores", "rr"), [
+    ([1e308, 1e39, -1e308], 1 / 2),  # a and b both +inf in a C float: tied, b (item desc) first
+    ([-1e39, -1e308, 1.0], 1 / 3),  # c, then a and b both -inf: b first, a third
+    ([1e-50, 1e-60, -1.0], 1 / 2),  # a and b both 0 in a C float (below its least subnormal)
+    ([3.4028235e38, 3.4028234e38, 1.0], 1 / 2),  # both round to FLT_MAX: tied, b first
+])  # fmt: skip
+def test_scores_beyond_float_range_compare_as_trec_eval_s_float(postgres: Postgres,
+                                                                 scores: list[float],
+                                                                 rr: float) -> None:
+    """trec_eval keeps scores in a C float: a finite double beyond its range is +-inf and
+    one below its least subnormal is 0 (README, the score column), as in DuckDB and polars;
+    PostgreSQL's CAST(x AS REAL) raised 'value out of range' (overflow, underflow)."""
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": scores})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    _check(postgres, run, qrels, ["RR", "AP", "nDCG@3", "P@1"])
+    sql = render(["RR"], "postgres", run_table="run", qrels_table="qrels", per_query=False)
+    got = postgres.query(sql, {"measure": pl.String, "value": pl.Float64})
+    assert got.rows() == [("RR", rr)]

@@ -182,3 +182,29 @@ def test_dbt_bad_measure_fails_to_compile(installed, tmp_path, measures, message
     assert result.returncode != 0
     assert "rankeval: measure" in result.stdout or "rankeval: unknown" in result.stdout
     assert message in result.stdout, result.stdout[-3000:]
+
+
+@pytest.mark.parametrize("columns", [
+    "query='qid', item='qid', score='sim'",
+    "query='qid', item='doc_id', score='qid'",
+    "query='qid', item='doc_id', rank='doc_id'",
+])  # fmt: skip
+def test_dbt_one_column_as_two_keys_fails_to_compile(installed, tmp_path, columns):
+    """query = item made every item its own query (a silently perfect AP), as in the SQL
+    entry point before it refused it; the package refuses it while parsing."""
+    directory = tmp_path / "twice"
+    shutil.copytree(installed, directory, symlinks=True,
+                    ignore=shutil.ignore_patterns("*.duckdb", "target", "logs", "dashboard*.sql"))
+    (directory / "models" / "twice.sql").write_text(
+        f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), ['MAP'], {columns},"
+        " relevance='grade') }}\n"
+    )
+    env = {"RANKEVAL_DBT_DUCKDB": str(tmp_path / "twice.duckdb")}
+    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "parse",
+               "--profiles-dir", str(directory), "--project-dir", str(directory)]
+    result = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, **env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+                            check=False)
+    assert result.returncode != 0
+    assert "rankeval: the run's columns must differ" in result.stdout, result.stdout[-3000:]
+    assert "name the same column twice" in result.stdout, result.stdout[-3000:]

@@ -150,3 +150,14 @@ def test_scores_beyond_float_range_rank_as_infinity(con):
     got = con.sql("SELECT * FROM rankeval_summary('big', 'bigj', ['RR'], query := 'qid',"
                   " item := 'doc_id', score := 'sim', relevance := 'grade')").fetchall()
     assert got == [("RR", 0.5)]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (", top := 'x'", "top=x: give a positive number of rows per query"),
+    (", rel := 'x'", "rel must be a finite number, got x"),
+    (", complete := 'x'", "complete must be true or false, got x"),
+])  # fmt: skip
+def test_text_arguments_are_named(con, extra, message):
+    """A text where a number or a boolean goes: DuckDB's conversion error named no argument."""
+    with pytest.raises(duckdb.InvalidInputException, match=message):
+        call(con, extra=extra)

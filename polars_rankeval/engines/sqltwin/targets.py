@@ -134,6 +134,21 @@ def duckdb_real(x: str) -> str:
             f"ELSE sign({d}) * CAST('inf' AS DOUBLE) END AS REAL) AS DOUBLE)")
 
 
+# doubles up to here round to zero in a C float (half its least subnormal, 2^-150);
+# PostgreSQL's cast to REAL raises on them ("underflow") as on the overflow above
+FLOAT_UNDERFLOW = repr(2.0**-150)
+
+
+def postgres_real(x: str) -> str:
+    """``x`` in single precision as in C: a finite double beyond the float range is
+    +-inf, one that rounds to zero is 0, where PostgreSQL's cast raises "value out of
+    range" (overflow, underflow)."""
+    d = f"CAST({x} AS DOUBLE PRECISION)"
+    return (f"CAST(CAST(CASE WHEN abs({d}) >= {FLOAT_OVERFLOW} THEN sign({d}) * "
+            f"CAST('Infinity' AS DOUBLE PRECISION) WHEN abs({d}) <= {FLOAT_UNDERFLOW} THEN 0 "
+            f"ELSE {d} END AS REAL) AS DOUBLE PRECISION)")
+
+
 TARGETS: dict[str, Target] = {
     "duckdb": Target(
         "duckdb", '"', False, "DOUBLE", "VARCHAR", "INTEGER",
@@ -148,7 +163,7 @@ TARGETS: dict[str, Target] = {
         "postgres", '"', False, "DOUBLE PRECISION", "TEXT", "INTEGER",
         # no raise in an expression: casting the message to a number fails with it
         fail=lambda m: f"CAST(({m}) AS INTEGER)",
-        real=lambda x: f"CAST(CAST({x} AS REAL) AS DOUBLE PRECISION)",
+        real=postgres_real,
         finite=_postgres_finite,
         collate=' COLLATE "C"',  # byte order, whatever the database's collation
         ordered_sum=True,

@@ -34,6 +34,7 @@
 {% macro real(x) %}{{ return(adapter.dispatch('real', 'rankeval')(x)) }}{% endmacro %}
 {% macro default__real(x) %}CAST(CAST({{ x }} AS REAL) AS DOUBLE PRECISION){% endmacro %}
 {% macro spark__real(x) %}CAST(CAST({{ x }} AS FLOAT) AS DOUBLE){% endmacro %}
+{% macro postgres__real(x) %}CAST(CAST(CASE WHEN abs(CAST({{ x }} AS DOUBLE PRECISION)) >= 3.4028235677973366e38 THEN sign(CAST({{ x }} AS DOUBLE PRECISION)) * CAST('Infinity' AS DOUBLE PRECISION) WHEN abs(CAST({{ x }} AS DOUBLE PRECISION)) <= 7.006492321624085e-46 THEN 0 ELSE CAST({{ x }} AS DOUBLE PRECISION) END AS REAL) AS DOUBLE PRECISION){% endmacro %}
 {% macro bigquery__real(x) %}CAST({{ x }} AS FLOAT64){% endmacro %}
 {% macro snowflake__real(x) %}CAST({{ x }} AS DOUBLE){% endmacro %}
 {% macro duckdb__real(x) %}CAST(CAST(CASE WHEN abs(CAST({{ x }} AS DOUBLE)) < 3.4028235677973366e38 THEN CAST({{ x }} AS DOUBLE) ELSE sign(CAST({{ x }} AS DOUBLE)) * CAST('inf' AS DOUBLE) END AS REAL) AS DOUBLE){% endmacro %}

@@ -27,6 +27,10 @@
 {%- if query in by or (by | unique | list | length) != (by | length) -%}
     {{ rankeval._fail("by=" ~ by ~ " must not repeat columns or contain the query column") }}
 {%- endif -%}
+{%- if ([query, item, rank if rank is not none else score] | unique | list | length) != 3 -%}
+    {{ rankeval._fail("the run's columns must differ: query='" ~ query ~ "', item='" ~ item ~ "', "
+        ~ ("score='" ~ score if rank is none else "rank='" ~ rank) ~ "' name the same column twice") }}
+{%- endif -%}
 {%- set specs = [] -%}
 {%- set seen = [] -%}
 {%- for name in measures -%}
