@@ -23,35 +23,13 @@ import polars_rankeval as rk
 from polars_rankeval.sql import render
 from tests.sql.entry_cases import COLUMNS, make_data, polars_result
 from tests.sql.postgres_cluster import MISSING, Postgres
-from tests.ties import GRID, brute_force
+from tests.ties import GRID, brute_force, small_cases
 
 # the polars engine multiplies Q(j)'s factors, the SQL adds their logarithms (or takes
 # LGAMMA): the last bits differ
 TOL = 1e-12
 NAMES = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade"}
 postgres_only = pytest.mark.skipif(bool(MISSING), reason="PostgreSQL not installed")
-
-
-def small_cases(seed: int, count: int) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``count`` queries of <= 7 rows, scores from {0, 1, 2} (ties everywhere), grades
-    -1..3, judged items not retrieved; query ids c<i> (the stacked cases of one table)."""
-    rng = random.Random(seed)
-    run, qrels = [], []
-    for case in range(count):
-        q = f"c{case}"
-        retrieved = rng.sample("aBbcdefgh", rng.randint(1, 7))
-        for item in retrieved:
-            grade = rng.choice((-1, 0, 1, 2, 3))
-            run.append((q, item, float(rng.choice((0, 1, 2)))))
-            if rng.random() < 0.6:
-                qrels.append((q, item, grade))
-        for item in rng.sample("aBbcdefgh", rng.randint(0, 3)):
-            if item not in retrieved:
-                qrels.append((q, item, rng.choice((0, 1, 1, 2, 3))))
-    return (
-        pl.DataFrame(run, schema=["query", "item", "score"], orient="row"),
-        pl.DataFrame(qrels, schema=["query", "item", "relevance"], orient="row"),
-    )
 
 
 def big_groups(seed: int, rows: int) -> tuple[pl.DataFrame, pl.DataFrame]:
