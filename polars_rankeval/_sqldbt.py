@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
@@ -22,6 +23,8 @@ from polars_rankeval._sqlentry import (
     qualifier,
     summary_sql,
 )
+from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
+from polars_rankeval._sqlties import supported_list as ties_supported_list
 from polars_rankeval.diversity.families import DIVERSITY
 from polars_rankeval.engines.sqltwin.targets import DIALECTS, PORTABLE, TARGETS, Dialect, Target
 
@@ -182,8 +185,14 @@ EVALUATE = """
 {%- if measures is string -%}{%- set measures = [measures] -%}{%- endif -%}
 {%- if by is string -%}{%- set by = [by] -%}{%- endif -%}
 {%- if measures | length == 0 -%}{{ rankeval._fail("no measure given") }}{%- endif -%}
-{%- if ties not in ('first', 'trec_eval') -%}
-    {{ rankeval._fail("ties='" ~ ties ~ "': only 'first' (= 'trec_eval') is available in SQL") }}
+{%- if ties not in ('first', 'trec_eval', 'average') -%}
+    {{ rankeval._fail("ties='" ~ ties ~ "': choose 'first' (= 'trec_eval') or 'average'") }}
+{%- endif -%}
+{%- if ties == 'average' and (top is not none or duplicates == 'first') -%}
+    {{ rankeval._fail("ties='average' cannot be combined with "
+        ~ ("top=" if top is not none else "duplicates='first'")
+        ~ ": which rows are kept would depend on the order of tied rows; filter or"
+        ~ " de-duplicate the run first") }}
 {%- endif -%}
 {%- if duplicates not in ('error', 'first') -%}
     {{ rankeval._fail("duplicates='" ~ duplicates ~ "': choose 'error' or 'first'") }}
@@ -206,6 +215,16 @@ EVALUATE = """
         {%- do specs.append((name, rankeval.parse_measure(name, conventions, rel))) -%}
     {%- endif -%}
 {%- endfor -%}
+{%- if ties == 'average' -%}{%- for name, spec in specs -%}
+    {%- if spec.family not in [@@AVERAGE_FAMILIES@@] -%}
+        {{ rankeval._fail("measure '" ~ name ~ "' does not support ties='average' (measures"
+            ~ " that do: @@AVERAGE_LIST@@); use ties='first'") }}
+    {%- elif spec.family == 'AP' and spec.get('norm') == 'hits' and spec.k is not none -%}
+        {{ rankeval._fail("measure '" ~ name ~ "': with ties='average' the norm=hits"
+            ~ " denominator (relevant items in the top k) depends on the order of a tie group"
+            ~ " across position k; use norm=R or norm=min, no cutoff, or ties='first'") }}
+    {%- endif -%}
+{%- endfor -%}{%- endif -%}
 {%- set ordered_sums = rankeval.ordered_sums() -%}
 {%- set q = adapter.quote(query) -%}
 {%- set i = adapter.quote(item) -%}
@@ -251,10 +270,23 @@ GROUP BY {% for b in by %}v._g{{ loop.index0 }}, {% endfor %}v._idx, v._name
 """
 
 
+def _compute() -> str:
+    """The canonical CTEs, with ``ties='average'``'s (the expected values over every
+    ordering of tied rows; Q(j) as a running sum of logarithms, no LGAMMA) only when
+    the call asks for them: the default statement stays as it was."""
+    first = compute_sql(_dialect()).strip("\n")
+    average = compute_sql(replace(_dialect(), average="TRUE")).strip("\n")
+    return f"{{%- if ties == 'average' %}}\n{average}\n{{%- else %}}\n{first}\n{{%- endif %}}"
+
+
 def evaluate_macro() -> str:
-    body = EVALUATE.replace("@@SPECS@@", _spec_rows()).replace(
-        "@@COMPUTE@@", compute_sql(_dialect()).strip("\n")
-    ).replace("@@SUMMARY@@", summary_sql(_dialect(), "v._value", "v._agg", "v._q"))
+    body = (
+        EVALUATE.replace("@@SPECS@@", _spec_rows())
+        .replace("@@COMPUTE@@", _compute())
+        .replace("@@SUMMARY@@", summary_sql(_dialect(), "v._value", "v._agg", "v._q"))
+        .replace("@@AVERAGE_FAMILIES@@", ties_supported_list())
+        .replace("@@AVERAGE_LIST@@", ", ".join(TIES_FAMILIES))
+    )
     return HEADER + body.lstrip("\n")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 import warnings
 from collections import defaultdict
 from typing import Any, NamedTuple
@@ -99,6 +100,28 @@ def tied_runs(draw: st.DrawFn, *, mode: str) -> dict[str, Any]:
         pl.col("score").rank("dense", descending=True).over("query").cast(pl.Int64).alias("rank")
     )
     return {"run": ranked.drop("score"), "qrels": qrels, "kw": {"score": None}}
+
+
+def small_cases(seed: int, count: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``count`` queries of <= 7 rows, scores from {0, 1, 2} (ties everywhere), grades
+    -1..3, judged items not retrieved; query ids c<i> (the stacked cases of one table)."""
+    rng = random.Random(seed)
+    run, qrels = [], []
+    for case in range(count):
+        q = f"c{case}"
+        retrieved = rng.sample("aBbcdefgh", rng.randint(1, 7))
+        for item in retrieved:
+            grade = rng.choice((-1, 0, 1, 2, 3))
+            run.append((q, item, float(rng.choice((0, 1, 2)))))
+            if rng.random() < 0.6:
+                qrels.append((q, item, grade))
+        for item in rng.sample("aBbcdefgh", rng.randint(0, 3)):
+            if item not in retrieved:
+                qrels.append((q, item, rng.choice((0, 1, 1, 2, 3))))
+    return (
+        pl.DataFrame(run, schema=["query", "item", "score"], orient="row"),
+        pl.DataFrame(qrels, schema=["query", "item", "relevance"], orient="row"),
+    )
 
 
 # ------------------------------------------------------------------------ brute force

@@ -95,8 +95,8 @@ def evaluate(
     ``<by...>, measure, value`` (means over the queries in both run and qrels; sums for
     the count measures) or, with ``per_query=True``, ``<by...>, <query>, measure,
     value``.  Options and column names as in :func:`polars_rankeval.evaluate` (the
-    score column when the run has it, else the rank column; ``ties="average"`` is not
-    available); ``qrels_df=None`` takes the relevance from the run's ``relevant``
+    score column when the run has it, else the rank column; ``ties="average"``: the
+    expected value over every ordering of tied rows); ``qrels_df=None`` takes the relevance from the run's ``relevant``
     column (not with ``by``, ``top`` or ``duplicates="first"``).  ``check=True`` first
     counts null ids, null or NaN scores and duplicate rows in one Spark job each for run
     and qrels and raises :class:`~polars_rankeval.InputError` on any (the SQL raises
@@ -136,13 +136,9 @@ def evaluate(
 
 
 def supports(measure: Measure, spec: Spec) -> str | None:
-    """Every measure of the SQL entry point, with every option but ties='average' (None:
-    supported); the reason otherwise."""
-    if spec.options.ties == "average":
-        return (
-            "engine='spark' does not support ties='average' (the SQL has no closed form for "
-            "it yet); use ties='trec_eval' or the polars engine"
-        )
+    """Every measure of the SQL entry point, with every option (None: supported); the
+    reason otherwise."""
+    del spec  # every option renders (ties='average' too: sql.render checks the measures)
     if measure.family.name not in FAMILIES_SQL or is_diversity(measure):
         return f"{measure}: engine='spark' has no SQL formula for {measure.family.name} yet"
     return None

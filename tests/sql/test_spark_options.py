@@ -17,6 +17,7 @@ import pytest
 
 import polars_rankeval as rk
 from tests.parity import assert_oracle, assert_same
+from tests.sql.entry_cases import COLUMNS, make_data, polars_result
 from tests.sql.spark_frames import skip_without_spark, to_polars, to_spark
 from tests.sql.warehouse_cases import (
     MEASURES,
@@ -27,6 +28,7 @@ from tests.sql.warehouse_cases import (
     pytrec_expected,
     with_group,
 )  # fmt: skip
+from tests.ties import GRID, brute_force, small_cases
 
 skip_without_spark()
 
@@ -67,8 +69,34 @@ def test_options_are_checked_before_spark_runs(spark: Any) -> None:
     options = dict(OPTIONS, duplicates="error")
     with pytest.raises(rk.InputError, match=r"run: duplicate \(system, day, qid, doc id\) rows"):
         spark_evaluate(run_df, qrels_df, ["AP"], **options)
-    with pytest.raises(rk.MeasureError, match="ties='average'"):
-        rk.evaluate(run_df, qrels_df, ["AP"], ties="average", **dict(OPTIONS, top=None,
+    with pytest.raises(rk.MeasureError, match="does not support ties='average'"):
+        rk.evaluate(run_df, qrels_df, ["Bpref"], ties="average", **dict(OPTIONS, top=None,
                     duplicates="error"))  # fmt: skip
     with pytest.raises(rk.InputError, match="top=0"):
         spark_evaluate(run_df, qrels_df, ["AP"], **dict(OPTIONS, top=0))
+
+
+def test_ties_average_equals_brute_force_and_polars(spark: Any) -> None:
+    """ties="average" (no LGAMMA in Spark: Q(j) as a running sum of logarithms): 40
+    small tie-heavy cases stacked in one statement equal the mean over every ordering
+    (tests/ties.py's brute force), and a grouped tie-heavy run with custom names equals
+    the polars engine, per query and summary."""
+    run, qrels = small_cases(9, 40)
+    want = brute_force(run, qrels, GRID, {})
+    result = rk.evaluate(to_spark(spark, run), to_spark(spark, qrels), GRID, per_query=True,
+                         ties="average")  # fmt: skip
+    got = {(q, m): v for q, m, v in result.select("query", "measure", "value").collect()}
+    assert got.keys() == want.keys()
+    assert max(abs(got[key] - value) for key, value in want.items()) <= 1e-12
+    runs, judgments = make_data(2)
+    runs_df, judgments_df = to_spark(spark, runs), to_spark(spark, judgments)
+    by = ["system", "day"]
+    for per_query in (True, False):
+        expected = polars_result(runs, judgments, GRID, by, per_query, ties="average")
+        result = spark_evaluate(runs_df, judgments_df, GRID, per_query=per_query, by=by,
+                                ties="average", **COLUMNS)  # fmt: skip
+        keys = [*by, "qid"] if per_query else by
+        joined = expected.join(to_polars(result, expected.schema), on=[*keys, "measure"],
+                               how="full", suffix="_spark")  # fmt: skip
+        assert joined.height == expected.height
+        assert (joined["value"] - joined["value_spark"]).abs().max() <= 1e-12  # type: ignore[operator]

@@ -19,6 +19,7 @@ import pytest
 import polars_rankeval as rk
 from tests.sql.entry_cases import MEASURES, make_data
 from tests.sql.postgres_cluster import MISSING
+from tests.ties import GRID
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
@@ -33,6 +34,9 @@ PARITY = {
     "parity_per_query": "per_query=true",
     "parity_options": "per_query=true, complete=true, top=3, rel=2",
     "parity_kaggle": "per_query=false, conventions='kaggle'",
+    # ties='average' (tests/ties.py's GRID: every family with an expected value)
+    "parity_average": "per_query=true, ties='average'",
+    "parity_average_summary": "per_query=false, ties='average', complete=true",
 }
 SEED_TYPES = """
 seeds:
@@ -68,8 +72,9 @@ def project(installed: Path, tmp_path: Path) -> Path:
     qrels.write_csv(target / "seeds" / "parity_judgments.csv")
     (target / "seeds" / "properties.yml").write_text(SEED_TYPES)
     for name, options in PARITY.items():
+        measures = GRID if "average" in options else MEASURES
         (target / "models" / f"{name}.sql").write_text(
-            f"{{{{ rankeval.evaluate(ref('parity_runs'), ref('parity_judgments'), {MEASURES!r},"
+            f"{{{{ rankeval.evaluate(ref('parity_runs'), ref('parity_judgments'), {measures!r},"
             f" by=['system', 'day'], query='qid', item='doc_id', score='sim',"
             f" relevance='grade', {options}) }}}}\n"
         )
@@ -85,11 +90,11 @@ def dbt(directory: Path, *args: str, env: dict[str, str] | None = None) -> None:
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
 
 
-def polars(per_query: bool, **options) -> pl.DataFrame:
+def polars(per_query: bool, measures: list[str] = MEASURES, **options) -> pl.DataFrame:
     runs, qrels = make_data(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return rk.evaluate(runs, qrels, MEASURES, by=["system", "day"], per_query=per_query,
+        return rk.evaluate(runs, qrels, measures, by=["system", "day"], per_query=per_query,
                            query="qid", item="doc_id", score="sim", relevance="grade",
                            **options)
 
@@ -125,6 +130,10 @@ def check_tables(read) -> int:
     count += same(read("parity_options"), polars(True, complete=True, top=3, rel=2),
                   ["system", "day", "qid"])
     count += same(read("parity_kaggle"), polars(False, conventions="kaggle"), ["system", "day"])
+    count += same(read("parity_average"), polars(True, GRID, ties="average"),
+                  ["system", "day", "qid"])
+    count += same(read("parity_average_summary"),
+                  polars(False, GRID, ties="average", complete=True), ["system", "day"])
     return count
 
 
@@ -208,3 +217,29 @@ def test_dbt_one_column_as_two_keys_fails_to_compile(installed, tmp_path, column
     assert result.returncode != 0
     assert "rankeval: the run's columns must differ" in result.stdout, result.stdout[-3000:]
     assert "name the same column twice" in result.stdout, result.stdout[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("measures", "message"),
+    [
+        ("['P@1', 'Bpref']", "measure 'Bpref' does not support ties='average'"),
+        ("['AP(norm=hits)@5']", "with ties='average' the norm=hits denominator"),
+    ],
+)
+def test_dbt_ties_average_refusals_fail_to_compile(installed, tmp_path, measures, message):
+    """ties='average' refuses what evaluate refuses, while dbt parses the project."""
+    directory = tmp_path / "bad"
+    shutil.copytree(installed, directory, symlinks=True,
+                    ignore=shutil.ignore_patterns("*.duckdb", "target", "logs", "dashboard*.sql"))
+    (directory / "models" / "bad.sql").write_text(
+        f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures}, query='qid',"
+        " item='doc_id', score='sim', relevance='grade', ties='average') }}\n"
+    )
+    env = {"RANKEVAL_DBT_DUCKDB": str(tmp_path / "bad.duckdb")}
+    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "parse",
+               "--profiles-dir", str(directory), "--project-dir", str(directory)]
+    result = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, **env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+                            check=False)
+    assert result.returncode != 0
+    assert message in result.stdout, result.stdout[-3000:]

@@ -89,6 +89,7 @@ def _dialect(c: _Call) -> Dialect:
         top="NULL" if o.top is None else str(int(o.top)),
         complete="TRUE" if o.complete else "FALSE",
         first="TRUE" if o.duplicates == "first" else "FALSE",
+        average="TRUE" if o.ties == "average" else "",
     )
 
 
@@ -272,7 +273,22 @@ def _resolve(
                 f"{name}: {m.family.name} has no SQL formula yet, so render(dialect="
                 f"{c.t.name!r}) cannot compute it; use polars_rankeval.evaluate"
             )
+        if c.options.ties == "average":
+            _require_expected(m)
     return resolved
+
+
+def _require_expected(m: Measure) -> None:
+    """evaluate's refusals under ties='average' (same messages): no expected value, or
+    AP(norm=hits) with a cutoff (its denominator depends on the order across k)."""
+    m.require_expected()
+    if m.family.name == "AP" and m["norm"] == "hits" and m.k is not None:
+        raise MeasureError(
+            f"{m}: with ties='average' the norm=hits denominator (relevant items in the "
+            "top k) depends on the order of a tie group across position k, and the "
+            "expected ratio has no closed form here; use norm=R or norm=min, no cutoff, "
+            "or ties='trec_eval'"
+        )
 
 
 def _options(
@@ -286,11 +302,6 @@ def _options(
         per_query=per_query, by=by, complete=complete,  # type: ignore[arg-type]
         duplicates=duplicates, top=top, ties="trec_eval" if ties == "first" else ties,
     )  # fmt: skip
-    if options.ties == "average":
-        raise InputError(
-            f"ties='average' is not available in rendered SQL (dialect={dialect!r}): use "
-            "ties='first' (trec_eval's order) or polars_rankeval.evaluate(..., ties='average')"
-        )
     if not has_qrels:
         used = [n for n, on in (("by", bool(options.by)), ("top", top is not None),
                                 ("duplicates='first'", duplicates == "first")) if on]  # fmt: skip
@@ -362,7 +373,8 @@ def render(
     (columns of the run: each group is evaluated as its own run; judgments join on the
     query only), ``rel``, ``complete``, ``conventions``, ``top``, ``duplicates``
     (``"error"`` raises in SQL on repeated (by..., query, item) rows, ``"first"`` keeps
-    the best-ranked), ``ties`` (``"first"`` = ``"trec_eval"``; ``"average"`` is refused).
+    the best-ranked), ``ties`` (``"first"`` = ``"trec_eval"``; ``"average"``: the expected value over every
+    ordering of tied rows, for the measures ``evaluate`` computes it for).
     Bad data raises at run time in the warehouse (null ids, NaN scores, duplicates),
     with messages as the SQL entry point's.  Without ``qrels_table`` the relevance comes
     from the run's ``relevant`` column (not with ``by``, ``top`` or duplicates).

@@ -55,6 +55,9 @@ class Target:
     # recursive CTEs that may nest their self-reference in subqueries and windows (the
     # diversity family's greedy ideal ranking, polars_rankeval._sqldiversity)
     recursive: bool = False
+    # LGAMMA (log-gamma): ties='average' takes its log-binomials from it; without it a
+    # running log-product over the tie group (polars_rankeval._sqlties)
+    lgamma: bool = False
 
     def bytes_order(self, x: str) -> str:
         """``x`` as text that sorts in byte order (trec_eval's strcmp), whatever the collation."""
@@ -158,6 +161,7 @@ TARGETS: dict[str, Target] = {
         ordered_sum=True,
         fingerprint=lambda columns: f"hash({columns})",
         recursive=True,
+        lgamma=True,
     ),
     "postgres": Target(
         "postgres", '"', False, "DOUBLE PRECISION", "TEXT", "INTEGER",
@@ -243,6 +247,8 @@ class Dialect:
     # the judged rows' positions may come from per-query lists of the run's keys, without
     # ranking every row (DuckDB's macros: list functions and lambdas; _sqlentry)
     judged_positions: bool = False
+    # LGAMMA exists (see Target.lgamma)
+    lgamma: bool = False
 
     @classmethod
     def of(
@@ -254,7 +260,7 @@ class Dialect:
             g=g, gj=gj, fail=t.fail, double=t.double, real=t.real, top=top,
             complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
             ordered=t.ordered, no_groups=no_groups, fingerprint=t.fingerprint,
-            average=average, recursive=t.recursive,
+            average=average, recursive=t.recursive, lgamma=t.lgamma,
         )  # fmt: skip
 
     def log2_discount(self, position: str) -> str:
