@@ -22,7 +22,7 @@ import pytest
 
 import polars_rankeval as rk
 from polars_rankeval.sql import render
-from tests.diversity_cases import oracle_run
+from tests.diversity_cases import oracle_run, stacked_cases
 from tests.sql.postgres_cluster import MISSING, Postgres
 
 pyndeval = pytest.importorskip("pyndeval")
@@ -35,20 +35,6 @@ NAMES = {
 PAIRS = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in NAMES.items() for k in (2, 5, 10, 20)]
 PAIRS += [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
 OURS = [ours for ours, _ in PAIRS]
-
-
-def stacked_cases(seed: int, n: int) -> tuple[list[tuple], list[tuple]]:
-    """n random cases, each query id prefixed by its case number."""
-    rng = random.Random(seed)
-    items = [f"d{i}" for i in range(9)]
-    qrels, run = [], []
-    for case in range(n):
-        for q in rng.sample(["q1", "q2", "q3"], rng.randint(1, 3)):
-            query, subtopics = f"c{case}{q}", rng.randint(1, 4)
-            judged = {(rng.randint(1, subtopics), rng.choice(items)) for _ in range(rng.randint(1, 14))}
-            qrels += [(query, str(s), item, rng.randint(-1, 2)) for s, item in sorted(judged)]
-            run += [(query, item, float(rng.randint(0, 3))) for item in rng.sample(items, rng.randint(1, 9))]
-    return qrels, run
 
 
 def _frames(qrels: list[tuple], run: list[tuple]) -> tuple[pl.DataFrame, pl.DataFrame]:
