@@ -1,7 +1,8 @@
 """The diversity family through ``sql.render(..., subtopic=...)``: run for real on DuckDB
 and on a throwaway PostgreSQL cluster (``tests/sql/postgres_cluster.py``), against
-pyndeval (ndeval.c) per query and equal to the polars engine; the dialects without
-recursive CTEs here (Spark, BigQuery, Snowflake) refuse the family by name.
+pyndeval (ndeval.c) per query and equal to the polars engine; Spark's rendering (a fold
+over arrays, no recursion) is parsed here and run in tests/sql/test_spark_oracle.py;
+BigQuery and Snowflake refuse the family by name.
 
 The cases are many small random subtopic qrels and tie-heavy runs (as
 ``tests/diversity_cases.py``: graded, negative and unjudged, queries without relevant
@@ -115,10 +116,22 @@ def test_postgres_render_weights_by_top_equal_polars(postgres: Postgres):
         assert values[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
 
 
-@pytest.mark.parametrize("dialect", ["spark", "bigquery", "snowflake"])
+@pytest.mark.parametrize("dialect", ["bigquery", "snowflake"])
 def test_other_dialects_refuse_by_name(dialect):
-    with pytest.raises(rk.MeasureError, match=rf"nNRBP: the diversity measures .* render\(dialect='{dialect}'\)"):
+    with pytest.raises(rk.MeasureError, match=rf"nNRBP: the diversity measures .* render\(dialect='{dialect}'\) yet \(ndeval's greedy"):
         render(["AP", "nNRBP"], dialect, subtopic="subtopic")
+
+
+def test_spark_rendering_is_a_fold_without_recursion():
+    """Spark's recursive CTEs take no window over the recursive reference: its rendering
+    has no WITH RECURSIVE and places the greedy ideal's ranks in a fold (run for real in
+    tests/sql/test_spark_oracle.py); sqlglot parses it as Spark SQL."""
+    import sqlglot
+
+    sql = render(["alpha_nDCG@20", "nNRBP", "ERR_IA@5", "AP"], "spark", subtopic="subtopic")
+    assert "RECURSIVE" not in sql and "AGGREGATE(SEQUENCE(1, " in sql
+    sqlglot.parse_one(sql, read="spark")
+    assert "RECURSIVE" not in render(["AP"], "spark", subtopic="subtopic")
 
 
 def test_render_errors_name_the_measure():
@@ -134,9 +147,9 @@ def test_render_errors_name_the_measure():
         con.execute(render(["alpha_nDCG@5"], "duckdb", subtopic="subtopic")).fetchall()
 
 
-def test_spark_engine_refuses_by_name():
-    """engine='spark' (rk.evaluate on a pyspark DataFrame) refuses the family by name
-    before it renders anything (no SparkSession needed)."""
+def test_spark_engine_takes_the_family():
+    """engine='spark' (rk.evaluate on a pyspark DataFrame) takes the family (no
+    SparkSession needed to ask); ties='average' stays refused."""
     from types import SimpleNamespace
 
     from polars_rankeval._parse import parse_measure
@@ -144,5 +157,7 @@ def test_spark_engine_refuses_by_name():
 
     spec = SimpleNamespace(options=SimpleNamespace(ties="trec_eval"))
     assert spark.supports(parse_measure("AP"), spec) is None  # type: ignore[arg-type]
-    reason = spark.supports(parse_measure("alpha_nDCG@20"), spec)  # type: ignore[arg-type]
-    assert reason is not None and reason.startswith("alpha_nDCG@20: engine='spark' has no SQL formula")
+    assert spark.supports(parse_measure("alpha_nDCG@20"), spec) is None  # type: ignore[arg-type]
+    average = SimpleNamespace(options=SimpleNamespace(ties="average"))
+    reason = spark.supports(parse_measure("alpha_nDCG@20"), average)  # type: ignore[arg-type]
+    assert reason is not None and "ties='average'" in reason
