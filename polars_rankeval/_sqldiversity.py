@@ -13,8 +13,11 @@ greedy ideal ranking: a recursive CTE whose every step places, per (spec, query)
 unplaced item of largest gain given those placed (ties to the item greatest in byte
 order, ndeval's strcmp), to the depth the measure reads (k; nNRBP: until beta^(i-1) <
 2^-60, or every item when beta = 1).  Its recursive term is one level of windows over
-its own rows, which DuckDB and PostgreSQL allow (``Dialect.recursive``); other dialects
-get an empty ``_divvals`` and their renderings refuse the family.
+its own rows, which DuckDB and PostgreSQL allow (``Dialect.recursive``).  Spark's
+recursive CTEs take no window over the recursive reference: there (``Dialect.arrays``)
+the same greedy choice is a fold over each (spec, query)'s items gathered in one array
+(AGGREGATE over SEQUENCE(1, depth) with lambdas), the depth as above or every item.
+Other dialects get an empty ``_divvals`` and their renderings refuse the family.
 """
 
 from __future__ import annotations
