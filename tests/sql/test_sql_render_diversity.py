@@ -161,3 +161,22 @@ def test_spark_engine_takes_the_family():
     average = SimpleNamespace(options=SimpleNamespace(ties="average"))
     reason = spark.supports(parse_measure("alpha_nDCG@20"), average)  # type: ignore[arg-type]
     assert reason is not None and "ties='average'" in reason
+
+
+def test_dbt_package_refuses_the_family_where_the_adapter_has_no_recursive_windows():
+    """The dbt package's diversity check dispatches on the adapter (only dbt-duckdb and
+    dbt-postgres are run here, tests/sql/test_sql_dbt.py): recursive() is true for those
+    two and false by default, and the refusal names the measure and says why."""
+    from pathlib import Path
+
+    macros = Path(__file__).resolve().parents[2] / "sql" / "dbt" / "macros"
+    dialect = (macros / "_generated_dialect.sql").read_text()
+    assert "{% macro default__recursive() %}{{ return(false) }}{% endmacro %}" in dialect
+    for adapter in ("duckdb", "postgres"):
+        assert f"{{% macro {adapter}__recursive() %}}{{{{ return(true) }}}}{{% endmacro %}}" in dialect
+    for adapter in ("spark", "bigquery", "snowflake"):
+        assert f"{adapter}__recursive" not in dialect
+    evaluate = (macros / "_generated_evaluate.sql").read_text()
+    assert "{%- if not rankeval.recursive() -%}" in evaluate
+    assert ("the diversity measures need recursive CTEs with window functions over the recursive"
+            " reference (ndeval's greedy ideal ranking)") in evaluate
