@@ -16,6 +16,9 @@ from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY
+from polars_rankeval._sqldiversity import FAMILIES as DIVERSITY_FAMILIES
+from polars_rankeval._sqldiversity import IDEAL_IDEAL
+from polars_rankeval._sqldiversity import ctes_sql as diversity_ctes_sql
 from polars_rankeval._sqlentry import (
     all_params,
     compute_sql,
@@ -44,7 +47,7 @@ def _jinja_literal(value: object) -> str:
 
 def registry_macro() -> str:
     families = {}
-    for f in REGISTRY.values():
+    for f in (*REGISTRY.values(), *DIVERSITY.values()):
         params = []
         for p in f.all_params:
             params.append(
@@ -65,12 +68,17 @@ def registry_macro() -> str:
         }
     table = {
         "families": families,
-        "names": [[n, f.name] for f in REGISTRY.values() for n in (f.name, *f.aliases)],
+        "names": [
+            [n, f.name]
+            for f in (*REGISTRY.values(), *DIVERSITY.values())
+            for n in (f.name, *f.aliases)
+        ],
         "trec": [[pattern, target] for pattern, target in TREC_ALIASES.items()],
         "presets": {c: dict(p) for c, p in PRESETS.items()},
         "known": known_measures(),
-        # the diversity family: parsed, then refused by name (no subtopic qrels in dbt yet)
-        "refused": sorted(n.lower() for f in DIVERSITY.values() for n in (f.name, *f.aliases)),
+        # the diversity family (subtopic qrels): evaluate checks subtopic= and the adapter
+        "diversity": list(DIVERSITY_FAMILIES),
+        "needs_cutoff": list(IDEAL_IDEAL),
     }
     return (
         HEADER
@@ -92,6 +100,7 @@ _PIECES: tuple[tuple[str, str, Callable[[Target, str], str]], ...] = (
     ("finite", "x", lambda t, x: t.finite(x)),
     ("bytes_order", "x", lambda t, x: t.bytes_order(x)),
     ("ordered_sums", "", lambda t, _: "{{ return(" + str(t.ordered_sum).lower() + ") }}"),
+    ("recursive", "", lambda t, _: "{{ return(" + str(t.recursive).lower() + ") }}"),
 )
 
 
@@ -105,7 +114,9 @@ def dialect_macro() -> str:
         "    sql/rankeval.sql read too); the default is portable SQL.  fail(message) raises",
         "    the message (a SQL string expression) at run time from inside a CASE;",
         "    fail_open()/fail_close() wrap a message written in between (it may hold Jinja);",
-        "    ordered_sums(): SUM(x ORDER BY k) adds in that order (the same bits each call). -#}",
+        "    ordered_sums(): SUM(x ORDER BY k) adds in that order (the same bits each call);",
+        "    recursive(): recursive CTEs with windows over the recursive reference (the",
+        "    diversity family's greedy ideal ranking). -#}",
     ]
     for name, arg, piece in _PIECES:
         jinja = f"{{{{ {arg} }}}}" if arg else ""
@@ -171,17 +182,24 @@ def _spec_rows() -> str:
 EVALUATE = """
 {%- macro evaluate(run_relation, qrels_relation, measures, by=[], query='query', item='item',
     score='score', rank=none, relevance='relevance', rel=1, complete=false,
-    conventions='trec_eval', ties='first', top=none, per_query=false, duplicates='error') -%}
+    conventions='trec_eval', ties='first', top=none, per_query=false, duplicates='error',
+    subtopic=none, intent_weight=none) -%}
 {{ return(adapter.dispatch('evaluate', 'rankeval')(run_relation, qrels_relation, measures,
     by, query, item, score, rank, relevance, rel, complete, conventions, ties, top,
-    per_query, duplicates)) }}
+    per_query, duplicates, subtopic, intent_weight)) }}
 {%- endmacro %}
 
 {#- One statement: <by...>, <query>, measure, value rows (per_query=true) or
     <by...>, measure, value (the mean per group; sums for counts, geometric mean for
-    GMAP and GMBpref).  Arguments as rankeval_per_query in sql/rankeval.sql. -#}
+    GMAP and GMBpref).  Arguments as rankeval_per_query in sql/rankeval.sql; subtopic:
+    the qrels are subtopic qrels (query, subtopic, item, relevance), that column naming
+    the subtopic, for the diversity measures (alpha_nDCG@20, nERR_IA@10, NRBP...), with
+    intent_weight the column of each (query, subtopic)'s weight; the other measures see an
+    item's highest relevance over its subtopics.  The diversity measures need recursive
+    CTEs with windows over the recursive reference: dbt-duckdb and dbt-postgres. -#}
 {%- macro default__evaluate(run_relation, qrels_relation, measures, by, query, item, score,
-    rank, relevance, rel, complete, conventions, ties, top, per_query, duplicates) -%}
+    rank, relevance, rel, complete, conventions, ties, top, per_query, duplicates,
+    subtopic=none, intent_weight=none) -%}
 {%- if measures is string -%}{%- set measures = [measures] -%}{%- endif -%}
 {%- if by is string -%}{%- set by = [by] -%}{%- endif -%}
 {%- if measures | length == 0 -%}{{ rankeval._fail("no measure given") }}{%- endif -%}
@@ -225,12 +243,13 @@ EVALUATE = """
             ~ " across position k; use norm=R or norm=min, no cutoff, or ties='first'") }}
     {%- endif -%}
 {%- endfor -%}{%- endif -%}
+@@DIVERSITY_CHECKS@@
 {%- set ordered_sums = rankeval.ordered_sums() -%}
 {%- set q = adapter.quote(query) -%}
 {%- set i = adapter.quote(item) -%}
 {%- set o = adapter.quote(rank if rank is not none else score) -%}
 {%- set r = adapter.quote(relevance) -%}
-WITH
+WITH{% if diverse.on %} RECURSIVE{% endif %}
 _specs AS (
 @@SPECS@@
 ),
@@ -248,13 +267,24 @@ _run AS (
     FROM {{ run_relation }} AS x
 ),
 _qrels AS (
+    {%- if subtopic is not none %}
+    -- subtopic qrels: an item's relevance to the topic is its highest over the subtopics
+    SELECT y._q, y._item, MAX(y._rel) AS _rel FROM (
+    {%- endif %}
     SELECT
         CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
         CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
         CASE WHEN {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }} THEN CAST(x.{{ r }} AS {{ rankeval.double() }})
              ELSE {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} END AS _rel
     FROM {{ qrels_relation }} AS x
+    {%- if subtopic is not none %}
+    ) AS y
+    GROUP BY y._q, y._item
+    {%- endif %}
 ),
+{%- if diverse.on %}
+@@SUBQ@@
+{%- endif %}
 @@COMPUTE@@
 {%- if per_query %}
 SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endfor %}v._q AS {{ q }},
@@ -270,18 +300,74 @@ GROUP BY {% for b in by %}v._g{{ loop.index0 }}, {% endfor %}v._idx, v._name
 """
 
 
+# compile-time checks of the diversity measures; diverse.on: one is asked for (the
+# statement then reads _subq and takes the recursive CTEs)
+DIVERSITY_CHECKS = """
+{%- set registry = rankeval._registry() -%}
+{%- set diverse = namespace(on=false) -%}
+{%- if intent_weight is not none and subtopic is none -%}
+    {{ rankeval._fail("intent_weight='" ~ intent_weight ~ "' weighs subtopics: pass subtopic= (the qrels column naming the subtopic) too") }}
+{%- endif -%}
+{%- for name, spec in specs -%}
+    {%- if spec.family in registry.diversity -%}
+        {%- set diverse.on = true -%}
+        {%- if subtopic is none -%}
+            {{ rankeval._fail("measure '" ~ name ~ "' is a diversity measure: it needs subtopic qrels (query, subtopic, item, relevance); pass subtopic='subtopic' (the qrels column naming the subtopic)") }}
+        {%- endif -%}
+        {%- if not rankeval.recursive() -%}
+            {{ rankeval._fail("measure '" ~ name ~ "': the diversity measures need recursive CTEs with window functions over the recursive reference (ndeval's greedy ideal ranking), which the package takes on dbt-duckdb and dbt-postgres, not on " ~ target.type ~ "; use polars_rankeval.evaluate") }}
+        {%- endif -%}
+        {%- if spec.family in registry.needs_cutoff and spec.k is none -%}
+            {{ rankeval._fail("measure '" ~ name ~ "' needs a cutoff, e.g. " ~ spec.family ~ "@20 (ndeval's 5, 10, 20)") }}
+        {%- endif -%}
+    {%- endif -%}
+{%- endfor -%}"""
+
+# the subtopic qrels of the diversity measures: _q, _item, _sub (text), _rel, _w (the
+# intent weight, 1 without a column), raising on a null subtopic, a repeated (query,
+# subtopic, item) and a bad or varying weight (as sql.render's _subq)
+SUBQ = """
+{%- set s = adapter.quote(subtopic) -%}
+{%- set w = "CAST(1.0 AS " ~ rankeval.double() ~ ")" if intent_weight is none else "CAST(x." ~ adapter.quote(intent_weight) ~ " AS " ~ rankeval.double() ~ ")" -%}
+{%- set example = " example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")" -%}
+_subq AS (
+    SELECT
+        CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
+        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null;" ~ example) }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
+        CAST(x.{{ s }} AS {{ rankeval.text() }}) AS _sub,
+        CAST(x.{{ r }} AS {{ rankeval.double() }}) AS _rel,
+        CASE WHEN x.{{ s }} IS NULL THEN {{ rankeval.fail("'qrels column ''" ~ subtopic ~ "'': subtopic is null;" ~ example) }}
+            WHEN COUNT(*) OVER (PARTITION BY x.{{ q }}, x.{{ s }}, x.{{ i }}) > 1
+                THEN {{ rankeval.fail("'qrels: duplicate (query, subtopic, item) judgments;" ~ example) }}
+            WHEN NOT {{ rankeval.finite(w) }} OR {{ w }} < 0
+                OR MIN({{ w }}) OVER (PARTITION BY x.{{ q }}, x.{{ s }}) <> MAX({{ w }}) OVER (PARTITION BY x.{{ q }}, x.{{ s }})
+                THEN {{ rankeval.fail("'qrels column ''" ~ intent_weight ~ "'' (intent_weight) must be a finite weight >= 0, the same on every row of a (query, subtopic);" ~ example) }}
+            ELSE {{ w }} END AS _w
+    FROM {{ qrels_relation }} AS x
+),"""
+
+
 def _compute() -> str:
-    """The canonical CTEs, with ``ties='average'``'s (the expected values over every
-    ordering of tied rows; Q(j) as a running sum of logarithms, no LGAMMA) only when
-    the call asks for them: the default statement stays as it was."""
-    first = compute_sql(_dialect()).strip("\n")
-    average = compute_sql(replace(_dialect(), average="TRUE")).strip("\n")
+    """compute_sql for Jinja: the diversity family's CTEs switched on by diverse.on
+    (else its empty ``_divvals``: the SQL of the other measures is as before), and
+    ``ties='average'``'s CTEs (the expected values over every ordering of tied rows; Q(j)
+    as a running sum of logarithms, no LGAMMA) only when the call asks for them (no
+    diversity measure takes ties='average': DIVERSITY_CHECKS' ties check refuses them)."""
+    d = _dialect()
+    plain, empty = compute_sql(d), diversity_ctes_sql(d)
+    assert plain.count(empty) == 1
+    full = diversity_ctes_sql(replace(d, recursive=True))
+    switch = "\n{%- if diverse.on %}" + full + "\n{%- else %}" + empty + "\n{%- endif %}"
+    first = plain.replace(empty, switch).strip("\n")
+    average = compute_sql(replace(d, average="TRUE")).strip("\n")
     return f"{{%- if ties == 'average' %}}\n{average}\n{{%- else %}}\n{first}\n{{%- endif %}}"
 
 
 def evaluate_macro() -> str:
     body = (
         EVALUATE.replace("@@SPECS@@", _spec_rows())
+        .replace("@@DIVERSITY_CHECKS@@", DIVERSITY_CHECKS.strip("\n"))
+        .replace("@@SUBQ@@", SUBQ.strip("\n"))
         .replace("@@COMPUTE@@", _compute())
         .replace("@@SUMMARY@@", summary_sql(_dialect(), "v._value", "v._agg", "v._q"))
         .replace("@@AVERAGE_FAMILIES@@", ties_supported_list())

@@ -13,8 +13,11 @@ greedy ideal ranking: a recursive CTE whose every step places, per (spec, query)
 unplaced item of largest gain given those placed (ties to the item greatest in byte
 order, ndeval's strcmp), to the depth the measure reads (k; nNRBP: until beta^(i-1) <
 2^-60, or every item when beta = 1).  Its recursive term is one level of windows over
-its own rows, which DuckDB and PostgreSQL allow (``Dialect.recursive``); other dialects
-get an empty ``_divvals`` and their renderings refuse the family.
+its own rows, which DuckDB and PostgreSQL allow (``Dialect.recursive``).  Spark's
+recursive CTEs take no window over the recursive reference: there (``Dialect.arrays``)
+the same greedy choice is a fold over each (spec, query)'s items gathered in one array
+(AGGREGATE over SEQUENCE(1, depth) with lambdas), the depth as above or every item.
+Other dialects get an empty ``_divvals`` and their renderings refuse the family.
 """
 
 from __future__ import annotations
@@ -193,11 +196,26 @@ def _greedy_sql(d: Dialect) -> str:
     ),"""
 
 
-def _values_sql(d: Dialect) -> str:
-    """CTEs: the greedy ideal's discounted sum per (spec, query) within the cutoff, and
-    ``_divvals``: one value per (spec, group, query) with a relevant kept row."""
-    g, gj, D = d.g, d.gj, d.double
+def _ideal_sql(d: Dialect) -> str:
+    """CTE ``_divideal``: the greedy ideal's discounted sum per (spec, query) within the
+    cutoff (from the recursive ``_divgreedy``)."""
     ideal = f"i._igain * {_discount(d, 'i._ipos')}"
+    return f"""
+    _divideal AS (
+        SELECT i._idx, i._q, {d.ordered(f'SUM({ideal} ORDER BY i._ipos)', f'SUM({ideal})')} AS _ideal
+        FROM (
+            SELECT DISTINCT x._idx, x._q, x._ipos, x._igain FROM _divgreedy AS x
+            WHERE x._ipos IS NOT NULL
+        ) AS i
+        JOIN _specs AS s ON s._idx = i._idx
+        WHERE s._k IS NULL OR i._ipos <= s._k
+        GROUP BY i._idx, i._q
+    ),"""
+
+
+def _values_sql(d: Dialect) -> str:
+    """CTE ``_divvals``: one value per (spec, group, query) with a relevant kept row."""
+    g, gj, D = d.g, d.gj, d.double
     scale = "n._wsum"
     cut = f"CAST(CASE WHEN s._k IS NULL THEN c._nret ELSE s._k END AS {D})"
     nrbp = f"r._sum * (1.0 - (1.0 - s._p_alpha) * s._p_beta) / {scale}"
@@ -212,16 +230,6 @@ def _values_sql(d: Dialect) -> str:
             WHEN s._family = 'StRecall' THEN CAST(r._cover AS {D}) / {scale}
             ELSE r._ap / {scale} END"""
     return f"""
-    _divideal AS (
-        SELECT i._idx, i._q, {d.ordered(f'SUM({ideal} ORDER BY i._ipos)', f'SUM({ideal})')} AS _ideal
-        FROM (
-            SELECT DISTINCT x._idx, x._q, x._ipos, x._igain FROM _divgreedy AS x
-            WHERE x._ipos IS NOT NULL
-        ) AS i
-        JOIN _specs AS s ON s._idx = i._idx
-        WHERE s._k IS NULL OR i._ipos <= s._k
-        GROUP BY i._idx, i._q
-    ),
     _divvals AS (
         SELECT r._idx, {g('r')}r._q, CAST({value} AS {D}) AS _v
         FROM _divraw AS r
@@ -233,16 +241,100 @@ def _values_sql(d: Dialect) -> str:
     ),"""
 
 
+def _fold_ideal_ideal_sql(d: Dialect) -> str:
+    """CTE ``_diviisum`` without recursion: alpha_DCG's and ERR_IA's ideal-ideal sum as
+    a fold over the ranks 1..k (AGGREGATE over SEQUENCE, in rank order)."""
+    term = f"POWER(1 - {ALPHA}, _r - 1) * {_discount(d, '_r')}"
+    return f"""
+    _diviisum AS (
+        SELECT s._idx, AGGREGATE(SEQUENCE(1, s._k), CAST(0 AS {d.double}), (_acc, _r) -> _acc + {term}) AS _ii
+        FROM _specs AS s
+        WHERE s._family IN {_in(IDEAL_IDEAL)} AND s._k >= 1
+    ),"""
+
+
+def _fold_step(d: Dialect) -> str:
+    """One rank of the greedy ideal as a lambda over the state (c: placed items per
+    subtopic index, placed: per item, g: the gains placed so far): the best item (unplaced
+    first, then the largest gain given c, then the item greatest in byte order: the
+    struct order of ARRAY_MAX) is placed and counted in its subtopics."""
+    a = f"(1 - {ALPHA})"
+    gain = f"AGGREGATE(_it.subs, CAST(0 AS {d.double}), (_a, _u) -> _a + _u.w * POWER({a}, _st.c[_u.s]))"
+    best = (
+        "ARRAY_MAX(TRANSFORM(l._items, (_it, _j) -> NAMED_STRUCT('free', NOT _st.placed[_j], "
+        f"'gain', {gain}, 'item', _it.item, 'j', _j)))"
+    )
+    covered = "ARRAY_CONTAINS(TRANSFORM(l._items[_b.j].subs, _u -> _u.s), _si)"
+    return (
+        f"(_st, _step) -> ELEMENT_AT(TRANSFORM(ARRAY({best}), _b -> NAMED_STRUCT("
+        f"'c', TRANSFORM(_st.c, (_cv, _si) -> _cv + IF({covered}, 1, 0)), "
+        "'placed', TRANSFORM(_st.placed, (_pv, _pj) -> _pv OR _pj = _b.j), "
+        "'g', CONCAT(_st.g, ARRAY(_b.gain)))), 1)"
+    )
+
+
+def _fold_greedy_sql(d: Dialect) -> str:
+    """CTEs: ndeval's greedy ideal ranking without recursion (dialects with higher-order
+    array functions, Spark): per (spec, query) its items with their (subtopic index,
+    weight) pairs in one array, the ranks a fold (AGGREGATE over SEQUENCE(1, depth)) of
+    :func:`_fold_step`, to the depth the measure reads or every item; ``_divideal`` the
+    discounted sum of the gains in rank order."""
+    D, T = d.double, d.text
+    n = "SIZE(l._items)"
+    depth = f"CAST(GREATEST(1, LEAST({n}, COALESCE({_depth(d)}, {n}))) AS INT)"
+    init = (
+        "NAMED_STRUCT('c', ARRAY_REPEAT(0, CAST(dn._n AS INT)), 'placed', "
+        f"ARRAY_REPEAT(FALSE, {n}), 'g', CAST(ARRAY() AS ARRAY<{D}>))"
+    )
+    ideal = f"AGGREGATE(TRANSFORM(o._gains, (_x, _i) -> _x * {_discount(d, '_i + 1')}), CAST(0 AS {D}), (_acc, _v) -> _acc + _v)"
+    return f"""
+    _divsubidx AS (
+        SELECT x._idx, x._q, x._sub,
+            CAST(DENSE_RANK() OVER (PARTITION BY x._idx, x._q ORDER BY x._sub) - 1 AS INT) AS _si
+        FROM _divsubs AS x
+        JOIN _specs AS s ON s._idx = x._idx AND s._family IN {_in(NORMALISED)}
+    ),
+    _divitems AS (
+        SELECT p._idx, p._q, CAST(p._item AS {T}) AS _item,
+            ARRAY_SORT(COLLECT_LIST(NAMED_STRUCT('s', x._si, 'w', p._w))) AS _subs
+        FROM _divpairs AS p
+        JOIN _divsubidx AS x ON x._idx = p._idx AND x._q = p._q AND x._sub = p._sub
+        GROUP BY p._idx, p._q, p._item
+    ),
+    _divlists AS (
+        SELECT i._idx, i._q,
+            ARRAY_SORT(COLLECT_LIST(NAMED_STRUCT('item', i._item, 'subs', i._subs))) AS _items
+        FROM _divitems AS i GROUP BY i._idx, i._q
+    ),
+    _divorder AS (
+        SELECT l._idx, l._q, AGGREGATE(SEQUENCE(1, {depth}), {init}, {_fold_step(d)}).g AS _gains
+        FROM _divlists AS l
+        JOIN _specs AS s ON s._idx = l._idx
+        JOIN _divn AS dn ON dn._idx = l._idx AND dn._q = l._q
+    ),
+    _divideal AS (
+        SELECT o._idx, o._q, {ideal} AS _ideal
+        FROM _divorder AS o JOIN _specs AS s ON s._idx = o._idx
+    ),"""
+
+
 def ctes_sql(d: Dialect) -> str:
     """The CTEs after ``_ranked``, ``_dropped``, ``_agg`` and ``_specs`` (with ``_subq``
     as an input), each ending with a comma; ``_divvals`` holds one value per (spec,
-    group, query) that has a relevant kept row.  Without recursive CTEs in the dialect,
-    ``_divvals`` is empty (its renderings refuse the family)."""
-    if not d.recursive:
-        return f"""
+    group, query) that has a relevant kept row.  The greedy ideal is a recursive CTE
+    (``Dialect.recursive``: DuckDB, PostgreSQL) or a fold over arrays (``Dialect.arrays``:
+    Spark); without either, ``_divvals`` is empty (its renderings refuse the family)."""
+    if d.recursive:
+        return (
+            _pairs_sql(d) + _raw_sql(d) + _ideal_ideal_sql(d) + _greedy_sql(d) + _ideal_sql(d)
+            + _values_sql(d)
+        )  # fmt: skip
+    if d.arrays:
+        return (
+            _pairs_sql(d) + _raw_sql(d) + _fold_ideal_ideal_sql(d) + _fold_greedy_sql(d)
+            + _values_sql(d)
+        )  # fmt: skip
+    return f"""
     _divvals AS (
         SELECT a._idx, {d.g('a')}a._q, CAST(NULL AS {d.double}) AS _v FROM _agg AS a WHERE 1 = 0
     ),"""
-    return (
-        _pairs_sql(d) + _raw_sql(d) + _ideal_ideal_sql(d) + _greedy_sql(d) + _values_sql(d)
-    )

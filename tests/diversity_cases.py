@@ -3,11 +3,13 @@
 pyndeval oracle is given (sorted in plain Python, independently of the code under test).
 
 Shared by the test modules (test modules never import from each other):
-``oracles/test_diversity.py``, ``oracles/test_diversity_weights.py`` and
-``cli/test_cli_ndeval.py``.
+``oracles/test_diversity.py``, ``oracles/test_diversity_weights.py``,
+``cli/test_cli_ndeval.py`` and the SQL ones (``stacked_cases``: many cases in one table).
 """
 
 from __future__ import annotations
+
+import random
 
 from hypothesis import strategies as st
 
@@ -34,3 +36,19 @@ def oracle_run(run: list[tuple]) -> list[tuple]:
     """trec_eval's order (score descending, item descending), as distinct scores."""
     ordered = sorted(run, key=lambda row: (row[0], -row[2], tuple(-b for b in row[1].encode())))
     return [(query, item, float(len(ordered) - i)) for i, (query, item, _) in enumerate(ordered)]
+
+
+def stacked_cases(seed: int, n: int) -> tuple[list[tuple], list[tuple]]:
+    """n random cases as ``cases`` draws them (without the run-only query), each query
+    id prefixed by its case number: (query, subtopic, item, relevance) and (query, item,
+    score) rows, so that an engine evaluates them all in one statement."""
+    rng = random.Random(seed)
+    items = [f"d{i}" for i in range(9)]
+    qrels, run = [], []
+    for case in range(n):
+        for q in rng.sample(["q1", "q2", "q3"], rng.randint(1, 3)):
+            query, subtopics = f"c{case}{q}", rng.randint(1, 4)
+            judged = {(rng.randint(1, subtopics), rng.choice(items)) for _ in range(rng.randint(1, 14))}
+            qrels += [(query, str(s), item, rng.randint(-1, 2)) for s, item in sorted(judged)]
+            run += [(query, item, float(rng.randint(0, 3))) for item in rng.sample(items, rng.randint(1, 9))]
+    return qrels, run

@@ -48,7 +48,9 @@ def _check(
     query, item = columns["query"], columns["item"]
     frames = [("run", run_df, columns["order"], [*by, query, item], duplicates == "error")]
     if qrels_df is not None:
-        frames.append(("qrels", qrels_df, columns["relevance"], [query, item], True))
+        # subtopic qrels judge an item once per subtopic
+        subtopic = [columns["subtopic"]] if columns.get("subtopic") else []
+        frames.append(("qrels", qrels_df, columns["relevance"], [query, *subtopic, item], True))
     for what, frame, value, key, unique in frames:
         repeated = F.count(F.lit(1)) - F.count_distinct(*[col(k) for k in key])
         row = frame.select(
@@ -89,6 +91,8 @@ def evaluate(
     score: str | None = "score",
     relevant: str = "relevant",
     relevance: str = "relevance",
+    subtopic: str | None = None,
+    intent_weight: str | None = None,
 ) -> DataFrame:
     """Evaluate a run held in a pyspark DataFrame; returns a pyspark DataFrame.
 
@@ -101,6 +105,11 @@ def evaluate(
     counts null ids, null or NaN scores and duplicate rows in one Spark job each for run
     and qrels and raises :class:`~polars_rankeval.InputError` on any (the SQL raises
     on them too, when the result is computed).
+
+    ``subtopic``: the qrels are subtopic qrels (``query, subtopic, item, relevance``), that
+    column naming the subtopic, for the diversity measures (``alpha_nDCG@20``,
+    ``nERR_IA@10``, ``NRBP``...; ``intent_weight``: the column of each (query,
+    subtopic)'s weight), as in :func:`polars_rankeval.sql.render`.
 
     The query is :func:`polars_rankeval.sql.render` for Spark SQL over temporary views
     of the two DataFrames, run on the run DataFrame's SparkSession.
@@ -118,11 +127,12 @@ def evaluate(
         per_query=per_query, conventions=conventions, rel=rel, complete=complete, top=top,
         ties="first" if ties == "trec_eval" else ties, duplicates=duplicates, query=query,
         item=item, score=order if use_score else None, rank=None if use_score else order,
-        relevant=relevant, relevance=relevance,
+        relevant=relevant, relevance=relevance, subtopic=subtopic, intent_weight=intent_weight,
     )  # fmt: skip
     if check:
         _check(run_df, qrels_df, by=keys, duplicates=duplicates, columns={
-            "query": query, "item": item, "order": order, "relevance": relevance})  # fmt: skip
+            "query": query, "item": item, "order": order, "relevance": relevance,
+            "subtopic": subtopic or ""})  # fmt: skip
     run_df.createOrReplaceTempView(views["run"])
     if qrels_df is not None:
         qrels_df.createOrReplaceTempView(views["qrels"])
@@ -139,17 +149,20 @@ def supports(measure: Measure, spec: Spec) -> str | None:
     """Every measure of the SQL entry point, with every option (None: supported); the
     reason otherwise."""
     del spec  # every option renders (ties='average' too: sql.render checks the measures)
-    if measure.family.name not in FAMILIES_SQL or is_diversity(measure):
+    if measure.family.name not in FAMILIES_SQL:
         return f"{measure}: engine='spark' has no SQL formula for {measure.family.name} yet"
     return None
 
 
 def evaluate_spec(spec: Spec, *, conventions: str, rel: float | None) -> DataFrame:
-    """``rk.evaluate`` on pyspark DataFrames: :func:`evaluate` with the spec's options."""
+    """``rk.evaluate`` on pyspark DataFrames: :func:`evaluate` with the spec's options
+    (with a diversity measure the qrels are subtopic qrels)."""
     c, o = spec.columns, spec.options
+    diverse = any(is_diversity(m) for m in spec.measures)
     return evaluate(
         spec.run, spec.qrels, spec.names, o.per_query, by=o.by, complete=o.complete,
         conventions=conventions, duplicates=o.duplicates, rel=rel, top=o.top, ties=o.ties,
         query=c.query, item=c.item, score=c.score, rank=c.rank, relevant=c.relevant,
-        relevance=c.relevance,
+        relevance=c.relevance, subtopic=c.subtopic if diverse else None,
+        intent_weight=c.intent_weight if diverse else None,
     )  # fmt: skip

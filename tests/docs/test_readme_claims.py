@@ -279,12 +279,15 @@ def test_extras_hold_what_the_readme_says_they_need():
 
 
 def test_diversity_measures_in_duckdb_and_refused_by_name_by_render():
-    """'In DuckDB too: engine="duckdb" ... sql.render and Spark refuse them by name'."""
+    """'In DuckDB too: engine="duckdb" ... The BigQuery and Snowflake renderings ... refuse
+    them by name, saying why'; Spark renders them."""
     pytest.importorskip("sqlglot")
     from polars_rankeval.sql import render
 
-    with pytest.raises(rk.MeasureError, match="alpha_nDCG"):
-        render(["alpha_nDCG@20"], "spark", run_table="run", qrels_table="qrels")
+    for dialect in ("bigquery", "snowflake"):
+        with pytest.raises(rk.MeasureError, match="alpha_nDCG@20: .*greedy ideal ranking"):
+            render(["alpha_nDCG@20"], dialect, subtopic="subtopic")
+    assert "AGGREGATE(SEQUENCE" in render(["alpha_nDCG@20"], "spark", subtopic="subtopic")
     run = RUN.head(1)
     sub = pl.DataFrame({"query": ["q1"], "subtopic": ["1"], "item": ["a"], "relevance": [1]})
     got = rk.evaluate(run, sub, ["alpha_nDCG@20"], engine="duckdb")

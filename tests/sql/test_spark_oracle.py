@@ -1,6 +1,9 @@
 """polars_rankeval.spark.evaluate on Spark local mode against independent values, not the
 polars engine: the other tools' formulas (``tests/conventions.py``) for the
-non-default conventions.  pytrec_eval for every measure trec_eval has (the GRID of
+non-default conventions; the diversity family (subtopic qrels) against pyndeval
+(ndeval.c) per query, as tests/sql/test_sql_render_diversity.py does for DuckDB and
+PostgreSQL (ndeval's documented differences skipped: no @1 cutoffs; nNRBP's NaN), and
+against the polars engine with intent weights, ``by``, ``top`` and a summary.  pytrec_eval for every measure trec_eval has (the GRID of
 ``test_sql_parity``) is checked in ``test_spark.py::test_grid_matches_polars``, on the
 same Spark query as the polars parity.
 
@@ -10,11 +13,17 @@ SparkSession, ``spark`` in ``tests/sql/conftest.py``).
 
 from __future__ import annotations
 
+import math
+import random
+import warnings
 from typing import Any
 
+import polars as pl
 import pytest
 
+import polars_rankeval as rk
 from tests.conventions import conventions_frames, expected_values, random_conventions_case
+from tests.diversity_cases import oracle_run, stacked_cases
 from tests.sql.spark_frames import skip_without_spark, to_polars, to_spark
 
 skip_without_spark()
@@ -43,3 +52,70 @@ def test_conventions_equal_the_other_tools_formulas(spark: Any) -> None:
     bad = [(k, values.get(k), v) for k, v in expected.items()
            if values.get(k) is None or abs(values[k] - v) > 1e-9]  # fmt: skip
     assert not bad, bad
+
+
+ND_NAMES = {
+    "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA", "alpha_DCG": "alpha-DCG",
+    "alpha_nDCG": "alpha-nDCG", "P_IA": "P-IA", "StRecall": "strec",
+}  # fmt: skip
+ND_PAIRS = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in ND_NAMES.items() for k in (2, 5, 10, 20)]
+ND_PAIRS += [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
+
+
+def _subtopic_frames(qrels: list[tuple], run: list[tuple]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    q = pl.DataFrame(qrels, schema=["query", "subtopic", "item", "relevance"], orient="row")
+    r = pl.DataFrame(run, schema=["query", "item", "score"], orient="row")
+    return r, q
+
+
+def test_diversity_equals_pyndeval_and_polars(spark: Any) -> None:
+    """One statement, 40 stacked random cases, every diversity family per query."""
+    pyndeval = pytest.importorskip("pyndeval")
+    qrels, run = stacked_cases(31, 40)
+    r, q = _subtopic_frames(qrels, run)
+    names = [ours for ours, _ in ND_PAIRS]
+    result = spark_evaluate(to_spark(spark, r), to_spark(spark, q), names, True,
+                            subtopic="subtopic")  # fmt: skip
+    schema = pl.Schema({"query": pl.String, "measure": pl.String, "value": pl.Float64})
+    got = {(a, m): v for a, m, v in to_polars(result, schema).iter_rows()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        want = rk.evaluate(r, q, names, per_query=True)
+    assert got.keys() == {(a, m) for a, m, _ in want.iter_rows()}
+    for a, m, v in want.iter_rows():
+        assert got[(a, m)] == pytest.approx(v, rel=1e-12, abs=1e-12), (a, m)
+    oracle = pyndeval.ndeval(qrels, oracle_run(run), [nd for _, nd in ND_PAIRS])
+    compared = 0
+    for query, values in oracle.items():
+        for name, nd in ND_PAIRS:
+            if math.isnan(values[nd]):
+                assert nd == "nNRBP" and got[(query, name)] == 0.0
+                continue
+            assert got[(query, name)] == pytest.approx(values[nd], abs=1e-9), (query, name)
+            compared += 1
+    assert compared > 1500
+
+
+def test_diversity_weights_by_top_summary_equal_polars(spark: Any) -> None:
+    """rk.evaluate on pyspark DataFrames (engine='spark'): intent weights, two systems,
+    top= and a summary, plain measures beside, against the polars engine."""
+    qrels, run = stacked_cases(32, 15)
+    r, q = _subtopic_frames(qrels, run)
+    rng = random.Random(4)
+    weights = {key: rng.choice([0.0, 0.5, 1.0, 3.0]) for key in sorted({(a, s) for a, s, _, _ in qrels})}
+    q = q.with_columns(pl.Series("w", [weights[(a, s)] for a, s, _, _ in qrels], pl.Float64))
+    runs = pl.concat([r.with_columns(sys=pl.lit("A")),
+                      r.with_columns(sys=pl.lit("B"), score=-pl.col("score"))])  # fmt: skip
+    names = ["nERR_IA@5", "ERR_IA@10", "P_IA@3", "AP_IA", "alpha_nDCG@5", "nNRBP",
+             "NRBP(alpha=0.3, beta=0.8)", "nNRBP(beta=1)", "StRecall", "AP", "nDCG@5"]  # fmt: skip
+    kw: dict[str, Any] = {"by": "sys", "top": 5, "intent_weight": "w"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        want = rk.evaluate(runs, q, names, **kw)
+        result = rk.evaluate(to_spark(spark, runs), to_spark(spark, q), names, **kw)
+    got = to_polars(result, pl.Schema({"sys": pl.String, "measure": pl.String, "value": pl.Float64}))
+    values = {(a, m): v for a, m, v in got.iter_rows()}
+    expected = {(a, m): v for a, m, v in want.select("sys", "measure", "value").iter_rows()}
+    assert values.keys() == expected.keys()
+    for key, value in expected.items():
+        assert values[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key

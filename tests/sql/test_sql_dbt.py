@@ -1,11 +1,16 @@
 """The dbt package (sql/dbt) with real dbt: `dbt deps && dbt build` on a copy of
 examples/dbt_dashboard plus parity models over every measure family, on dbt-duckdb and
-on dbt-postgres (a throwaway PostgreSQL cluster), equal to the polars engine to 1e-9."""
+on dbt-postgres (a throwaway PostgreSQL cluster), equal to the polars engine to 1e-9;
+the diversity family (subtopic=, intent_weight=) against pyndeval (ndeval.c) per query
+and the polars engine, ndeval's documented differences skipped as in
+tests/sql/test_sql_render_diversity.py (no @1 cutoffs; nNRBP's NaN)."""
 
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -17,6 +22,7 @@ import polars as pl
 import pytest
 
 import polars_rankeval as rk
+from tests.diversity_cases import oracle_run, stacked_cases
 from tests.sql.entry_cases import MEASURES, make_data
 from tests.sql.postgres_cluster import MISSING
 from tests.ties import GRID
@@ -165,32 +171,40 @@ def test_dbt_postgres(installed, tmp_path, request):
     assert check_tables(read) > 1000
 
 
-@pytest.mark.parametrize(
-    ("measures", "message"),
-    [
-        ("['Foo@10']", "unknown measure 'Foo@10'"),
-        ("['AP(norm=foo)@10']", "norm='foo' is not allowed; choose one of R, min, hits"),
-        ("['alpha_nDCG@20']", "measure 'alpha_nDCG@20': the diversity measures"),
-    ],
-)
-def test_dbt_bad_measure_fails_to_compile(installed, tmp_path, measures, message):
-    """dbt renders the models while parsing the project: the first bad call stops it."""
+def parse_fails(installed: Path, tmp_path: Path, model: str) -> str:
+    """``dbt parse`` of the installed example with ``model`` beside its models: it must
+    fail (dbt renders the models while parsing); its output."""
     directory = tmp_path / "bad"
     shutil.copytree(installed, directory, symlinks=True,
                     ignore=shutil.ignore_patterns("*.duckdb", "target", "logs", "dashboard*.sql"))
-    (directory / "models" / "bad.sql").write_text(
-        f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures},"
-        " query='qid', item='doc_id', score='sim', relevance='grade') }}\n"
-    )
+    (directory / "models" / "bad.sql").write_text(model)
     env = {"RANKEVAL_DBT_DUCKDB": str(tmp_path / "bad.duckdb")}
     command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "parse",
                "--profiles-dir", str(directory), "--project-dir", str(directory)]
     result = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600,
                             env={**os.environ, **env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
                             check=False)
-    assert result.returncode != 0
-    assert "rankeval: measure" in result.stdout or "rankeval: unknown" in result.stdout
-    assert message in result.stdout, result.stdout[-3000:]
+    assert result.returncode != 0, result.stdout[-3000:]
+    return result.stdout
+
+
+@pytest.mark.parametrize(
+    ("measures", "message"),
+    [
+        ("['Foo@10']", "unknown measure 'Foo@10'"),
+        ("['AP(norm=foo)@10']", "norm='foo' is not allowed; choose one of R, min, hits"),
+        ("['alpha_nDCG@20']", "measure 'alpha_nDCG@20' is a diversity measure: it needs subtopic"),
+        ("['AP', 'ERR_IA'], subtopic='sub'", "measure 'ERR_IA' needs a cutoff, e.g. ERR_IA@20"),
+        ("['AP_IA'], intent_weight='w'", "intent_weight='w' weighs subtopics: pass subtopic="),
+    ],
+)
+def test_dbt_bad_measure_fails_to_compile(installed, tmp_path, measures, message):
+    """dbt renders the models while parsing the project: the first bad call stops it."""
+    stdout = parse_fails(installed, tmp_path,
+        f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures},"
+        " query='qid', item='doc_id', score='sim', relevance='grade') }}\n")
+    assert "rankeval: " in stdout
+    assert message in stdout, stdout[-3000:]
 
 
 @pytest.mark.parametrize("columns", [
@@ -201,22 +215,11 @@ def test_dbt_bad_measure_fails_to_compile(installed, tmp_path, measures, message
 def test_dbt_one_column_as_two_keys_fails_to_compile(installed, tmp_path, columns):
     """query = item made every item its own query (a silently perfect AP), as in the SQL
     entry point before it refused it; the package refuses it while parsing."""
-    directory = tmp_path / "twice"
-    shutil.copytree(installed, directory, symlinks=True,
-                    ignore=shutil.ignore_patterns("*.duckdb", "target", "logs", "dashboard*.sql"))
-    (directory / "models" / "twice.sql").write_text(
+    stdout = parse_fails(installed, tmp_path,
         f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), ['MAP'], {columns},"
-        " relevance='grade') }}\n"
-    )
-    env = {"RANKEVAL_DBT_DUCKDB": str(tmp_path / "twice.duckdb")}
-    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "parse",
-               "--profiles-dir", str(directory), "--project-dir", str(directory)]
-    result = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, **env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
-                            check=False)
-    assert result.returncode != 0
-    assert "rankeval: the run's columns must differ" in result.stdout, result.stdout[-3000:]
-    assert "name the same column twice" in result.stdout, result.stdout[-3000:]
+        " relevance='grade') }}\n")
+    assert "rankeval: the run's columns must differ" in stdout, stdout[-3000:]
+    assert "name the same column twice" in stdout, stdout[-3000:]
 
 
 @pytest.mark.parametrize(
@@ -228,18 +231,138 @@ def test_dbt_one_column_as_two_keys_fails_to_compile(installed, tmp_path, column
 )
 def test_dbt_ties_average_refusals_fail_to_compile(installed, tmp_path, measures, message):
     """ties='average' refuses what evaluate refuses, while dbt parses the project."""
-    directory = tmp_path / "bad"
-    shutil.copytree(installed, directory, symlinks=True,
-                    ignore=shutil.ignore_patterns("*.duckdb", "target", "logs", "dashboard*.sql"))
-    (directory / "models" / "bad.sql").write_text(
+    stdout = parse_fails(installed, tmp_path,
         f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures}, query='qid',"
-        " item='doc_id', score='sim', relevance='grade', ties='average') }}\n"
+        " item='doc_id', score='sim', relevance='grade', ties='average') }}\n")
+    assert message in stdout, stdout[-3000:]
+
+
+# ---------------------------------------------------------------------------------------
+# The diversity family: subtopic qrels in two seeds, two systems (the second with the
+# scores negated), per query against pyndeval and the polars engine, and a weighted
+# summary with top= and plain measures beside against the polars engine.
+ND_NAMES = {
+    "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA", "alpha_DCG": "alpha-DCG",
+    "alpha_nDCG": "alpha-nDCG", "P_IA": "P-IA", "StRecall": "strec",
+}  # fmt: skip
+ND_PAIRS = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in ND_NAMES.items() for k in (2, 5, 10, 20)]
+ND_PAIRS += [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
+WEIGHTED = ["nERR_IA@5", "ERR_IA@10", "P_IA@3", "AP_IA", "alpha_nDCG@5", "nNRBP",
+            "NRBP(alpha=0.3, beta=0.8)", "StRecall@4", "alpha_DCG(alpha=0.2)@3", "AP", "nDCG@5"]
+DIVERSITY_SEEDS = """
+seeds:
+  - name: div_runs
+    config:
+      column_types: {system: varchar, qid: varchar, doc_id: varchar, sim: double precision}
+  - name: div_judgments
+    config:
+      column_types: {qid: varchar, aspect: varchar, doc_id: varchar, grade: integer,
+                     weight: double precision}
+"""
+COLUMNS = "query='qid', item='doc_id', score='sim', relevance='grade', subtopic='aspect'"
+
+
+def diversity_data() -> tuple[list[tuple], dict[str, list[tuple]], pl.DataFrame, pl.DataFrame]:
+    """The subtopic qrels, each system's run, and both as the seeds' frames."""
+    qrels, run = stacked_cases(21, 50)
+    runs = {"A": run, "B": [(q, item, -score) for q, item, score in run]}
+    rng = random.Random(5)
+    weight = {key: rng.choice([0.0, 0.5, 1.0, 3.0]) for key in sorted({(q, s) for q, s, _, _ in qrels})}
+    judgments = pl.DataFrame(
+        [(q, s, item, rel, weight[(q, s)]) for q, s, item, rel in qrels],
+        schema=["qid", "aspect", "doc_id", "grade", "weight"], orient="row",
     )
-    env = {"RANKEVAL_DBT_DUCKDB": str(tmp_path / "bad.duckdb")}
-    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "parse",
-               "--profiles-dir", str(directory), "--project-dir", str(directory)]
-    result = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, **env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
-                            check=False)
-    assert result.returncode != 0
-    assert message in result.stdout, result.stdout[-3000:]
+    frame = pl.DataFrame([(system, *row) for system, rows in runs.items() for row in rows],
+                         schema=["system", "qid", "doc_id", "sim"], orient="row")
+    return qrels, runs, frame, judgments
+
+
+def diversity_project(installed: Path, tmp_path: Path) -> Path:
+    """The installed example without its dashboard models, with the diversity seeds and
+    models."""
+    target = tmp_path / "diversity"
+    shutil.copytree(installed, target, symlinks=True,
+                    ignore=shutil.ignore_patterns("*.duckdb", "target", "logs", "dashboard*.sql"))
+    _, _, runs, judgments = diversity_data()
+    runs.write_csv(target / "seeds" / "div_runs.csv")
+    judgments.write_csv(target / "seeds" / "div_judgments.csv")
+    (target / "seeds" / "properties.yml").write_text(DIVERSITY_SEEDS)
+    ours = [name for name, _ in ND_PAIRS]
+    models = {
+        "div_per_query": f"{ours!r}, by=['system'], {COLUMNS}, per_query=true",
+        "div_weighted": f"{WEIGHTED!r}, by=['system'], {COLUMNS}, intent_weight='weight',"
+                        " top=5, per_query=false",
+    }  # fmt: skip
+    for name, arguments in models.items():
+        (target / "models" / f"{name}.sql").write_text(
+            f"{{{{ rankeval.evaluate(ref('div_runs'), ref('div_judgments'), {arguments}) }}}}\n"
+        )
+    return target
+
+
+def check_diversity(read) -> int:
+    """The two models against the polars engine (1e-12) and pyndeval (1e-9): the count
+    of values compared with pyndeval."""
+    pyndeval = pytest.importorskip("pyndeval")
+    qrels, runs, frame, judgments = diversity_data()
+    per_query = read("div_per_query")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        expected = rk.evaluate(frame, judgments, [n for n, _ in ND_PAIRS], by="system", per_query=True,
+                               **COLUMN_NAMES)  # fmt: skip
+        weighted = rk.evaluate(frame, judgments, WEIGHTED, by="system", top=5, intent_weight="weight",
+                               **COLUMN_NAMES)  # fmt: skip
+    same_to(per_query, expected, ["system", "qid"])
+    same_to(read("div_weighted"), weighted, ["system"])
+    got = {(a, q, m): v for a, q, m, v in per_query.select("system", "qid", "measure", "value").iter_rows()}
+    compared = 0
+    for system, run in runs.items():
+        oracle = pyndeval.ndeval(qrels, oracle_run(run), [nd for _, nd in ND_PAIRS])
+        for query, values in oracle.items():
+            for name, nd in ND_PAIRS:
+                if math.isnan(values[nd]):
+                    assert nd == "nNRBP" and got[(system, query, name)] == 0.0
+                    continue
+                assert got[(system, query, name)] == pytest.approx(values[nd], abs=1e-9), (query, name)
+                compared += 1
+    return compared
+
+
+COLUMN_NAMES = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade",
+                "subtopic": "aspect"}  # fmt: skip
+
+
+def same_to(got: pl.DataFrame, expected: pl.DataFrame, keys: list[str]) -> None:
+    """Equal rows, values to 1e-12 (the engines' libm last bits)."""
+    got = got.with_columns(pl.col(k).cast(expected.schema[k]) for k in keys)
+    joined = expected.join(got, on=[*keys, "measure"], how="full", suffix="_dbt")
+    assert joined.height == expected.height == got.height
+    worst = (joined["value"] - joined["value_dbt"]).abs().max()
+    assert worst is not None and worst <= 1e-12, joined.sort(
+        (pl.col("value") - pl.col("value_dbt")).abs(), descending=True
+    ).head(5)
+
+
+def test_dbt_duckdb_diversity(installed, tmp_path):
+    directory = diversity_project(installed, tmp_path)
+    database = tmp_path / "diversity.duckdb"
+    dbt(directory, "build", env={"RANKEVAL_DBT_DUCKDB": str(database)})
+    con = duckdb.connect(str(database), read_only=True)
+    assert check_diversity(lambda name: con.sql(f"SELECT * FROM main.{name}").pl()) > 2000
+
+
+def test_dbt_postgres_diversity(installed, tmp_path, request):
+    if importlib.util.find_spec("dbt.adapters.postgres") is None:
+        pytest.skip("dbt-postgres not installed")
+    if MISSING:
+        pytest.skip(f"PostgreSQL not installed (no {', '.join(MISSING)})")
+    server = request.getfixturevalue("postgres")
+    directory = diversity_project(installed, tmp_path)
+    env = {"PGHOST": "127.0.0.1", "PGPORT": str(server.port), "PGUSER": "postgres",
+           "PGDATABASE": "postgres", "RANKEVAL_DBT_SCHEMA": "rankeval_div"}
+    dbt(directory, "build", "--target", "postgres", env=env)
+
+    def read(name: str) -> pl.DataFrame:
+        return server.query(f"SELECT * FROM rankeval_div.{name}", schema={"qid": pl.String})
+
+    assert check_diversity(read) > 2000

@@ -1,7 +1,8 @@
 """The diversity family through ``sql.render(..., subtopic=...)``: run for real on DuckDB
 and on a throwaway PostgreSQL cluster (``tests/sql/postgres_cluster.py``), against
-pyndeval (ndeval.c) per query and equal to the polars engine; the dialects without
-recursive CTEs here (Spark, BigQuery, Snowflake) refuse the family by name.
+pyndeval (ndeval.c) per query and equal to the polars engine; Spark's rendering (a fold
+over arrays, no recursion) is parsed here and run in tests/sql/test_spark_oracle.py;
+BigQuery and Snowflake refuse the family by name.
 
 The cases are many small random subtopic qrels and tie-heavy runs (as
 ``tests/diversity_cases.py``: graded, negative and unjudged, queries without relevant
@@ -22,7 +23,7 @@ import pytest
 
 import polars_rankeval as rk
 from polars_rankeval.sql import render
-from tests.diversity_cases import oracle_run
+from tests.diversity_cases import oracle_run, stacked_cases
 from tests.sql.postgres_cluster import MISSING, Postgres
 
 pyndeval = pytest.importorskip("pyndeval")
@@ -35,20 +36,6 @@ NAMES = {
 PAIRS = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in NAMES.items() for k in (2, 5, 10, 20)]
 PAIRS += [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
 OURS = [ours for ours, _ in PAIRS]
-
-
-def stacked_cases(seed: int, n: int) -> tuple[list[tuple], list[tuple]]:
-    """n random cases, each query id prefixed by its case number."""
-    rng = random.Random(seed)
-    items = [f"d{i}" for i in range(9)]
-    qrels, run = [], []
-    for case in range(n):
-        for q in rng.sample(["q1", "q2", "q3"], rng.randint(1, 3)):
-            query, subtopics = f"c{case}{q}", rng.randint(1, 4)
-            judged = {(rng.randint(1, subtopics), rng.choice(items)) for _ in range(rng.randint(1, 14))}
-            qrels += [(query, str(s), item, rng.randint(-1, 2)) for s, item in sorted(judged)]
-            run += [(query, item, float(rng.randint(0, 3))) for item in rng.sample(items, rng.randint(1, 9))]
-    return qrels, run
 
 
 def _frames(qrels: list[tuple], run: list[tuple]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -129,10 +116,22 @@ def test_postgres_render_weights_by_top_equal_polars(postgres: Postgres):
         assert values[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
 
 
-@pytest.mark.parametrize("dialect", ["spark", "bigquery", "snowflake"])
+@pytest.mark.parametrize("dialect", ["bigquery", "snowflake"])
 def test_other_dialects_refuse_by_name(dialect):
-    with pytest.raises(rk.MeasureError, match=rf"nNRBP: the diversity measures .* render\(dialect='{dialect}'\)"):
+    with pytest.raises(rk.MeasureError, match=rf"nNRBP: the diversity measures .* render\(dialect='{dialect}'\) yet \(ndeval's greedy"):
         render(["AP", "nNRBP"], dialect, subtopic="subtopic")
+
+
+def test_spark_rendering_is_a_fold_without_recursion():
+    """Spark's recursive CTEs take no window over the recursive reference: its rendering
+    has no WITH RECURSIVE and places the greedy ideal's ranks in a fold (run for real in
+    tests/sql/test_spark_oracle.py); sqlglot parses it as Spark SQL."""
+    import sqlglot
+
+    sql = render(["alpha_nDCG@20", "nNRBP", "ERR_IA@5", "AP"], "spark", subtopic="subtopic")
+    assert "RECURSIVE" not in sql and "AGGREGATE(SEQUENCE(1, " in sql
+    sqlglot.parse_one(sql, read="spark")
+    assert "RECURSIVE" not in render(["AP"], "spark", subtopic="subtopic")
 
 
 def test_render_errors_name_the_measure():
@@ -148,9 +147,9 @@ def test_render_errors_name_the_measure():
         con.execute(render(["alpha_nDCG@5"], "duckdb", subtopic="subtopic")).fetchall()
 
 
-def test_spark_engine_refuses_by_name():
-    """engine='spark' (rk.evaluate on a pyspark DataFrame) refuses the family by name
-    before it renders anything (no SparkSession needed)."""
+def test_spark_engine_takes_the_family():
+    """engine='spark' (rk.evaluate on a pyspark DataFrame) takes the family (no
+    SparkSession needed to ask); ties='average' stays refused."""
     from types import SimpleNamespace
 
     from polars_rankeval._parse import parse_measure
@@ -158,5 +157,26 @@ def test_spark_engine_refuses_by_name():
 
     spec = SimpleNamespace(options=SimpleNamespace(ties="trec_eval"))
     assert spark.supports(parse_measure("AP"), spec) is None  # type: ignore[arg-type]
-    reason = spark.supports(parse_measure("alpha_nDCG@20"), spec)  # type: ignore[arg-type]
-    assert reason is not None and reason.startswith("alpha_nDCG@20: engine='spark' has no SQL formula")
+    assert spark.supports(parse_measure("alpha_nDCG@20"), spec) is None  # type: ignore[arg-type]
+    average = SimpleNamespace(options=SimpleNamespace(ties="average"))
+    reason = spark.supports(parse_measure("alpha_nDCG@20"), average)  # type: ignore[arg-type]
+    assert reason is not None and "ties='average'" in reason
+
+
+def test_dbt_package_refuses_the_family_where_the_adapter_has_no_recursive_windows():
+    """The dbt package's diversity check dispatches on the adapter (only dbt-duckdb and
+    dbt-postgres are run here, tests/sql/test_sql_dbt.py): recursive() is true for those
+    two and false by default, and the refusal names the measure and says why."""
+    from pathlib import Path
+
+    macros = Path(__file__).resolve().parents[2] / "sql" / "dbt" / "macros"
+    dialect = (macros / "_generated_dialect.sql").read_text()
+    assert "{% macro default__recursive() %}{{ return(false) }}{% endmacro %}" in dialect
+    for adapter in ("duckdb", "postgres"):
+        assert f"{{% macro {adapter}__recursive() %}}{{{{ return(true) }}}}{{% endmacro %}}" in dialect
+    for adapter in ("spark", "bigquery", "snowflake"):
+        assert f"{adapter}__recursive" not in dialect
+    evaluate = (macros / "_generated_evaluate.sql").read_text()
+    assert "{%- if not rankeval.recursive() -%}" in evaluate
+    assert ("the diversity measures need recursive CTEs with window functions over the recursive"
+            " reference (ndeval's greedy ideal ranking)") in evaluate

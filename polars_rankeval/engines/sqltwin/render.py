@@ -218,20 +218,20 @@ def _specs_sql(t: Target, resolved: Sequence[tuple[str, Measure]]) -> str:
 
 def _diversity(c: _Call, resolved: Sequence[tuple[str, Measure]]) -> bool:
     """True when a diversity measure is asked for, checked: a dialect with recursive
-    CTEs (else refused by name), subtopic qrels, a cutoff where the family needs one."""
+    CTEs or higher-order array functions (else refused by name), subtopic qrels, a cutoff
+    where the family needs one."""
     diverse = [(name, m) for name, m in resolved if is_diversity(m)]
     if not diverse:
         return False
     name = diverse[0][0]
-    if not c.t.recursive:
-        why = (
-            " (Spark's recursive CTEs take no window function over the recursive reference,"
-            " which ndeval's greedy ideal ranking needs here)" if c.t.name == "spark" else ""
-        )
+    if not (c.t.recursive or c.t.arrays):
         raise MeasureError(
             f"{name}: the diversity measures (subtopic qrels) are not available in "
-            f"render(dialect={c.t.name!r}) yet{why}; use dialect='duckdb' or 'postgres', the "
-            "DuckDB macros of sql/rankeval.sql (subtopic := ...) or polars_rankeval.evaluate"
+            f"render(dialect={c.t.name!r}) yet (ndeval's greedy ideal ranking is written as a "
+            "recursive CTE with windows over its own rows, for DuckDB and PostgreSQL, and as a "
+            "fold over arrays with lambdas, for Spark; neither form is written or run for this "
+            "dialect); use dialect='duckdb', 'postgres' or 'spark', the DuckDB macros of "
+            "sql/rankeval.sql (subtopic := ...) or polars_rankeval.evaluate"
         )
     if c.subtopic is None or c.qrels is None:
         raise MeasureError(
@@ -383,8 +383,9 @@ def render(
     column naming the subtopic: the diversity measures (``alpha_nDCG@20``, ``nERR_IA@10``,
     ``NRBP``...) are computed, with ``intent_weight`` the column of each (query,
     subtopic)'s weight, and the others see an item's highest relevance over its
-    subtopics.  Dialects ``"duckdb"`` and ``"postgres"`` (recursive CTEs); the others
-    refuse the diversity measures by name.
+    subtopics.  Dialects ``"duckdb"`` and ``"postgres"`` (ndeval's greedy ideal ranking a
+    recursive CTE) and ``"spark"`` (a fold over arrays); the others refuse the diversity
+    measures by name.
 
     Table names: ``"db.table"`` splits on dots; a sequence gives the parts as they are.
     Values equal ``evaluate(...)``'s to 1e-9 (PostgreSQL and Spark are tested for real);
@@ -425,8 +426,10 @@ def render(
     diverse = _diversity(call, resolved)
     specs = _specs_sql(t, resolved)
     inputs = f"{_run_sql(call)},\n{_qrels_sql(call)},\n" + (f"{_subq_sql(call)},\n" if diverse else "")
-    compute = compute_sql(replace(_dialect(call), recursive=diverse))
+    d = _dialect(call)
+    d = replace(d, recursive=diverse and d.recursive, arrays=diverse and d.arrays)
+    compute = compute_sql(d)
     return (
-        f"WITH{' RECURSIVE' if diverse else ''}\n_specs AS (\n    {specs}\n),\n{inputs}"
+        f"WITH{' RECURSIVE' if d.recursive else ''}\n_specs AS (\n    {specs}\n),\n{inputs}"
         f"{compute.strip(chr(10))}\n{_output_sql(call)}"
     )

@@ -58,6 +58,9 @@ class Target:
     # LGAMMA (log-gamma): ties='average' takes its log-binomials from it; without it a
     # running log-product over the tie group (polars_rankeval._sqlties)
     lgamma: bool = False
+    # higher-order array functions (AGGREGATE, TRANSFORM with lambdas, ARRAY_MAX over
+    # structs): the greedy ideal ranking as a fold over a query's items instead
+    arrays: bool = False
 
     def bytes_order(self, x: str) -> str:
         """``x`` as text that sorts in byte order (trec_eval's strcmp), whatever the collation."""
@@ -178,6 +181,7 @@ TARGETS: dict[str, Target] = {
         fail=lambda m: f"raise_error({m})",
         real=lambda x: f"CAST(CAST({x} AS FLOAT) AS DOUBLE)",
         finite=lambda x: f"({x} IS NOT NULL AND NOT isnan({x}) AND abs({x}) <> double('infinity'))",
+        arrays=True,
     ),
     "bigquery": Target(
         "bigquery", "`", True, "FLOAT64", "STRING", "INT64",
@@ -249,6 +253,8 @@ class Dialect:
     judged_positions: bool = False
     # LGAMMA exists (see Target.lgamma)
     lgamma: bool = False
+    # the diversity family's greedy ideal is rendered as a fold over arrays (Target.arrays)
+    arrays: bool = False
 
     @classmethod
     def of(
@@ -260,7 +266,7 @@ class Dialect:
             g=g, gj=gj, fail=t.fail, double=t.double, real=t.real, top=top,
             complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
             ordered=t.ordered, no_groups=no_groups, fingerprint=t.fingerprint,
-            average=average, recursive=t.recursive, lgamma=t.lgamma,
+            average=average, recursive=t.recursive, lgamma=t.lgamma, arrays=t.arrays,
         )  # fmt: skip
 
     def log2_discount(self, position: str) -> str:

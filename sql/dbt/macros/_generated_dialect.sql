@@ -4,7 +4,9 @@
     sql/rankeval.sql read too); the default is portable SQL.  fail(message) raises
     the message (a SQL string expression) at run time from inside a CASE;
     fail_open()/fail_close() wrap a message written in between (it may hold Jinja);
-    ordered_sums(): SUM(x ORDER BY k) adds in that order (the same bits each call). -#}
+    ordered_sums(): SUM(x ORDER BY k) adds in that order (the same bits each call);
+    recursive(): recursive CTEs with windows over the recursive reference (the
+    diversity family's greedy ideal ranking). -#}
 {% macro double() %}{{ return(adapter.dispatch('double', 'rankeval')()) }}{% endmacro %}
 {% macro default__double() %}DOUBLE PRECISION{% endmacro %}
 {% macro spark__double() %}DOUBLE{% endmacro %}
@@ -54,3 +56,7 @@
 {% macro default__ordered_sums() %}{{ return(false) }}{% endmacro %}
 {% macro postgres__ordered_sums() %}{{ return(true) }}{% endmacro %}
 {% macro duckdb__ordered_sums() %}{{ return(true) }}{% endmacro %}
+{% macro recursive() %}{{ return(adapter.dispatch('recursive', 'rankeval')()) }}{% endmacro %}
+{% macro default__recursive() %}{{ return(false) }}{% endmacro %}
+{% macro postgres__recursive() %}{{ return(true) }}{% endmacro %}
+{% macro duckdb__recursive() %}{{ return(true) }}{% endmacro %}

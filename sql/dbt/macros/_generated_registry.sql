@@ -1029,6 +1029,189 @@
      "closed": false
     }
    ]
+  },
+  "alpha_DCG": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "alpha",
+     "default": 0.5,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": 1.0,
+     "closed": true
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "alpha_nDCG": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "alpha",
+     "default": 0.5,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": 1.0,
+     "closed": true
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "ERR_IA": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "nERR_IA": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "NRBP": {
+   "aggregate": "mean",
+   "cutoff": false,
+   "at_param": none,
+   "params": [
+    {
+     "name": "alpha",
+     "default": 0.5,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": 1.0,
+     "closed": true
+    },
+    {
+     "name": "beta",
+     "default": 0.5,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": 1.0,
+     "closed": true
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "nNRBP": {
+   "aggregate": "mean",
+   "cutoff": false,
+   "at_param": none,
+   "params": [
+    {
+     "name": "alpha",
+     "default": 0.5,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": 1.0,
+     "closed": true
+    },
+    {
+     "name": "beta",
+     "default": 0.5,
+     "choices": none,
+     "minimum": 0.0,
+     "maximum": 1.0,
+     "closed": true
+    },
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "AP_IA": {
+   "aggregate": "mean",
+   "cutoff": false,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "P_IA": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
+  },
+  "StRecall": {
+   "aggregate": "mean",
+   "cutoff": true,
+   "at_param": none,
+   "params": [
+    {
+     "name": "rel",
+     "default": 1.0,
+     "choices": none,
+     "minimum": none,
+     "maximum": none,
+     "closed": false
+    }
+   ]
   }
  },
  "names": [
@@ -1263,6 +1446,46 @@
   [
    "BPM",
    "BPM"
+  ],
+  [
+   "alpha_DCG",
+   "alpha_DCG"
+  ],
+  [
+   "alpha_nDCG",
+   "alpha_nDCG"
+  ],
+  [
+   "ERR_IA",
+   "ERR_IA"
+  ],
+  [
+   "nERR_IA",
+   "nERR_IA"
+  ],
+  [
+   "NRBP",
+   "NRBP"
+  ],
+  [
+   "nNRBP",
+   "nNRBP"
+  ],
+  [
+   "AP_IA",
+   "AP_IA"
+  ],
+  [
+   "MAP_IA",
+   "AP_IA"
+  ],
+  [
+   "P_IA",
+   "P_IA"
+  ],
+  [
+   "StRecall",
+   "StRecall"
   ]
  ],
  "trec": [
@@ -1433,17 +1656,20 @@
   }
  },
  "known": "known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy, INST, INSQ, NERR8, NERR9, NERR10, NERR11, SDCG, BPM; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap",
- "refused": [
-  "alpha_dcg",
-  "alpha_ndcg",
-  "ap_ia",
-  "err_ia",
-  "map_ia",
-  "nerr_ia",
-  "nnrbp",
-  "nrbp",
-  "p_ia",
-  "strecall"
+ "diversity": [
+  "alpha_DCG",
+  "alpha_nDCG",
+  "ERR_IA",
+  "nERR_IA",
+  "NRBP",
+  "nNRBP",
+  "AP_IA",
+  "P_IA",
+  "StRecall"
+ ],
+ "needs_cutoff": [
+  "alpha_DCG",
+  "ERR_IA"
  ]
 }) }}
 {% endmacro %}

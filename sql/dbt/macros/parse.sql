@@ -39,9 +39,6 @@
     {%- for alias, family in reg.names -%}
         {%- if fam.name is none and alias | lower == word | lower -%}{%- set fam.name = family -%}{%- endif -%}
     {%- endfor -%}
-    {%- if word | lower in reg.refused -%}
-        {{ rankeval._fail("measure '" ~ name ~ "': the diversity measures (subtopic qrels) are not in the dbt package yet; use the DuckDB macros of sql/rankeval.sql (subtopic := ...) or polars_rankeval.evaluate") }}
-    {%- endif -%}
     {%- if fam.name is none -%}{{ rankeval._fail("unknown measure '" ~ name ~ "'; " ~ reg.known) }}{%- endif -%}
     {%- set family = reg.families[fam.name] -%}
     {%- set given = {} -%}
