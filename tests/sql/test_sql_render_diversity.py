@@ -149,7 +149,7 @@ def test_render_errors_name_the_measure():
 
 def test_spark_engine_takes_the_family():
     """engine='spark' (rk.evaluate on a pyspark DataFrame) takes the family (no
-    SparkSession needed to ask); ties='average' stays refused."""
+    SparkSession needed to ask); ties='average' stays refused by the rendering."""
     from types import SimpleNamespace
 
     from polars_rankeval._parse import parse_measure
@@ -158,9 +158,9 @@ def test_spark_engine_takes_the_family():
     spec = SimpleNamespace(options=SimpleNamespace(ties="trec_eval"))
     assert spark.supports(parse_measure("AP"), spec) is None  # type: ignore[arg-type]
     assert spark.supports(parse_measure("alpha_nDCG@20"), spec) is None  # type: ignore[arg-type]
-    average = SimpleNamespace(options=SimpleNamespace(ties="average"))
-    reason = spark.supports(parse_measure("alpha_nDCG@20"), average)  # type: ignore[arg-type]
-    assert reason is not None and "ties='average'" in reason
+    # every option reaches the rendering, which refuses ties='average' for the family
+    with pytest.raises(rk.MeasureError, match=r"alpha_nDCG@20 does not support ties='average'"):
+        render(["alpha_nDCG@20"], "spark", subtopic="subtopic", ties="average")
 
 
 def test_dbt_package_refuses_the_family_where_the_adapter_has_no_recursive_windows():
