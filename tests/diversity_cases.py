@@ -4,7 +4,8 @@ pyndeval oracle is given (sorted in plain Python, independently of the code unde
 
 Shared by the test modules (test modules never import from each other):
 ``oracles/test_diversity.py``, ``oracles/test_diversity_weights.py``,
-``cli/test_cli_ndeval.py`` and the SQL ones (``stacked_cases``: many cases in one table).
+``cli/test_cli_ndeval.py`` and the SQL ones (``stacked_cases``: many cases in one table;
+:func:`batches`: an engine call costs the same for one case or eight).
 """
 
 from __future__ import annotations
@@ -29,6 +30,19 @@ def cases(draw):
         run += [(q, item, float(draw(st.integers(0, 3)))) for item in items]  # ties
     if draw(st.booleans()):  # a run-only query: ignored by both
         run.append(("q9", "d0", 1.0))
+    return qrels, run
+
+
+@st.composite
+def batches(draw, most: int):
+    """1 to ``most`` :func:`cases` stacked into one case, each case's query ids prefixed
+    with its number (``"c2:q1"``): queries are evaluated independently, so one engine
+    call checks them all (a DuckDB call costs ~0.5 s of CPU whatever the case count)."""
+    qrels: list[tuple] = []
+    run: list[tuple] = []
+    for number, (case_qrels, case_run) in enumerate(draw(st.lists(cases(), min_size=1, max_size=most))):
+        qrels += [(f"c{number}:{query}", *rest) for query, *rest in case_qrels]
+        run += [(f"c{number}:{query}", *rest) for query, *rest in case_run]
     return qrels, run
 
 

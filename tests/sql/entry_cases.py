@@ -77,6 +77,22 @@ def make_data(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     return runs, qrels
 
 
+def stacked_seeds(seeds: tuple[int, ...]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`make_data` of each seed, stacked: systems and query ids tagged ``"s<seed>/"``,
+    so each seed's (system, day) groups are evaluated on their own queries and judgments,
+    as in a call of their own (not with ``complete``, which averages each group over
+    every qrels query): one SQL call checks every seed."""
+    parts = []
+    for seed in seeds:
+        runs, qrels = make_data(seed)
+        tag = pl.lit(f"s{seed}/")
+        parts.append((
+            runs.with_columns((tag + pl.col("system")).alias("system"), (tag + pl.col("qid")).alias("qid")),
+            qrels.with_columns((tag + pl.col("qid")).alias("qid")),
+        ))  # fmt: skip
+    return pl.concat(r for r, _ in parts), pl.concat(q for _, q in parts)
+
+
 def polars_result(runs, qrels, measures, by, per_query, **options) -> pl.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

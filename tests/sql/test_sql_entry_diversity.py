@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankeval as rk
-from tests.diversity_cases import cases, oracle_run
+from tests.diversity_cases import batches, oracle_run
 from tests.helpers import entry_point_connection, examples
 
 pyndeval = pytest.importorskip("pyndeval")
@@ -56,8 +56,10 @@ def _same(a: dict, b: dict) -> None:
         assert value == pytest.approx(b[key], rel=1e-12, abs=1e-12), key
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases())
+# Each example is a batch of up to 8 cases (``batches``) in one engine call: about as many
+# cases as one case an example at 150 examples, at a fifth of the calls.
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batches(8))
 def test_duckdb_matches_pyndeval_and_polars(case):
     qrels, run = case
     q, r = _frames(qrels, run)
@@ -75,21 +77,28 @@ def test_duckdb_matches_pyndeval_and_polars(case):
             assert ours[(query, name)] == pytest.approx(values[nd], abs=1e-9), (query, name)
 
 
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases(), st.sampled_from([0.0, 0.3, 1.0]), st.sampled_from([0.0, 0.8, 1.0]), st.sampled_from([1, 2]))
-def test_alpha_beta_rel_equal_polars(case, alpha, beta, rel):
+ALPHAS = (0.0, 0.3, 1.0)
+BETAS = (0.0, 0.8, 1.0)
+
+
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batches(6), st.sampled_from([1, 2]))
+def test_alpha_beta_rel_equal_polars(case, rel):
+    """Every alpha and (alpha, beta) in each call (one call per batch of cases)."""
     qrels, run = case
     q, r = _frames(qrels, run)
     names = [
-        f"alpha_nDCG(alpha={alpha})@10", f"alpha_DCG(alpha={alpha})@5",
-        f"NRBP(alpha={alpha},beta={beta})", f"nNRBP(alpha={alpha},beta={beta})", "nERR_IA@3",
-        "AP_IA", "StRecall@5",
-    ]
+        *(f"alpha_nDCG(alpha={alpha})@10" for alpha in ALPHAS),
+        *(f"alpha_DCG(alpha={alpha})@5" for alpha in ALPHAS),
+        *(f"{family}(alpha={alpha},beta={beta})"
+          for family in ("NRBP", "nNRBP") for alpha in ALPHAS for beta in BETAS),
+        "nERR_IA@3", "AP_IA", "StRecall@5",
+    ]  # fmt: skip
     _same(_per_query(r, q, names, rel=rel, engine="duckdb"), _per_query(r, q, names, rel=rel))
 
 
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases(), st.data())
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batches(4), st.data())
 def test_intent_weights_by_top_and_duplicates_equal_polars(case, data):
     """Intent weights per (query, subtopic), two systems (by=), top= and a repeated row
     under duplicates='first'."""

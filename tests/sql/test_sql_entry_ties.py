@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, example, given, settings
 
 import polars_rankeval as rk
 from tests.helpers import examples
-from tests.sql.entry_cases import COLUMNS, SQL, assert_same, make_data, polars_result
+from tests.sql.entry_cases import COLUMNS, SQL, assert_same, make_data, polars_result, stacked_seeds
 from tests.ties import (
     ALL_TIED,
     ALL_TIED_ANSWERS,
@@ -140,24 +140,26 @@ def test_brute_force_rank_column(con, data: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("options", [{}, {"complete": True}, {"rel": 2}], ids=str)
-@pytest.mark.parametrize("seed", [1, 2])
-def test_parity_with_polars(con, seed: int, options: dict[str, Any]) -> None:
-    """Custom column names, by := [system, day], per query and summary."""
-    runs, qrels = make_data(seed)
-    con.register("runs", runs)
-    con.register("judgments", qrels)
+def test_parity_with_polars(con, options: dict[str, Any]) -> None:
+    """Custom column names, by := [system, day], per query and summary; seeds 1 and 2 in
+    one call per output shape as by groups (``stacked_seeds``), or one per seed with
+    ``complete``."""
     by = ["system", "day"]
     args = "".join(f", {k} := {str(v).lower()}" for k, v in options.items())
     names = ", ".join(f"{k} := '{v}'" for k, v in COLUMNS.items())
-    count = 0
-    for per_query, macro in ((True, "rankeval_per_query"), (False, "rankeval_summary")):
-        sql = frame(
-            con, f"SELECT * FROM {macro}('runs', 'judgments', $m, by := {by!r}, {names}{args},"
-            " ties := 'average')", {"m": GRID},
-        )
-        expected = polars_result(runs, qrels, GRID, by, per_query, ties="average", **options)
-        count += assert_same(sql, expected, [*by, "qid"] if per_query else by)
-    assert count > len(GRID) * 4
+    for seeds in [(1,), (2,)] if options.get("complete") else [(1, 2)]:
+        runs, qrels = stacked_seeds(seeds)
+        con.register("runs", runs)
+        con.register("judgments", qrels)
+        count = 0
+        for per_query, macro in ((True, "rankeval_per_query"), (False, "rankeval_summary")):
+            sql = frame(
+                con, f"SELECT * FROM {macro}('runs', 'judgments', $m, by := {by!r}, {names}{args},"
+                " ties := 'average')", {"m": GRID},
+            )
+            expected = polars_result(runs, qrels, GRID, by, per_query, ties="average", **options)
+            count += assert_same(sql, expected, [*by, "qid"] if per_query else by)
+        assert count > len(GRID) * 4 * len(seeds)
 
 
 def test_without_ties_equals_the_default(con) -> None:
