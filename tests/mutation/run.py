@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
 import re
@@ -141,7 +142,12 @@ _T = (
     f"{_COMPARE}::test_t_test_equals_ttest_rel",
     "tests/compare/test_significance_edges.py",
 )
+_SURV_C = (
+    "tests/compare/test_mutation_survivors.py",
+    "tests/compare/test_mutation_survivors_full.py",
+)
 _RESAMPLING = (
+    *_SURV_C,
     "tests/compare/test_significance_edges.py",
     f"{_COMPARE}::test_randomization_is_exact_for_few_queries_and_equals_scipy",
     f"{_COMPARE}::test_randomization_agrees_with_scipy_within_resampling_error",
@@ -154,7 +160,13 @@ _SIGNIFICANCE_NARROW: dict[str, tuple[str, ...]] = {
         f"{_COMPARE}::test_corrections_hand_computed",
         f"{_COMPARE}::test_bh_equals_scipy",
     ),
-    **{f: _T for f in ("paired_t", "t_two_sided_p", "t_ppf", "_betacf", "_betainc")},
+    **{f: _T for f in ("paired_t", "t_two_sided_p", "_betacf", "_betainc")},
+    "t_ppf": ("tests/compare/test_mutation_survivors.py", *_T),
+    "run_tests": (*_RESAMPLING, f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch"),
+    "_check": (
+        "tests/compare/test_significance_edges.py",
+        f"{_COMPARE}::test_degenerate_differences",
+    ),
     **{
         f: _RESAMPLING
         for f in (
@@ -214,11 +226,8 @@ TARGETS = {
             "tests/compare/test_mutation_survivors.py",
             "tests/compare/test_mutation_survivors_full.py",
         ),
+        # no shared first step: each function's list holds the survivors' tests that call it
         narrow=_SIGNIFICANCE_NARROW,
-        shared=(
-            "tests/compare/test_mutation_survivors.py",
-            "tests/compare/test_mutation_survivors_full.py",
-        ),
     ),
     "measures": Target(
         (Code("polars_rankeval/measures"),),
@@ -1429,19 +1438,52 @@ def _wanted(target: Target, module: str, definition: str | None) -> bool:
     return False
 
 
+@functools.cache
+def _annotation_spans(module: str) -> tuple[tuple[int, int, int, int], ...]:
+    """(row, col, end row, end col) of every annotation in ``module``, when the module never
+    evaluates them (``from __future__ import annotations``); else none."""
+    source = Path(module).read_text()
+    if "from __future__ import annotations" not in source:
+        return ()
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = [node.returns]
+        elif isinstance(node, (ast.arg, ast.AnnAssign)):
+            found = [node.annotation]
+        else:
+            continue
+        spans += [
+            (a.lineno, a.col_offset, a.end_lineno or a.lineno, a.end_col_offset or 0)
+            for a in found
+            if a is not None
+        ]
+    return tuple(spans)
+
+
+def _in_annotation(module: str, row: int, col: int) -> bool:
+    """Whether a mutant starting at ``row``, ``col`` lies in an annotation that is never
+    evaluated: excluded from every run and score (a type hint is mypy's to check, CI runs
+    it; no test can tell such a mutant from the original)."""
+    return any((r, c) <= (row, col) < (er, ec) for r, c, er, ec in _annotation_spans(module))
+
+
 def _select(session: Path, target: Target, limit: int | None) -> int:
     """Mark every mutant but the kept operators / functions (and an even sample of at most
     ``limit``) as skipped; return how many are left to run."""
     keep = re.compile("|".join(f"core/{k}$" for k in KEEP))
     with sqlite3.connect(session) as db:
         rows = db.execute(
-            "SELECT job_id, operator_name, module_path, definition_name FROM mutation_specs "
+            "SELECT job_id, operator_name, module_path, definition_name, start_pos_row, "
+            "start_pos_col FROM mutation_specs "
             "ORDER BY module_path, start_pos_row, start_pos_col, operator_name, occurrence"
         ).fetchall()
         chosen = [
             job
-            for job, op, module, name in rows
-            if keep.match(op) and _wanted(target, module, name)
+            for job, op, module, name, row, col in rows
+            if keep.match(op)
+            and _wanted(target, module, name)
+            and not _in_annotation(module, row, col)
         ]
         if limit is not None and len(chosen) > limit:
             step = len(chosen) / limit
