@@ -23,8 +23,12 @@ record paragraph written by hand above the sections.
 A survivor is looked up in ``EQUIVALENT`` (with the reason), ``KILLED_AFTER`` (the test
 written for it since) or ``OPEN`` (what stands in the way), by (target, source line,
 mutated line); a target written ``target:file.py`` narrows a key to one module, for
-lines that recur.  Mutants that change only annotations, or only move a family's
-``order=`` past no other family, are recognised as equivalent by themselves.
+lines that recur.  Mutants that only move a family's ``order=`` past no other family are
+recognised as equivalent by themselves.  Mutants inside an annotation of a module with
+``from __future__ import annotations`` are left out altogether (not run, not in the
+score): annotations are never evaluated there, so no test can tell such a mutant from
+the original; they are mypy's to check, which CI runs.  A kept session from before
+(``--session``) has them recognised by their diff and left out of its score the same way.
 ``tests/mutation/test_targets.py`` (fast, no mutation run) fails when a path, function
 or test named here no longer exists.
 """
@@ -1338,12 +1342,6 @@ class _NoAnnotations(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-_ANNOTATION = (
-    "only a type annotation changed: the module has `from __future__ import annotations`, "
-    "so annotations are never evaluated (the code without annotations is identical)"
-)
-
-
 def _annotation_only(relative: str, row: int, diff: str) -> bool:
     """Whether the mutant at ``row`` of ``relative`` (a path in the repository) changes
     nothing but annotations of a module that never evaluates them."""
@@ -1354,7 +1352,11 @@ def _annotation_only(relative: str, row: int, diff: str) -> bool:
         return False
     lines = path.read_text().splitlines(keepends=True)
     if not 0 < row <= len(lines) or lines[row - 1].strip() != removed:
-        return False  # the file changed since the run
+        # the file changed since the run: the same line, moved (the nearest)
+        rows = [i for i, text in enumerate(lines, 1) if text.strip() == removed]
+        if not rows:
+            return False
+        row = min(rows, key=lambda i: abs(i - row))
     source = "".join(lines)
     if "from __future__ import annotations" not in source:
         return False
@@ -1382,6 +1384,7 @@ class Outcome:
     killed: int = 0
     survived: list[dict] = field(default_factory=list)
     incompetent: int = 0
+    annotations: int = 0  # annotation-only mutants in the session: not counted
     total: int = 0
     planned: int = 0
     finished: bool = True
@@ -1542,6 +1545,9 @@ def _outcome(session: Path, name: str) -> Outcome:
         ).fetchall()
     for module, operator, row, definition, worker, test, diff in rows:
         worker, test = (worker or "").lower(), (test or "").lower()
+        if _annotation_only(module.split("/repo/", 1)[-1], row, diff or ""):
+            out.annotations += 1  # a session from before they were left out at selection
+            continue
         out.total += 1
         if test == "killed" or worker == "abnormal":
             out.killed += 1
@@ -1559,7 +1565,6 @@ def _outcome(session: Path, name: str) -> Outcome:
                     "source": line,
                     "diff": diff or "",
                     "equivalent": _lookup(EQUIVALENT, name, relative, line, mutated)
-                    or (_ANNOTATION if _annotation_only(relative, row, diff or "") else None)
                     or (_TABLE_ORDER if _order_only(line, mutated) else None),
                     "killed_after": _lookup(KILLED_AFTER, name, relative, line, mutated),
                     "open": _lookup(OPEN, name, relative, line, mutated),
@@ -1652,6 +1657,11 @@ def _section(name: str, out: Outcome) -> str:
         (
             f"- mutants run: {out.total} (incompetent: {out.incompetent}), "
             f"killed: {out.killed}, survived: {len(out.survived)}"
+            + (
+                f"; {out.annotations} annotation-only mutants in the session left out"
+                if out.annotations
+                else ""
+            )
         ),
         f"- score of this run: {out.killed}/{out.total} = {out.killed / total:.1%} killed",
         (
