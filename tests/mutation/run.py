@@ -4,6 +4,9 @@ Usage (from the repository root, with ``pip install cosmic-ray``)::
 
     .venv/bin/python tests/mutation/run.py significance measures --max 150 --minutes 30
     .venv/bin/python tests/mutation/run.py --list
+    # one measure module in full; then go on where a time box stopped it
+    .venv/bin/python tests/mutation/run.py measures:ap.py --minutes 30 --keep DIR
+    .venv/bin/python tests/mutation/run.py measures:ap.py --minutes 30 --resume DIR --keep DIR
 
 Each target names the code it mutates (a file or folder, optionally only some functions)
 and the fast tests that must kill its mutants.  The repository is copied to a temporary
@@ -18,7 +21,11 @@ function (significance) first, and the whole list only when they pass, so a surv
 has always survived the whole list.  The score and every surviving mutant
 (with its diff, and the reason when it is listed in ``EQUIVALENT`` below) are written
 to ``tests/mutation/RESULTS.md``; the results of targets not run are kept, and so is a
-record paragraph written by hand above the sections.
+record paragraph written by hand above the sections.  ``TARGET:a.py,b.py`` cuts a
+folder target to those files (its own section).  ``--resume DIR`` goes on with a session
+kept by ``--keep DIR`` (the mutants not yet run), so a target too slow for one sitting
+is run in full over several; it refuses when the code's mutants differ from the kept
+session's (the code changed).
 
 A survivor is looked up in ``EQUIVALENT`` (with the reason), ``KILLED_AFTER`` (the test
 written for it since) or ``OPEN`` (what stands in the way), by (target, source line,
@@ -326,6 +333,19 @@ TARGETS = {
         ),
     ),
 }
+
+
+def target_named(name: str) -> Target:
+    """A target of ``TARGETS``, or ``TARGET:file.py,other.py``: that target's code cut to
+    those files of its folder (say ``measures:ap.py,ndcg.py``, for a module run in full)."""
+    if ":" not in name:
+        return TARGETS[name]
+    base, files = name.split(":", 1)
+    target = TARGETS[base]
+    folders = [c.path for c in target.code]
+    code = tuple(Code(f"{folders[0].rstrip('/')}/{f}") for f in files.split(","))
+    return Target(code, target.tests, target.timeout, target.narrow, target.shared)
+
 
 # The mutation operators kept (cosmic-ray names, regular expressions).
 KEEP = [
@@ -1531,7 +1551,7 @@ def _lookup(
 ) -> str | None:
     """A survivor's entry: keyed by "target:file.py" (for a line that several modules
     share) or by the target alone."""
-    file = module.rsplit("/", 1)[-1]
+    file, name = module.rsplit("/", 1)[-1], name.split(":", 1)[0]  # measures:ap.py: measures
     return table.get((f"{name}:{file}", line, mutated)) or table.get((name, line, mutated))
 
 
@@ -1589,18 +1609,65 @@ def _exec(config: Path, session: Path, repo: Path, minutes: float | None) -> boo
     return True
 
 
+def _specs(session: Path) -> set[tuple]:
+    """A session's mutants, by place in the repository (not in the copy it ran in)."""
+    with sqlite3.connect(session) as db:
+        rows = db.execute(
+            "SELECT module_path, operator_name, occurrence, start_pos_row, start_pos_col, "
+            "end_pos_row, end_pos_col FROM mutation_specs"
+        ).fetchall()
+    return {(m.split("/repo/", 1)[-1], *rest) for m, *rest in rows}
+
+
+def _selected(session: Path) -> int:
+    """How many mutants a session selected (run or still to run)."""
+    with sqlite3.connect(session) as db:
+        return db.execute(
+            "SELECT count(*) FROM work_items w LEFT JOIN work_results r ON r.job_id = w.job_id "
+            "WHERE r.job_id IS NULL OR r.worker_outcome != 'SKIPPED'"
+        ).fetchone()[0]
+
+
+def _resume(session: Path, kept: Path, repo: Path) -> int:
+    """Take a kept session's results over into ``session`` (just initialised in ``repo``)
+    and return how many mutants are left to run; refuse when the code has changed since
+    (the two sessions' mutants differ), as its positions would no longer be right."""
+    if _specs(session) != _specs(kept):
+        raise SystemExit(f"{kept}: the code changed since that session; start afresh")
+    with sqlite3.connect(kept) as db:
+        old = db.execute("SELECT module_path FROM mutation_specs LIMIT 1").fetchone()[0]
+    shutil.copy(kept, session)
+    prefix = old.split("/repo/", 1)[0] + "/repo/"
+    with sqlite3.connect(session) as db:
+        db.execute(
+            "UPDATE mutation_specs SET module_path = replace(module_path, ?, ?)",
+            (prefix, f"{repo}/"),
+        )
+        return db.execute(
+            "SELECT count(*) FROM work_items w LEFT JOIN work_results r ON r.job_id = w.job_id "
+            "WHERE r.job_id IS NULL"
+        ).fetchone()[0]
+
+
 def run_target(
-    name: str, limit: int | None, minutes: float | None = None, keep: Path | None = None
+    name: str,
+    limit: int | None,
+    minutes: float | None = None,
+    keep: Path | None = None,
+    resume: Path | None = None,
 ) -> Outcome:
-    target = TARGETS[name]
+    target = target_named(name)
     with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
         repo = _copy_tree(Path(tmp))
         config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
         _config(repo, target, config, name)
         subprocess.run([*COSMIC, "init", str(config), str(session)], cwd=repo, check=True)
-        count = _select(session, target, limit)
+        if resume is None:
+            count = _select(session, target, limit)
+        else:
+            count = _resume(session, resume, repo)
         paths = ", ".join(c.path for c in target.code)
-        print(f"{name}: {count} mutants of {paths}", flush=True)
+        print(f"{name}: {count} mutants of {paths} to run", flush=True)
         start = time.monotonic()
         baseline = subprocess.run(
             [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", *target.tests],
@@ -1619,7 +1686,7 @@ def run_target(
         out = _outcome(session, name)
         if _log(repo).exists():
             out.passes = [json.loads(x) for x in _log(repo).read_text().splitlines()]
-        out.planned, out.finished = count, finished
+        out.planned, out.finished = _selected(session), finished
         out.seconds = time.monotonic() - start
     return out
 
@@ -1643,7 +1710,7 @@ def _passes(passes: list[dict]) -> list[str]:
 
 
 def _section(name: str, out: Outcome) -> str:
-    target = TARGETS[name]
+    target = target_named(name)
     equivalent = [s for s in out.survived if s["equivalent"]]
     later = [s for s in out.survived if not s["equivalent"] and s["killed_after"]]
     real = [s for s in out.survived if not s["equivalent"] and not s["killed_after"]]
@@ -1721,7 +1788,8 @@ def _write(sections: dict[str, str]) -> None:
     text = RESULTS.read_text() if RESULTS.exists() else ""
     preamble = text[len(_HEAD) :].split("\n## ", 1)[0] if text.startswith(_HEAD) else ""
     preamble = "" if preamble.startswith("## ") else preamble.strip()
-    body = "\n".join(sections[k] for k in TARGETS if k in sections)
+    names = [*TARGETS, *sorted(k for k in sections if k not in TARGETS)]
+    body = "\n".join(sections[k] for k in names if k in sections)
     RESULTS.write_text(_HEAD + (preamble + "\n\n" if preamble else "") + body)
 
 
@@ -1745,12 +1813,18 @@ def main(argv: list[str] | None = None) -> int:
         help="report a kept cosmic-ray session instead of running (e.g. after a crash)",
     )
     parser.add_argument("--keep", metavar="DIR", help="keep each target's session file in DIR")
+    parser.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="go on with the sessions kept in DIR (--keep) where they stopped, code unchanged",
+    )
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     args = parser.parse_args(argv)
     for spec in args.session:
         name, path = spec.split("=", 1)
         out = _outcome(Path(path), name)
-        out.planned = out.total
+        out.planned = _selected(Path(path))
+        out.finished = out.total + out.annotations >= out.planned
         log = Path(path).with_suffix(".jsonl")
         if log.exists():
             out.passes = [json.loads(x) for x in log.read_text().splitlines()]
@@ -1761,12 +1835,13 @@ def main(argv: list[str] | None = None) -> int:
         for name, target in TARGETS.items():
             print(f"{name}: {'; '.join(c.describe() for c in target.code)}")
         return 0
-    unknown = [t for t in args.targets if t not in TARGETS]
+    unknown = [t for t in args.targets if t.split(":", 1)[0] not in TARGETS]
     if unknown:
         parser.error(f"unknown targets {unknown}; choose from {list(TARGETS)}")
     for name in args.targets:
         keep = Path(args.keep) / f"{name}.sqlite" if args.keep else None
-        section = _section(name, run_target(name, args.max, args.minutes, keep))
+        resume = Path(args.resume) / f"{name}.sqlite" if args.resume else None
+        section = _section(name, run_target(name, args.max, args.minutes, keep, resume))
         # re-read, so that runs of other targets in parallel keep their sections
         _write({**_previous(), name: section})
     return 0
