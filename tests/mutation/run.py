@@ -383,6 +383,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "the bisection stops on its tolerance long before 200 steps",
     (
         "significance",
+        "for _ in range(200):",
+        "for _ in range( 199):",
+    ): "the bisection stops on its tolerance long before 199 steps (checked: 108 quantiles, "
+    "q from 1e-12 to 1 - 1e-9, df from 1 to 1e6, each stopped by its tolerance, at most "
+    "after 61 halvings)",
+    (
+        "significance",
+        "d: np.ndarray, *, test: str, alpha: float, n_resamples: int, seed: int",
+        "d: np.ndarray, /, test: str, alpha: float, n_resamples: int, seed: int",
+    ): _KEYWORD_ONLY + " (_significance is private; compare.py and the tests call it)",
+    (
+        "significance",
         "low, high = 0.0, 1.0",
         "low, high = 0.0, 2.0",
     ): "the starting bracket of the bisection: it is doubled until it holds the quantile, "
