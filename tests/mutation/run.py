@@ -804,6 +804,13 @@ _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 _NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # session 16 (2026-11-26): significance, a second full-list sample
+    (
+        "significance",
+        "if high - low <= 1e-15 * high:",
+        "if high - low <= 1e-15 / high:",
+    ): "compare/test_significance_edges.py::"
+    "test_t_quantiles_near_the_median_equal_the_closed_forms_of_df_1_and_2",
     # session 15 (2026-11-26): the ranking's rank-given path, first run
     (
         "ranking",
