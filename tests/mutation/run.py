@@ -383,6 +383,21 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "the bisection stops on its tolerance long before 200 steps",
     (
         "significance",
+        "if high - low <= 1e-15 * high:",
+        "if high - low <= -0.999999999999999 * high:",
+    ): "the bisection's stopping test never fires (high > low >= 0): it runs its 200 "
+    "halvings instead of at most 61, down to the bracket's float floor; the quantile moves "
+    "by at most one ulp (4.8e-16 relative on 126 q x df, 52 differ at all), below any "
+    "oracle's precision (the closed forms of df 1 and 2 differ from either by up to 1e-13)",
+    (
+        "significance",
+        "return np.count_nonzero(np.abs(values) >= threshold, axis=0)",
+        "return np.count_nonzero(np.abs(values) > threshold, axis=0)",
+    ): "differs only where a resampled |mean| equals the threshold exactly, |observed| (1 - "
+    "1e-12) - 1e-15: a value set just below |observed| so that ties with it count either "
+    "way; at observed 0 the threshold is -1e-15 and both count every pattern",
+    (
+        "significance",
         "for _ in range(200):",
         "for _ in range( 199):",
     ): "the bisection stops on its tolerance long before 199 steps (checked: 108 quantiles, "
