@@ -51,3 +51,14 @@ def test_bootstrap_p_value_formula():
 def test_t_quantiles_below_1_match_scipy(q, df):
     # quantiles with |t| < 1: the bisection's stopping rule is relative to t itself
     assert sig.t_ppf(q, df) == pytest.approx(scipy_stats.t.ppf(q, df), rel=1e-12)
+
+
+@pytest.mark.parametrize("q", [0.505, 0.51])
+def test_t_quantiles_near_the_median_equal_the_closed_forms_of_df_1_and_2(q):
+    # small quantiles (|t| ~ 0.02-0.03), where the bisection's stopping rule decides the
+    # last digits; the expected values are the closed forms, not scipy: df = 1 is the
+    # Cauchy distribution, t = tan(pi (q - 1/2)); df = 2 has t = (2q - 1) / sqrt(2q(1 - q))
+    cauchy = math.tan(math.pi * (q - 0.5))
+    two = (2.0 * q - 1.0) / math.sqrt(2.0 * q * (1.0 - q))
+    assert sig.t_ppf(q, 1) == pytest.approx(cauchy, rel=5e-13, abs=0)
+    assert sig.t_ppf(q, 2) == pytest.approx(two, rel=5e-13, abs=0)

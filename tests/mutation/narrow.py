@@ -78,7 +78,7 @@ def _pytest(tests: list[str], timeout: float | None = None) -> int:
 
 def main(argv: list[str]) -> int:
     name, pristine, log = argv[0], Path(argv[1]), Path(argv[2])
-    target = _run_module().TARGETS[name]
+    target = _run_module().target_named(name)
     found = mutated(pristine)
     narrow: list[str] = []
     function = None

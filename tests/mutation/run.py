@@ -4,6 +4,9 @@ Usage (from the repository root, with ``pip install cosmic-ray``)::
 
     .venv/bin/python tests/mutation/run.py significance measures --max 150 --minutes 30
     .venv/bin/python tests/mutation/run.py --list
+    # one measure module in full; then go on where a time box stopped it
+    .venv/bin/python tests/mutation/run.py measures:ap.py --minutes 30 --keep DIR
+    .venv/bin/python tests/mutation/run.py measures:ap.py --minutes 30 --resume DIR --keep DIR
 
 Each target names the code it mutates (a file or folder, optionally only some functions)
 and the fast tests that must kill its mutants.  The repository is copied to a temporary
@@ -18,13 +21,21 @@ function (significance) first, and the whole list only when they pass, so a surv
 has always survived the whole list.  The score and every surviving mutant
 (with its diff, and the reason when it is listed in ``EQUIVALENT`` below) are written
 to ``tests/mutation/RESULTS.md``; the results of targets not run are kept, and so is a
-record paragraph written by hand above the sections.
+record paragraph written by hand above the sections.  ``TARGET:a.py,b.py`` cuts a
+folder target to those files (its own section).  ``--resume DIR`` goes on with a session
+kept by ``--keep DIR`` (the mutants not yet run), so a target too slow for one sitting
+is run in full over several; it refuses when the code's mutants differ from the kept
+session's (the code changed).
 
 A survivor is looked up in ``EQUIVALENT`` (with the reason), ``KILLED_AFTER`` (the test
 written for it since) or ``OPEN`` (what stands in the way), by (target, source line,
 mutated line); a target written ``target:file.py`` narrows a key to one module, for
-lines that recur.  Mutants that change only annotations, or only move a family's
-``order=`` past no other family, are recognised as equivalent by themselves.
+lines that recur.  Mutants that only move a family's ``order=`` past no other family are
+recognised as equivalent by themselves.  Mutants inside an annotation of a module with
+``from __future__ import annotations`` are left out altogether (not run, not in the
+score): annotations are never evaluated there, so no test can tell such a mutant from
+the original; they are mypy's to check, which CI runs.  A kept session from before
+(``--session``) has them recognised by their diff and left out of its score the same way.
 ``tests/mutation/test_targets.py`` (fast, no mutation run) fails when a path, function
 or test named here no longer exists.
 """
@@ -33,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
 import re
@@ -141,7 +153,12 @@ _T = (
     f"{_COMPARE}::test_t_test_equals_ttest_rel",
     "tests/compare/test_significance_edges.py",
 )
+_SURV_C = (
+    "tests/compare/test_mutation_survivors.py",
+    "tests/compare/test_mutation_survivors_full.py",
+)
 _RESAMPLING = (
+    *_SURV_C,
     "tests/compare/test_significance_edges.py",
     f"{_COMPARE}::test_randomization_is_exact_for_few_queries_and_equals_scipy",
     f"{_COMPARE}::test_randomization_agrees_with_scipy_within_resampling_error",
@@ -154,7 +171,13 @@ _SIGNIFICANCE_NARROW: dict[str, tuple[str, ...]] = {
         f"{_COMPARE}::test_corrections_hand_computed",
         f"{_COMPARE}::test_bh_equals_scipy",
     ),
-    **{f: _T for f in ("paired_t", "t_two_sided_p", "t_ppf", "_betacf", "_betainc")},
+    **{f: _T for f in ("paired_t", "t_two_sided_p", "_betacf", "_betainc")},
+    "t_ppf": ("tests/compare/test_mutation_survivors.py", *_T),
+    "run_tests": (*_RESAMPLING, f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch"),
+    "_check": (
+        "tests/compare/test_significance_edges.py",
+        f"{_COMPARE}::test_degenerate_differences",
+    ),
     **{
         f: _RESAMPLING
         for f in (
@@ -214,11 +237,8 @@ TARGETS = {
             "tests/compare/test_mutation_survivors.py",
             "tests/compare/test_mutation_survivors_full.py",
         ),
+        # no shared first step: each function's list holds the survivors' tests that call it
         narrow=_SIGNIFICANCE_NARROW,
-        shared=(
-            "tests/compare/test_mutation_survivors.py",
-            "tests/compare/test_mutation_survivors_full.py",
-        ),
     ),
     "measures": Target(
         (Code("polars_rankeval/measures"),),
@@ -314,6 +334,19 @@ TARGETS = {
     ),
 }
 
+
+def target_named(name: str) -> Target:
+    """A target of ``TARGETS``, or ``TARGET:file.py,other.py``: that target's code cut to
+    those files of its folder (say ``measures:ap.py,ndcg.py``, for a module run in full)."""
+    if ":" not in name:
+        return TARGETS[name]
+    base, files = name.split(":", 1)
+    target = TARGETS[base]
+    folders = [c.path for c in target.code]
+    code = tuple(Code(f"{folders[0].rstrip('/')}/{f}") for f in files.split(","))
+    return Target(code, target.tests, target.timeout, target.narrow, target.shared)
+
+
 # The mutation operators kept (cosmic-ray names, regular expressions).
 KEEP = [
     r"ReplaceBinaryOperator_(Add_Sub|Sub_Add|Mul_Div|Div_Mul|BitAnd_BitOr|BitOr_BitAnd)",
@@ -348,6 +381,33 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "for _ in range(200):",
         "for _ in range( 201):",
     ): "the bisection stops on its tolerance long before 200 steps",
+    (
+        "significance",
+        "if high - low <= 1e-15 * high:",
+        "if high - low <= -0.999999999999999 * high:",
+    ): "the bisection's stopping test never fires (high > low >= 0): it runs its 200 "
+    "halvings instead of at most 61, down to the bracket's float floor; the quantile moves "
+    "by at most one ulp (4.8e-16 relative on 126 q x df, 52 differ at all), below any "
+    "oracle's precision (the closed forms of df 1 and 2 differ from either by up to 1e-13)",
+    (
+        "significance",
+        "return np.count_nonzero(np.abs(values) >= threshold, axis=0)",
+        "return np.count_nonzero(np.abs(values) > threshold, axis=0)",
+    ): "differs only where a resampled |mean| equals the threshold exactly, |observed| (1 - "
+    "1e-12) - 1e-15: a value set just below |observed| so that ties with it count either "
+    "way; at observed 0 the threshold is -1e-15 and both count every pattern",
+    (
+        "significance",
+        "for _ in range(200):",
+        "for _ in range( 199):",
+    ): "the bisection stops on its tolerance long before 199 steps (checked: 108 quantiles, "
+    "q from 1e-12 to 1 - 1e-9, df from 1 to 1e6, each stopped by its tolerance, at most "
+    "after 61 halvings)",
+    (
+        "significance",
+        "d: np.ndarray, *, test: str, alpha: float, n_resamples: int, seed: int",
+        "d: np.ndarray, /, test: str, alpha: float, n_resamples: int, seed: int",
+    ): _KEYWORD_ONLY + " (_significance is private; compare.py and the tests call it)",
     (
         "significance",
         "low, high = 0.0, 1.0",
@@ -759,6 +819,13 @@ _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 _NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # session 16 (2026-11-26): significance, a second full-list sample
+    (
+        "significance",
+        "if high - low <= 1e-15 * high:",
+        "if high - low <= 1e-15 / high:",
+    ): "compare/test_significance_edges.py::"
+    "test_t_quantiles_near_the_median_equal_the_closed_forms_of_df_1_and_2",
     # session 15 (2026-11-26): the ranking's rank-given path, first run
     (
         "ranking",
@@ -1329,12 +1396,6 @@ class _NoAnnotations(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-_ANNOTATION = (
-    "only a type annotation changed: the module has `from __future__ import annotations`, "
-    "so annotations are never evaluated (the code without annotations is identical)"
-)
-
-
 def _annotation_only(relative: str, row: int, diff: str) -> bool:
     """Whether the mutant at ``row`` of ``relative`` (a path in the repository) changes
     nothing but annotations of a module that never evaluates them."""
@@ -1345,7 +1406,11 @@ def _annotation_only(relative: str, row: int, diff: str) -> bool:
         return False
     lines = path.read_text().splitlines(keepends=True)
     if not 0 < row <= len(lines) or lines[row - 1].strip() != removed:
-        return False  # the file changed since the run
+        # the file changed since the run: the same line, moved (the nearest)
+        rows = [i for i, text in enumerate(lines, 1) if text.strip() == removed]
+        if not rows:
+            return False
+        row = min(rows, key=lambda i: abs(i - row))
     source = "".join(lines)
     if "from __future__ import annotations" not in source:
         return False
@@ -1373,6 +1438,7 @@ class Outcome:
     killed: int = 0
     survived: list[dict] = field(default_factory=list)
     incompetent: int = 0
+    annotations: int = 0  # annotation-only mutants in the session: not counted
     total: int = 0
     planned: int = 0
     finished: bool = True
@@ -1429,19 +1495,52 @@ def _wanted(target: Target, module: str, definition: str | None) -> bool:
     return False
 
 
+@functools.cache
+def _annotation_spans(module: str) -> tuple[tuple[int, int, int, int], ...]:
+    """(row, col, end row, end col) of every annotation in ``module``, when the module never
+    evaluates them (``from __future__ import annotations``); else none."""
+    source = Path(module).read_text()
+    if "from __future__ import annotations" not in source:
+        return ()
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = [node.returns]
+        elif isinstance(node, (ast.arg, ast.AnnAssign)):
+            found = [node.annotation]
+        else:
+            continue
+        spans += [
+            (a.lineno, a.col_offset, a.end_lineno or a.lineno, a.end_col_offset or 0)
+            for a in found
+            if a is not None
+        ]
+    return tuple(spans)
+
+
+def _in_annotation(module: str, row: int, col: int) -> bool:
+    """Whether a mutant starting at ``row``, ``col`` lies in an annotation that is never
+    evaluated: excluded from every run and score (a type hint is mypy's to check, CI runs
+    it; no test can tell such a mutant from the original)."""
+    return any((r, c) <= (row, col) < (er, ec) for r, c, er, ec in _annotation_spans(module))
+
+
 def _select(session: Path, target: Target, limit: int | None) -> int:
     """Mark every mutant but the kept operators / functions (and an even sample of at most
     ``limit``) as skipped; return how many are left to run."""
     keep = re.compile("|".join(f"core/{k}$" for k in KEEP))
     with sqlite3.connect(session) as db:
         rows = db.execute(
-            "SELECT job_id, operator_name, module_path, definition_name FROM mutation_specs "
+            "SELECT job_id, operator_name, module_path, definition_name, start_pos_row, "
+            "start_pos_col FROM mutation_specs "
             "ORDER BY module_path, start_pos_row, start_pos_col, operator_name, occurrence"
         ).fetchall()
         chosen = [
             job
-            for job, op, module, name in rows
-            if keep.match(op) and _wanted(target, module, name)
+            for job, op, module, name, row, col in rows
+            if keep.match(op)
+            and _wanted(target, module, name)
+            and not _in_annotation(module, row, col)
         ]
         if limit is not None and len(chosen) > limit:
             step = len(chosen) / limit
@@ -1486,7 +1585,7 @@ def _lookup(
 ) -> str | None:
     """A survivor's entry: keyed by "target:file.py" (for a line that several modules
     share) or by the target alone."""
-    file = module.rsplit("/", 1)[-1]
+    file, name = module.rsplit("/", 1)[-1], name.split(":", 1)[0]  # measures:ap.py: measures
     return table.get((f"{name}:{file}", line, mutated)) or table.get((name, line, mutated))
 
 
@@ -1500,6 +1599,9 @@ def _outcome(session: Path, name: str) -> Outcome:
         ).fetchall()
     for module, operator, row, definition, worker, test, diff in rows:
         worker, test = (worker or "").lower(), (test or "").lower()
+        if _annotation_only(module.split("/repo/", 1)[-1], row, diff or ""):
+            out.annotations += 1  # a session from before they were left out at selection
+            continue
         out.total += 1
         if test == "killed" or worker == "abnormal":
             out.killed += 1
@@ -1517,7 +1619,6 @@ def _outcome(session: Path, name: str) -> Outcome:
                     "source": line,
                     "diff": diff or "",
                     "equivalent": _lookup(EQUIVALENT, name, relative, line, mutated)
-                    or (_ANNOTATION if _annotation_only(relative, row, diff or "") else None)
                     or (_TABLE_ORDER if _order_only(line, mutated) else None),
                     "killed_after": _lookup(KILLED_AFTER, name, relative, line, mutated),
                     "open": _lookup(OPEN, name, relative, line, mutated),
@@ -1542,18 +1643,65 @@ def _exec(config: Path, session: Path, repo: Path, minutes: float | None) -> boo
     return True
 
 
+def _specs(session: Path) -> set[tuple]:
+    """A session's mutants, by place in the repository (not in the copy it ran in)."""
+    with sqlite3.connect(session) as db:
+        rows = db.execute(
+            "SELECT module_path, operator_name, occurrence, start_pos_row, start_pos_col, "
+            "end_pos_row, end_pos_col FROM mutation_specs"
+        ).fetchall()
+    return {(m.split("/repo/", 1)[-1], *rest) for m, *rest in rows}
+
+
+def _selected(session: Path) -> int:
+    """How many mutants a session selected (run or still to run)."""
+    with sqlite3.connect(session) as db:
+        return db.execute(
+            "SELECT count(*) FROM work_items w LEFT JOIN work_results r ON r.job_id = w.job_id "
+            "WHERE r.job_id IS NULL OR r.worker_outcome != 'SKIPPED'"
+        ).fetchone()[0]
+
+
+def _resume(session: Path, kept: Path, repo: Path) -> int:
+    """Take a kept session's results over into ``session`` (just initialised in ``repo``)
+    and return how many mutants are left to run; refuse when the code has changed since
+    (the two sessions' mutants differ), as its positions would no longer be right."""
+    if _specs(session) != _specs(kept):
+        raise SystemExit(f"{kept}: the code changed since that session; start afresh")
+    with sqlite3.connect(kept) as db:
+        old = db.execute("SELECT module_path FROM mutation_specs LIMIT 1").fetchone()[0]
+    shutil.copy(kept, session)
+    prefix = old.split("/repo/", 1)[0] + "/repo/"
+    with sqlite3.connect(session) as db:
+        db.execute(
+            "UPDATE mutation_specs SET module_path = replace(module_path, ?, ?)",
+            (prefix, f"{repo}/"),
+        )
+        return db.execute(
+            "SELECT count(*) FROM work_items w LEFT JOIN work_results r ON r.job_id = w.job_id "
+            "WHERE r.job_id IS NULL"
+        ).fetchone()[0]
+
+
 def run_target(
-    name: str, limit: int | None, minutes: float | None = None, keep: Path | None = None
+    name: str,
+    limit: int | None,
+    minutes: float | None = None,
+    keep: Path | None = None,
+    resume: Path | None = None,
 ) -> Outcome:
-    target = TARGETS[name]
+    target = target_named(name)
     with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
         repo = _copy_tree(Path(tmp))
         config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
         _config(repo, target, config, name)
         subprocess.run([*COSMIC, "init", str(config), str(session)], cwd=repo, check=True)
-        count = _select(session, target, limit)
+        if resume is None:
+            count = _select(session, target, limit)
+        else:
+            count = _resume(session, resume, repo)
         paths = ", ".join(c.path for c in target.code)
-        print(f"{name}: {count} mutants of {paths}", flush=True)
+        print(f"{name}: {count} mutants of {paths} to run", flush=True)
         start = time.monotonic()
         baseline = subprocess.run(
             [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", *target.tests],
@@ -1572,7 +1720,7 @@ def run_target(
         out = _outcome(session, name)
         if _log(repo).exists():
             out.passes = [json.loads(x) for x in _log(repo).read_text().splitlines()]
-        out.planned, out.finished = count, finished
+        out.planned, out.finished = _selected(session), finished
         out.seconds = time.monotonic() - start
     return out
 
@@ -1596,7 +1744,7 @@ def _passes(passes: list[dict]) -> list[str]:
 
 
 def _section(name: str, out: Outcome) -> str:
-    target = TARGETS[name]
+    target = target_named(name)
     equivalent = [s for s in out.survived if s["equivalent"]]
     later = [s for s in out.survived if not s["equivalent"] and s["killed_after"]]
     real = [s for s in out.survived if not s["equivalent"] and not s["killed_after"]]
@@ -1610,6 +1758,11 @@ def _section(name: str, out: Outcome) -> str:
         (
             f"- mutants run: {out.total} (incompetent: {out.incompetent}), "
             f"killed: {out.killed}, survived: {len(out.survived)}"
+            + (
+                f"; {out.annotations} annotation-only mutants in the session left out"
+                if out.annotations
+                else ""
+            )
         ),
         f"- score of this run: {out.killed}/{out.total} = {out.killed / total:.1%} killed",
         (
@@ -1669,7 +1822,8 @@ def _write(sections: dict[str, str]) -> None:
     text = RESULTS.read_text() if RESULTS.exists() else ""
     preamble = text[len(_HEAD) :].split("\n## ", 1)[0] if text.startswith(_HEAD) else ""
     preamble = "" if preamble.startswith("## ") else preamble.strip()
-    body = "\n".join(sections[k] for k in TARGETS if k in sections)
+    names = [*TARGETS, *sorted(k for k in sections if k not in TARGETS)]
+    body = "\n".join(sections[k] for k in names if k in sections)
     RESULTS.write_text(_HEAD + (preamble + "\n\n" if preamble else "") + body)
 
 
@@ -1693,12 +1847,18 @@ def main(argv: list[str] | None = None) -> int:
         help="report a kept cosmic-ray session instead of running (e.g. after a crash)",
     )
     parser.add_argument("--keep", metavar="DIR", help="keep each target's session file in DIR")
+    parser.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="go on with the sessions kept in DIR (--keep) where they stopped, code unchanged",
+    )
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     args = parser.parse_args(argv)
     for spec in args.session:
         name, path = spec.split("=", 1)
         out = _outcome(Path(path), name)
-        out.planned = out.total
+        out.planned = _selected(Path(path))
+        out.finished = out.total + out.annotations >= out.planned
         log = Path(path).with_suffix(".jsonl")
         if log.exists():
             out.passes = [json.loads(x) for x in log.read_text().splitlines()]
@@ -1709,12 +1869,13 @@ def main(argv: list[str] | None = None) -> int:
         for name, target in TARGETS.items():
             print(f"{name}: {'; '.join(c.describe() for c in target.code)}")
         return 0
-    unknown = [t for t in args.targets if t not in TARGETS]
+    unknown = [t for t in args.targets if t.split(":", 1)[0] not in TARGETS]
     if unknown:
         parser.error(f"unknown targets {unknown}; choose from {list(TARGETS)}")
     for name in args.targets:
         keep = Path(args.keep) / f"{name}.sqlite" if args.keep else None
-        section = _section(name, run_target(name, args.max, args.minutes, keep))
+        resume = Path(args.resume) / f"{name}.sqlite" if args.resume else None
+        section = _section(name, run_target(name, args.max, args.minutes, keep, resume))
         # re-read, so that runs of other targets in parallel keep their sections
         _write({**_previous(), name: section})
     return 0

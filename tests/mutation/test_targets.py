@@ -146,3 +146,25 @@ def test_narrow_finds_the_mutated_file_line_and_function(tmp_path):
     lines = changed.read_text().splitlines(keepends=True)
     changed.write_text("".join([*lines[:4], "# changed\n", *lines[5:]]))
     assert narrow.mutated(pristine) == ("polars_rankeval/measures/err.py", 5)
+
+
+def test_mutants_inside_annotations_are_left_out_only_where_never_evaluated(tmp_path):
+    run = _run_module()
+    source = "def f(x: int | None) -> int | None:\n    y: int | None = x | 1\n    return y\n"
+    lazy, eager = tmp_path / "lazy.py", tmp_path / "eager.py"
+    lazy.write_text("from __future__ import annotations\n\n" + source)
+    eager.write_text(source)
+    # the `|` of each annotation (rows and columns as cosmic-ray gives them) and the body's
+    annotations, body = [(3, 13), (3, 28), (4, 11)], (4, 22)
+    assert [run._in_annotation(str(lazy), r, c) for r, c in annotations] == [True] * 3
+    assert not run._in_annotation(str(lazy), *body)
+    assert not any(run._in_annotation(str(eager), r - 2, c) for r, c in annotations)
+
+
+def test_a_target_cut_to_files_keeps_its_tests_and_mutates_only_those_files():
+    run = _run_module()
+    cut = run.target_named("measures:ap.py,ndcg.py")
+    whole = run.TARGETS["measures"]
+    assert (cut.tests, cut.narrow, cut.shared) == (whole.tests, whole.narrow, whole.shared)
+    assert run._wanted(cut, "/tmp/x/repo/polars_rankeval/measures/ndcg.py", "f")
+    assert not run._wanted(cut, "/tmp/x/repo/polars_rankeval/measures/rr.py", "f")
