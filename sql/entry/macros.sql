@@ -7,6 +7,8 @@ CREATE OR REPLACE MACRO rankeval_type_kind(t) AS CASE
     WHEN t IS NULL OR t = '"NULL"' THEN 'absent'
     WHEN regexp_full_match(t, 'U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)') THEN 'integer'
     WHEN t = 'VARCHAR' OR t LIKE 'ENUM(%' THEN 'text'
+    -- a composite key (engine='duckdb' keys a run without qrels by (by..., query) this way)
+    WHEN t LIKE 'STRUCT(%' THEN 'composite'
     WHEN t IN ('FLOAT', 'DOUBLE', 'BOOLEAN') OR t LIKE 'DECIMAL(%' THEN 'number'
     ELSE 'other' END;
 

@@ -143,6 +143,20 @@ def check_tables(read) -> int:
     return count
 
 
+def build_on_postgres(directory: Path, request: pytest.FixtureRequest, schema: str):
+    """``dbt build`` of ``directory`` on the test PostgreSQL cluster, into ``schema`` (a
+    skip without dbt-postgres or PostgreSQL); the cluster."""
+    if importlib.util.find_spec("dbt.adapters.postgres") is None:
+        pytest.skip("dbt-postgres not installed")
+    if MISSING:
+        pytest.skip(f"PostgreSQL not installed (no {', '.join(MISSING)})")
+    server = request.getfixturevalue("postgres")
+    env = {"PGHOST": "127.0.0.1", "PGPORT": str(server.port), "PGUSER": "postgres",
+           "PGDATABASE": "postgres", "RANKEVAL_DBT_SCHEMA": schema}
+    dbt(directory, "build", "--target", "postgres", env=env)
+    return server
+
+
 def test_dbt_duckdb(installed, tmp_path):
     directory = project(installed, tmp_path)
     database = tmp_path / "dashboard.duckdb"
@@ -153,15 +167,7 @@ def test_dbt_duckdb(installed, tmp_path):
 
 
 def test_dbt_postgres(installed, tmp_path, request):
-    if importlib.util.find_spec("dbt.adapters.postgres") is None:
-        pytest.skip("dbt-postgres not installed")
-    if MISSING:
-        pytest.skip(f"PostgreSQL not installed (no {', '.join(MISSING)})")
-    server = request.getfixturevalue("postgres")
-    directory = project(installed, tmp_path)
-    env = {"PGHOST": "127.0.0.1", "PGPORT": str(server.port), "PGUSER": "postgres",
-           "PGDATABASE": "postgres", "RANKEVAL_DBT_SCHEMA": "rankeval_dbt"}
-    dbt(directory, "build", "--target", "postgres", env=env)
+    server = build_on_postgres(project(installed, tmp_path), request, "rankeval_dbt")
 
     def read(name: str) -> pl.DataFrame:
         return server.query(f"SELECT * FROM rankeval_dbt.{name}", schema={
@@ -352,15 +358,7 @@ def test_dbt_duckdb_diversity(installed, tmp_path):
 
 
 def test_dbt_postgres_diversity(installed, tmp_path, request):
-    if importlib.util.find_spec("dbt.adapters.postgres") is None:
-        pytest.skip("dbt-postgres not installed")
-    if MISSING:
-        pytest.skip(f"PostgreSQL not installed (no {', '.join(MISSING)})")
-    server = request.getfixturevalue("postgres")
-    directory = diversity_project(installed, tmp_path)
-    env = {"PGHOST": "127.0.0.1", "PGPORT": str(server.port), "PGUSER": "postgres",
-           "PGDATABASE": "postgres", "RANKEVAL_DBT_SCHEMA": "rankeval_div"}
-    dbt(directory, "build", "--target", "postgres", env=env)
+    server = build_on_postgres(diversity_project(installed, tmp_path), request, "rankeval_div")
 
     def read(name: str) -> pl.DataFrame:
         return server.query(f"SELECT * FROM rankeval_div.{name}", schema={"qid": pl.String})
