@@ -62,3 +62,11 @@ def test_t_quantiles_near_the_median_equal_the_closed_forms_of_df_1_and_2(q):
     two = (2.0 * q - 1.0) / math.sqrt(2.0 * q * (1.0 - q))
     assert sig.t_ppf(q, 1) == pytest.approx(cauchy, rel=5e-13, abs=0)
     assert sig.t_ppf(q, 2) == pytest.approx(two, rel=5e-13, abs=0)
+
+
+@pytest.mark.parametrize("df", [1, 2, 7.5, 1000])
+def test_the_t_median_is_exactly_0(df):
+    # Student's t is symmetric about 0, so its median is 0 for every df (a closed form,
+    # not scipy); the bisection would give a tiny nonzero value (about -6e-61)
+    median = sig.t_ppf(0.5, df)
+    assert median == 0.0 and math.copysign(1.0, median) == 1.0
