@@ -1,6 +1,8 @@
 """The dbt package (sql/dbt) with real dbt: `dbt deps && dbt build` on a copy of
 examples/dbt_dashboard plus parity models over every measure family, on dbt-duckdb and
-on dbt-postgres (a throwaway PostgreSQL cluster), equal to the polars engine to 1e-9;
+on dbt-postgres (a throwaway PostgreSQL cluster), equal to the polars engine to 1e-9,
+and per query to pytrec_eval on the measures trec_eval has (an oracle independent of
+the package, issue 17);
 the diversity family (subtopic=, intent_weight=) against pyndeval (ndeval.c) per query
 and the polars engine, ndeval's documented differences skipped as in
 tests/sql/test_sql_render_diversity.py (no @1 cutoffs; nNRBP's NaN)."""
@@ -23,8 +25,10 @@ import pytest
 
 import polars_rankeval as rk
 from tests.diversity_cases import oracle_run, stacked_cases
+from tests.parity import CUTOFFS, Expected, assert_oracle, oracle, parse_measure
 from tests.sql.entry_cases import MEASURES, make_data
 from tests.sql.postgres_cluster import MISSING
+from tests.sql.warehouse_cases import with_group
 from tests.ties import GRID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,6 +120,21 @@ def dashboard_polars() -> pl.DataFrame:
                            item="doc_id", score="sim", relevance="grade")
 
 
+def pytrec_expected() -> Expected:
+    """pytrec_eval's per-query values of the parity data keyed by ("<system>/<day>",
+    query, measure): the measures of the parity models that trec_eval has (at the
+    oracle's cutoffs)."""
+    runs, qrels = make_data(1)
+    run = runs.select(pl.format("{}/{}", "system", "day").alias("group"),
+                      pl.col("qid").alias("query"), pl.col("doc_id").alias("item"),
+                      pl.col("sim").alias("score"))
+    judged = qrels.rename({"qid": "query", "doc_id": "item", "grade": "relevance"})
+    names = [n for n in MEASURES if parse_measure(n).k in CUTOFFS]
+    expected = oracle(run, judged, names, by="group")
+    assert len(expected) > 200
+    return expected
+
+
 def same(got: pl.DataFrame, expected: pl.DataFrame, keys: list[str]) -> int:
     got = got.with_columns(pl.col(k).cast(expected.schema[k]) for k in keys)
     joined = expected.join(got, on=[*keys, "measure"], how="full", suffix="_dbt")
@@ -132,7 +151,10 @@ def check_tables(read) -> int:
     count = same(read("dashboard").with_columns(pl.col("day").cast(pl.String)),
                  dashboard_polars(), ["system", "day"])
     count += same(read("parity_summary"), polars(False), ["system", "day"])
-    count += same(read("parity_per_query"), polars(True), ["system", "day", "qid"])
+    per_query = read("parity_per_query")
+    count += same(per_query, polars(True), ["system", "day", "qid"])
+    # independent of the package: pytrec_eval on trec_eval's measures
+    assert_oracle(with_group(per_query), pytrec_expected(), by="group", per_query=True)
     count += same(read("parity_options"), polars(True, complete=True, top=3, rel=2),
                   ["system", "day", "qid"])
     count += same(read("parity_kaggle"), polars(False, conventions="kaggle"), ["system", "day"])
