@@ -84,19 +84,20 @@ def _betacf(a: float, b: float, x: float) -> float:
     return h
 
 
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta I_x(a, b)."""
+def _betainc(a: float, b: float, x: float, y: float) -> float:
+    """Regularized incomplete beta I_x(a, b); ``y`` is 1 - x, given by the caller
+    (computed from the same inputs, it keeps its digits where x is close to 1)."""
     if x <= 0.0:
         return 0.0
-    if x >= 1.0:
+    if y <= 0.0:
         return 1.0
     log_front = (
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(y)
     )
     front = math.exp(log_front)
     if x < (a + 1.0) / (a + b + 2.0):
         return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+    return 1.0 - front * _betacf(b, a, y) / b
 
 
 def t_two_sided_p(t: float, df: float) -> float:
@@ -105,7 +106,22 @@ def t_two_sided_p(t: float, df: float) -> float:
         return math.nan
     if math.isinf(t):
         return 0.0
-    return min(1.0, _betainc(df / 2.0, 0.5, df / (df + t * t)))
+    # x = df / (df + t^2) and its complement t^2 / (df + t^2), each computed directly:
+    # near t = 0, 1 - x in floating point loses the digits the tail is made of
+    square = t * t
+    return min(1.0, _betainc(df / 2.0, 0.5, df / (df + square), square / (df + square)))
+
+
+def _short_of(t: float, df: float, q: float) -> bool:
+    """Whether t >= 0 is below the q-quantile's |t|: P(|T| >= t) above the two-sided tail
+    2 min(q, 1 - q).  Near the median that tail is close to 1 and a double keeps few of
+    its digits, so there the central probability P(|T| < t) = I_y(1/2, df/2),
+    y = t^2 / (df + t^2), is compared with |2q - 1| (exact for q in [1/4, 1]) instead."""
+    central = abs(2.0 * q - 1.0)
+    if central < 0.5:
+        square = t * t
+        return _betainc(0.5, df / 2.0, square / (df + square), df / (df + square)) < central
+    return t_two_sided_p(t, df) > 2.0 * min(q, 1.0 - q)
 
 
 def t_ppf(q: float, df: float) -> float:
@@ -114,13 +130,12 @@ def t_ppf(q: float, df: float) -> float:
         raise ValueError(f"quantile must be in (0, 1), got {q}")
     if q == 0.5:
         return 0.0
-    target = 2.0 * min(q, 1.0 - q)  # two-sided tail probability of |t|
     low, high = 0.0, 1.0
-    while t_two_sided_p(high, df) > target:
+    while _short_of(high, df, q):
         high *= 2.0
     for _ in range(200):
         mid = (low + high) / 2.0
-        if t_two_sided_p(mid, df) > target:
+        if _short_of(mid, df, q):
             low = mid
         else:
             high = mid

@@ -70,3 +70,17 @@ def test_the_t_median_is_exactly_0(df):
     # not scipy); the bisection would give a tiny nonzero value (about -6e-61)
     median = sig.t_ppf(0.5, df)
     assert median == 0.0 and math.copysign(1.0, median) == 1.0
+
+
+@pytest.mark.parametrize("offset", [1e-4, 1e-6, 1e-7, 1e-9, 1e-12, -1e-6, -1e-15])
+def test_t_quantiles_within_1e_4_of_the_median_keep_their_digits(offset):
+    # where the two-sided tail 2 min(q, 1 - q) is within 2e-4 of 1, a double holds few of
+    # its digits (the bisection on it was off by 1.8e-3 at q = 0.500001, df = 1000, and
+    # by 5% at 0.5000001); the closed forms of df 1 and 2 (not scipy, which is off by 1%
+    # for df = 1 at 0.5 - 1e-15), and scipy for df = 1000
+    q = 0.5 + offset
+    cauchy = math.tan(math.pi * (q - 0.5))
+    two = (2.0 * q - 1.0) / math.sqrt(2.0 * q * (1.0 - q))
+    assert sig.t_ppf(q, 1) == pytest.approx(cauchy, rel=1e-14, abs=0)
+    assert sig.t_ppf(q, 2) == pytest.approx(two, rel=1e-14, abs=0)
+    assert sig.t_ppf(q, 1000) == pytest.approx(scipy_stats.t.ppf(q, 1000), rel=1e-12, abs=0)
