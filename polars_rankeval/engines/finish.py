@@ -326,9 +326,11 @@ def summarize(
     # trec_eval's order (queries as text, strcmp): the sums add in its order on every
     # call, whatever the engine or the input order, so even exact halves round as it does
     order = pl.col(query).cast(pl.String)
-    wide = wide.sort([*by_keys, order], nulls_last=True)
+    # the groups' order is long_frame's (it sorts by the by keys); group_by keeps each
+    # group's rows in this order whatever its maintain_order says
+    wide = wide.sort([*by_keys, order])
     summary = (
-        wide.group_by(by_keys, maintain_order=True).agg(*aggregates)
+        wide.group_by(by_keys).agg(*aggregates)
         if by_keys
         else wide.select(*aggregates)
     )
