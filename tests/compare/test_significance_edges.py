@@ -84,3 +84,16 @@ def test_t_quantiles_within_1e_4_of_the_median_keep_their_digits(offset):
     assert sig.t_ppf(q, 1) == pytest.approx(cauchy, rel=1e-14, abs=0)
     assert sig.t_ppf(q, 2) == pytest.approx(two, rel=1e-14, abs=0)
     assert sig.t_ppf(q, 1000) == pytest.approx(scipy_stats.t.ppf(q, 1000), rel=1e-12, abs=0)
+
+
+def test_randomization_enumerates_every_pattern_when_n_resamples_is_exactly_2_to_the_n():
+    # n = 3, 8 resamples: all 8 sign patterns of (0.1, 0.2, 0.3); only all-plus and
+    # all-minus reach |mean| 0.2, so p = 2 / 8 exactly (hand count; random flips would
+    # give (1 + count) / 9)
+    d = np.array([0.1, 0.2, 0.3])
+    assert sig.randomization(d, n_resamples=8, rng=np.random.default_rng(0)) == 0.25
+
+
+def test_an_unknown_correction_is_refused_even_for_one_p_value():
+    with pytest.raises(ValueError, match="unknown correction"):
+        sig.adjust(np.array([0.2]), "hochberg")
