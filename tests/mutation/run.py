@@ -410,6 +410,19 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): _KEYWORD_ONLY + " (_significance is private; compare.py and the tests call it)",
     (
         "significance",
+        "def bootstrap_means(d: np.ndarray, *, n_resamples: int, rng: np.random.Generator) -> np.ndarray:",
+        "def bootstrap_means(d: np.ndarray, /, n_resamples: int, rng: np.random.Generator) -> np.ndarray:",
+    ): _KEYWORD_ONLY + " (_significance is private; compare.py and the tests call it)",
+    (
+        "significance",
+        "if t_two_sided_p(mid, df) > target:",
+        "if t_two_sided_p(mid, df) >= target:",
+    ): "(the code before session 17's t_ppf fix) differs only where a midpoint's tail "
+    "equals the target exactly, i.e. the midpoint is the quantile (to the tail's "
+    "precision): it then becomes low instead of high, and the bracket ends within the "
+    "same tolerance of it",
+    (
+        "significance",
         "def paired_t(d: np.ndarray, *, alpha: float) -> TestResult:",
         "def paired_t(d: np.ndarray, /, alpha: float) -> TestResult:",
     ): _KEYWORD_ONLY + " (_significance is private; compare.py and the tests call it)",
