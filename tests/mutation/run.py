@@ -1435,13 +1435,14 @@ OPEN: dict[tuple[str, str, str], str] = {
     ): "not equivalent, no test yet: t_ppf from a bracket starting at -1 differs by up to "
     "2.5e-11 relative (98 q x df checked, after session 17's fix); where it does is not "
     "located yet (the closed-form and scipy tests near the median pass on it)",
-    (
-        "significance",
-        "if x < (a + 1.0) / (a + b + 2.0):",
-        "if x < (a + 2.0) / (a + b + 2.0):",
-    ): "not equivalent, no test yet: _betainc's branch switch moved changes values by up "
-    "to 2.8e-10 relative (47,952 (a, b, x) checked); the p-value and quantile tests pass "
-    "on it: the differing (a, b, x) are not located yet",
+    **{
+        ("significance", "if x < (a + 1.0) / (a + b + 2.0):", f"if x < {moved} / (a + b + 2.0):"): (
+            "not equivalent, no test yet: _betainc's branch switch moved changes values by up "
+            f"to {worst} relative (47,952 (a, b, x) checked); the p-value and quantile tests "
+            "pass on it: the differing (a, b, x) are not located yet"
+        )
+        for moved, worst in (("(a + 2.0)", "2.8e-10"), ("(a - 1.0)", "5.6e-11"))
+    },
     (
         "cli_trec",
         'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
