@@ -1470,12 +1470,15 @@ def _copy_tree(into: Path) -> Path:
     return copy
 
 
-def _config(repo: Path, target: Target, path: Path, name: str = "") -> None:
+def _config(
+    repo: Path, target: Target, path: Path, name: str = "", narrow_only: bool = False
+) -> None:
     tests = " ".join(target.tests)
     command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -o addopts= {tests}"
     if target.narrow:
         narrow = repo / "tests" / "mutation" / "narrow.py"
         command = f"{sys.executable} {narrow} {name} {repo.parent / 'pristine'} {_log(repo)}"
+        command += " --narrow-only" * narrow_only
     path.write_text(
         "[cosmic-ray]\n"
         f"module-path = {json.dumps([str(repo / c.path) for c in target.code])}\n"
@@ -1689,12 +1692,13 @@ def run_target(
     minutes: float | None = None,
     keep: Path | None = None,
     resume: Path | None = None,
+    narrow_only: bool = False,
 ) -> Outcome:
     target = target_named(name)
     with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
         repo = _copy_tree(Path(tmp))
         config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
-        _config(repo, target, config, name)
+        _config(repo, target, config, name, narrow_only)
         subprocess.run([*COSMIC, "init", str(config), str(session)], cwd=repo, check=True)
         if resume is None:
             count = _select(session, target, limit)
@@ -1704,7 +1708,16 @@ def run_target(
         print(f"{name}: {count} mutants of {paths} to run", flush=True)
         start = time.monotonic()
         baseline = subprocess.run(
-            [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", *target.tests],
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-o",
+                "addopts=",
+                *_baseline(target, narrow_only),
+            ],
             cwd=repo,
             capture_output=True,
             text=True,
@@ -1725,6 +1738,15 @@ def run_target(
     return out
 
 
+def _baseline(target: Target, narrow_only: bool) -> list[str]:
+    """The tests that must pass unmutated: the whole list, or with ``--narrow-only`` the
+    shared step and the narrowed lists of the mutated files (what the mutants will meet)."""
+    if not (narrow_only and target.narrow):
+        return list(target.tests)
+    lists = [target.narrow.get(c.path, ()) for c in target.code]
+    return list(dict.fromkeys([*target.shared, *(t for tests in lists for t in tests)]))
+
+
 def _passes(passes: list[dict]) -> list[str]:
     """The narrowed lists' line: how many mutants each pass killed."""
     if not passes:
@@ -1733,12 +1755,20 @@ def _passes(passes: list[dict]) -> list[str]:
     timeouts = sum(1 for p in passes if p["narrow"] == "timeout")
     second = [p for p in passes if p["narrow"] not in ("killed", "timeout")]
     wide = sum(1 for p in second if p.get("wide") == "killed")
+    skipped = sum(1 for p in second if p.get("wide") == "skipped")
     median = sorted(p["seconds"] for p in passes)[len(passes) // 2]
+    rest = (
+        f"{len(second)} passed it (or had none); the whole list ran on {len(second) - skipped} "
+        f"and killed {wide}, and was skipped (--narrow-only: these survived the narrowed list "
+        f"only) on {skipped}"
+        if skipped
+        else f"{len(second)} passed it (or had none) and ran the whole list, which killed {wide} of them"
+    )
     return [
         (
             f"- narrowed lists (narrow.py): {first} of {len(passes)} logged mutants killed by "
-            f"the narrowed list ({timeouts} by its {NARROW_TIMEOUT:.0f} s time-out); {len(second)} passed it (or had none) and ran the whole list, "
-            f"which killed {wide} of them; median {median:.1f} s per mutant in the test command"
+            f"the narrowed list ({timeouts} by its {NARROW_TIMEOUT:.0f} s time-out); {rest}; "
+            f"median {median:.1f} s per mutant in the test command"
         )
     ]
 
@@ -1852,6 +1882,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="go on with the sessions kept in DIR (--keep) where they stopped, code unchanged",
     )
+    parser.add_argument(
+        "--narrow-only",
+        action="store_true",
+        help="a mutant that passes its narrowed list survives without the whole list (cheap; "
+        "such survivors are to be checked against the whole list by hand)",
+    )
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     args = parser.parse_args(argv)
     for spec in args.session:
@@ -1875,7 +1911,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.targets:
         keep = Path(args.keep) / f"{name}.sqlite" if args.keep else None
         resume = Path(args.resume) / f"{name}.sqlite" if args.resume else None
-        section = _section(name, run_target(name, args.max, args.minutes, keep, resume))
+        section = _section(
+            name, run_target(name, args.max, args.minutes, keep, resume, args.narrow_only)
+        )
         # re-read, so that runs of other targets in parallel keep their sections
         _write({**_previous(), name: section})
     return 0
