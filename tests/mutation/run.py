@@ -102,6 +102,13 @@ _EDGES_M = "tests/oracles/test_measure_edges.py"
 _CONV = "tests/oracles/test_conventions_independent.py::test_conventions_equal_the_other_tools_formulas[polars]"
 _PARAMS = f"{_CONFORMANCE}::test_measure_parameters[polars]"
 _LEVEL = f"{_CONFORMANCE}::test_relevance_level_l2[polars]"
+# ties='average' by hand (0.1 s): every module's list starts with them (the _expected paths)
+_TIES_KNOWN = tuple(
+    f"tests/engines/test_ties_average.py::{t}[polars eager]"
+    for t in ("test_all_tied_known_answers", "test_tie_group_below_a_relevant_row")
+)
+# the brute force over every ordering (hypothesis, ~16 s): last, for AP's and nDCG's
+_TIES_BRUTE = "tests/engines/test_ties_average.py::test_brute_force_with_qrels"
 _TREC = (_LIT, _NORMS, _SURV, _PARAMS, _LEVEL)  # a trec_eval measure's usual tests
 _RBP = (_SURV_FULL, _KNOWN, _EDGES_M, "tests/oracles/test_rbp_trec_eval_bits.py", _CONV)
 # C/W/L: the hand computations and cwl-eval's own test files; not its two hypothesis
@@ -125,8 +132,8 @@ _MEASURES_NARROW: dict[str, tuple[str, ...]] = {
         )
     },
     **{f"{_M}{m}.py": (_KNOWN, *_TREC) for m in ("gmap", "iprec", "iprec11pt", "numq", "infap")},
-    f"{_M}ap.py": (_LIT, _NORMS, _CONV, _PARAMS, _SURV),
-    f"{_M}ndcg.py": (_LIT, _CONV, _PARAMS, _LEVEL, _SURV),
+    f"{_M}ap.py": (_LIT, _NORMS, _CONV, _PARAMS, _SURV, _KNOWN, _TIES_BRUTE),
+    f"{_M}ndcg.py": (_LIT, _CONV, _PARAMS, _LEVEL, _SURV, _KNOWN, _TIES_BRUTE),
     f"{_M}rprec_mult.py": (_KNOWN, _EDGES_M, *_TREC),
     f"{_M}relp.py": (_SURV, *_TREC),
     f"{_M}f1.py": (_KNOWN, *_TREC),
@@ -250,6 +257,7 @@ TARGETS = {
             "tests/oracles/test_err_grade_clip.py",
             "tests/engines/test_ties_average.py::test_all_tied_known_answers",
             "tests/engines/test_ties_average.py::test_tie_group_below_a_relevant_row",
+            *_TIES_KNOWN,  # as the narrowed lists name them (their first step)
             "tests/engines/test_ties_average_norms.py",
             "tests/oracles/test_measure_edges.py",
             "tests/oracles/test_measure_num_nonrel_judged_ret.py",
@@ -271,11 +279,12 @@ TARGETS = {
             "tests/oracles/test_rbp_trec_eval_bits.py",
             "tests/docs/test_readme.py::test_every_generated_readme_section_is_fresh",
             # slow hypothesis oracles last: they run only for the mutants still alive
+            _TIES_BRUTE,
             "tests/oracles/test_oracle_ranx.py",
             "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
         ),
         narrow=_MEASURES_NARROW,
-        shared=(f"{_CONFORMANCE}::test_all_trec_per_query[polars]",),
+        shared=(f"{_CONFORMANCE}::test_all_trec_per_query[polars]", *_TIES_KNOWN),
     ),
     "ranking": Target(
         (
