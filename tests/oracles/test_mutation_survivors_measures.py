@@ -5,6 +5,9 @@ computations (the arithmetic in a comment), never the code under test's output.
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import polars as pl
 import pytest
 
@@ -51,3 +54,89 @@ def test_bpref_takes_no_cutoff():
     qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
     with pytest.raises(MeasureError, match="Bpref takes no @k cutoff"):
         evaluate(run, qrels, ["Bpref@5"])
+
+
+# ------------------------------------------- ties="average": mean over every ordering
+# A run with a singleton above, a tie group of three in the middle (two relevant) and a
+# singleton below; f is relevant and not retrieved.  The expected value is the plain
+# mean of the measure over the 3! orderings of the group, computed here by enumeration.
+_TIED_RUN = {"a": 3.0, "b": 2.0, "c": 2.0, "d": 2.0, "e": 1.0}
+_GRADES = {"a": 1, "b": 2, "c": 1, "d": 0, "e": 2, "f": 1}
+
+
+def _orderings() -> list[list[str]]:
+    return [["a", *group, "e"] for group in itertools.permutations(["b", "c", "d"])]
+
+
+def _ap(ranking: list[str], k: int | None, norm: str) -> float:
+    relevant = {i for i, g in _GRADES.items() if g >= 1}
+    hits, total = 0, 0.0
+    for position, item in enumerate(ranking[:k] if k else ranking, 1):
+        if item in relevant:
+            hits += 1
+            total += hits / position
+    denominator = len(relevant) if norm == "R" or k is None else min(len(relevant), k)
+    return total / denominator
+
+
+def _ndcg(ranking: list[str], k: int | None, gain: str, ideal_of: list[str]) -> float:
+    def value(grade: int) -> float:
+        return 2.0**grade - 1.0 if gain == "exp" else float(grade)
+
+    def dcg(grades: list[int]) -> float:
+        return sum(
+            value(g) / math.log2(p + 1) for p, g in enumerate(grades[:k] if k else grades, 1)
+        )
+
+    ideal = sorted((_GRADES.get(i, 0) for i in ideal_of), reverse=True)
+    return dcg([_GRADES.get(i, 0) for i in ranking]) / dcg(ideal)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _tied_frames() -> tuple[pl.DataFrame, pl.DataFrame]:
+    run = pl.DataFrame(
+        {"query": ["q"] * 5, "item": list(_TIED_RUN), "score": list(_TIED_RUN.values())}
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q"] * 6, "item": list(_GRADES), "relevance": list(_GRADES.values())}
+    )
+    return run, qrels
+
+
+def test_ap_under_average_ties_is_the_mean_over_the_orderings():
+    run, qrels = _tied_frames()
+    cases = {
+        "AP": _mean([_ap(o, None, "R") for o in _orderings()]),
+        "AP@3": _mean([_ap(o, 3, "R") for o in _orderings()]),
+        "AP(norm=min)@3": _mean([_ap(o, 3, "min") for o in _orderings()]),
+        "AP(norm=min)": _mean([_ap(o, None, "min") for o in _orderings()]),
+        "AP(rel=2)": None,  # below, by hand
+    }
+    # AP(rel=2): b and e are relevant (R = 2); b is at 2, 3 or 4 with equal chance and
+    # e at 5 below it: E[1/p_b] + 2/5 = (1/2 + 1/3 + 1/4) / 3 + 2/5, over R = 2
+    cases["AP(rel=2)"] = ((1 / 2 + 1 / 3 + 1 / 4) / 3 + 2 / 5) / 2
+    # norm=hits without a cutoff: the 4 relevant retrieved items (a, b, c, e), not R = 5
+    cases["AP(norm=hits)"] = cases["AP"] * 5 / 4
+    got = evaluate(run, qrels, list(cases), ties="average")
+    assert dict(got.iter_rows()) == pytest.approx(cases, abs=1e-12)
+    # with a cutoff, norm=hits' denominator depends on the order across position k
+    with pytest.raises(MeasureError, match="norm=hits denominator"):
+        evaluate(run, qrels, ["AP(norm=hits)@3"], ties="average")
+
+
+def test_ndcg_under_average_ties_is_the_mean_over_the_orderings():
+    run, qrels = _tied_frames()
+    judged = list(_GRADES)
+    retrieved = list(_TIED_RUN)
+    cases = {
+        "nDCG": _mean([_ndcg(o, None, "linear", judged) for o in _orderings()]),
+        "nDCG@3": _mean([_ndcg(o, 3, "linear", judged) for o in _orderings()]),
+        "nDCG(gain=exp)@3": _mean([_ndcg(o, 3, "exp", judged) for o in _orderings()]),
+        # the ideal ranking of the retrieved items only (f is not retrieved)
+        "nDCG(ideal=run)@3": _mean([_ndcg(o, 3, "linear", retrieved) for o in _orderings()]),
+    }
+    got = evaluate(run, qrels, list(cases), ties="average")
+    assert dict(got.iter_rows()) == pytest.approx(cases, abs=1e-12)
