@@ -830,6 +830,27 @@ _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 _NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # session 17 (2026-11-26): measures, per module with --narrow-only
+    **{
+        ("measures:precision.py", 'if m["norm"] == "ret":', mutated): (
+            "oracles/test_mutation_survivors_measures.py::"
+            "test_precision_norm_ret_under_average_ties_with_fewer_retrieved_than_k"
+        )
+        for mutated in ('if m["norm"] != "ret":', 'if not m["norm"] == "ret":')
+    },
+    (
+        "measures:bpref.py",
+        "term = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)",
+        "term = pl.when(nonrel_above >= 0).then(1.0 - penalty).otherwise(1.0)",
+    ): "oracles/test_mutation_survivors_measures.py::test_bpref_without_judged_non_relevant_items",
+    (
+        "measures:bpref.py",
+        "nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(False)",
+        "nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(True)",
+    ): "oracles/test_mutation_survivors_measures.py::test_bpref_skips_unjudged_items_above_a_relevant_one",
+    ("measures:bpref.py", "cutoff=False,", "cutoff=True,"): (
+        "oracles/test_mutation_survivors_measures.py::test_bpref_takes_no_cutoff"
+    ),
     # session 16 (2026-11-26): significance, a second full-list sample
     (
         "significance",
