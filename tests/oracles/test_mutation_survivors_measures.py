@@ -140,3 +140,18 @@ def test_ndcg_under_average_ties_is_the_mean_over_the_orderings():
     }
     got = evaluate(run, qrels, list(cases), ties="average")
     assert dict(got.iter_rows()) == pytest.approx(cases, abs=1e-12)
+
+
+def test_err_by_hand_with_unjudged_negative_and_too_high_grades():
+    # gdeval's ERR: R(g) = (2^g - 1) / 2^4, grades clipped to 0..4, unjudged and negative 0.
+    # Run: u (unjudged) 1, a (grade 3) 2, n (grade -1) 3, b (grade 6 -> 4) 4.
+    # ERR@3 = R(3) / 2 = 7/32; ERR@4 = 7/32 + R(4) / 4 * (1 - R(3)) = 7/32 + 15/64 * 9/16
+    # = 359/1024 (u and n stop nobody).  duplicates="first" keeps the unjudged row u.
+    run = pl.DataFrame(
+        {"query": ["q"] * 4, "item": ["u", "a", "n", "b"], "score": [4.0, 3.0, 2.0, 1.0]}
+    )
+    qrels = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "n", "b"], "relevance": [3, -1, 6]})
+    for duplicates in ("error", "first"):
+        got = evaluate(run, qrels, ["ERR@1", "ERR@3", "ERR@4", "ERR"], duplicates=duplicates)
+        expected = [0.0, 7 / 32, 359 / 1024, 359 / 1024]
+        assert got["value"].to_list() == pytest.approx(expected, abs=1e-15), duplicates
