@@ -155,3 +155,29 @@ def test_err_by_hand_with_unjudged_negative_and_too_high_grades():
         got = evaluate(run, qrels, ["ERR@1", "ERR@3", "ERR@4", "ERR"], duplicates=duplicates)
         expected = [0.0, 7 / 32, 359 / 1024, 359 / 1024]
         assert got["value"].to_list() == pytest.approx(expected, abs=1e-15), duplicates
+
+
+def test_infap_by_hand_with_unjudged_pooled_and_judged_rows():
+    # trec_eval's m_infap.c: at a relevant row at position p > 1 (j = p - 1 rows above)
+    # 1/p + j/p * (pooled above / j) * (relevant above + e) / (judged above + 2e), e = 1e-5;
+    # p = 1 gives 1; summed over R.  pooled = in the qrels (a -1 judgment: pooled, not
+    # judged); u is not in the qrels at all.  Run: u p a b n c; qrels p -1, a b c d 1,
+    # n 0 (d not retrieved): R = 4.
+    # a at 3: rel 0, judged 0, pooled 1 (p): 1/3 + 2/3 * 1/2 * e / 2e = 1/2
+    # b at 4: rel 1, judged 1, pooled 2 (p a): 1/4 + 3/4 * 2/3 * (1 + e) / (1 + 2e)
+    # c at 6: rel 2, judged 3, pooled 4 (p a b n): 1/6 + 5/6 * 4/5 * (2 + e) / (3 + 2e)
+    e = 1e-5
+    a = 1 / 2
+    b = 1 / 4 + 1 / 2 * (1 + e) / (1 + 2 * e)
+    c = 1 / 6 + 2 / 3 * (2 + e) / (3 + 2 * e)
+    items = ["u", "p", "a", "b", "n", "c"]
+    run = pl.DataFrame({"query": ["q"] * 6, "item": items, "score": [6.0, 5, 4, 3, 2, 1]})
+    qrels = pl.DataFrame(
+        {"query": ["q"] * 6, "item": ["p", "a", "b", "n", "c", "d"],
+         "relevance": [-1, 1, 1, 0, 1, 1]}
+    )  # fmt: skip
+    for duplicates in ("error", "first"):  # "first" keeps the unjudged row u
+        got = evaluate(run, qrels, ["infAP"], duplicates=duplicates)
+        assert got["value"].to_list() == pytest.approx([(a + b + c) / 4], abs=1e-15)
+    with pytest.raises(MeasureError, match="infAP takes no @k cutoff"):
+        evaluate(run, qrels, ["infAP@5"])
