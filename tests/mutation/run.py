@@ -7,6 +7,8 @@ Usage (from the repository root, with ``pip install cosmic-ray``)::
     # one measure module in full; then go on where a time box stopped it
     .venv/bin/python tests/mutation/run.py measures:ap.py --minutes 30 --keep DIR
     .venv/bin/python tests/mutation/run.py measures:ap.py --minutes 30 --resume DIR --keep DIR
+    # the measures in the time a session has: each mutant meets only its module's list
+    HYPOTHESIS_PROFILE=fast .venv/bin/python tests/mutation/run.py measures:ap.py --narrow-only
 
 Each target names the code it mutates (a file or folder, optionally only some functions)
 and the fast tests that must kill its mutants.  The repository is copied to a temporary
