@@ -2,14 +2,15 @@
 
 Usage (run.py writes it into the config; cwd is the repository copy)::
 
-    python tests/mutation/narrow.py TARGET PRISTINE LOG
+    python tests/mutation/narrow.py TARGET PRISTINE LOG [--narrow-only]
 
 PRISTINE is an unmutated copy of ``polars_rankeval``.  The one file that differs from it
 is the mutated one; its path (or, for a target narrowed per function, the definition
 around the first changed line) picks the narrowed tests from ``Target.narrow``, which run
 first with ``-x``.  When they pass, the target's whole list runs (the second pass), so a
 mutant that the narrowed list misses is never reported as a survivor without the wide
-list having run on it.  One JSON line per mutant goes to LOG (which pass killed it).
+list having run on it.  ``--narrow-only`` (run.py's option of that name) skips the second
+pass: a survivor has then survived the narrowed list only, and says so.  One JSON line per mutant goes to LOG (which pass killed it).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def _pytest(tests: list[str], timeout: float | None = None) -> int:
 
 def main(argv: list[str]) -> int:
     name, pristine, log = argv[0], Path(argv[1]), Path(argv[2])
+    narrow_only = "--narrow-only" in argv[3:]
     target = _run_module().target_named(name)
     found = mutated(pristine)
     narrow: list[str] = []
@@ -95,7 +97,9 @@ def main(argv: list[str]) -> int:
     if code == -1:
         record["narrow"] = "timeout"
     record["narrow_seconds"] = round(time.monotonic() - start, 1)
-    if code == 0:  # the second pass: the target's whole list
+    if code == 0 and narrow_only and narrow:
+        record["wide"] = "skipped"
+    elif code == 0:  # the second pass: the target's whole list
         code = _pytest(list(target.tests))
         record["wide"] = "killed" if code else "passed"
     record["seconds"] = round(time.monotonic() - start, 1)

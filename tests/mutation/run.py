@@ -7,6 +7,8 @@ Usage (from the repository root, with ``pip install cosmic-ray``)::
     # one measure module in full; then go on where a time box stopped it
     .venv/bin/python tests/mutation/run.py measures:ap.py --minutes 30 --keep DIR
     .venv/bin/python tests/mutation/run.py measures:ap.py --minutes 30 --resume DIR --keep DIR
+    # the measures in the time a session has: each mutant meets only its module's list
+    HYPOTHESIS_PROFILE=fast .venv/bin/python tests/mutation/run.py measures:ap.py --narrow-only
 
 Each target names the code it mutates (a file or folder, optionally only some functions)
 and the fast tests that must kill its mutants.  The repository is copied to a temporary
@@ -98,10 +100,18 @@ _KNOWN = "tests/oracles/test_known_answers.py"
 _NORMS = "tests/engines/test_ties_average_norms.py"
 _SURV = "tests/oracles/test_mutation_survivors.py"
 _SURV_FULL = "tests/oracles/test_mutation_survivors_full.py"
+_SURV_M = "tests/oracles/test_mutation_survivors_measures.py"  # session 17's, hand computed
 _EDGES_M = "tests/oracles/test_measure_edges.py"
 _CONV = "tests/oracles/test_conventions_independent.py::test_conventions_equal_the_other_tools_formulas[polars]"
 _PARAMS = f"{_CONFORMANCE}::test_measure_parameters[polars]"
 _LEVEL = f"{_CONFORMANCE}::test_relevance_level_l2[polars]"
+# ties='average' by hand (0.1 s): every module's list starts with them (the _expected paths)
+_TIES_KNOWN = tuple(
+    f"tests/engines/test_ties_average.py::{t}[polars eager]"
+    for t in ("test_all_tied_known_answers", "test_tie_group_below_a_relevant_row")
+)
+# the brute force over every ordering (hypothesis, ~16 s): last, for AP's and nDCG's
+_TIES_BRUTE = "tests/engines/test_ties_average.py::test_brute_force_with_qrels"
 _TREC = (_LIT, _NORMS, _SURV, _PARAMS, _LEVEL)  # a trec_eval measure's usual tests
 _RBP = (_SURV_FULL, _KNOWN, _EDGES_M, "tests/oracles/test_rbp_trec_eval_bits.py", _CONV)
 # C/W/L: the hand computations and cwl-eval's own test files; not its two hypothesis
@@ -125,8 +135,8 @@ _MEASURES_NARROW: dict[str, tuple[str, ...]] = {
         )
     },
     **{f"{_M}{m}.py": (_KNOWN, *_TREC) for m in ("gmap", "iprec", "iprec11pt", "numq", "infap")},
-    f"{_M}ap.py": (_LIT, _NORMS, _CONV, _PARAMS, _SURV),
-    f"{_M}ndcg.py": (_LIT, _CONV, _PARAMS, _LEVEL, _SURV),
+    f"{_M}ap.py": (_LIT, _NORMS, _CONV, _PARAMS, _SURV, _KNOWN, _TIES_BRUTE),
+    f"{_M}ndcg.py": (_LIT, _CONV, _PARAMS, _LEVEL, _SURV, _KNOWN, _TIES_BRUTE),
     f"{_M}rprec_mult.py": (_KNOWN, _EDGES_M, *_TREC),
     f"{_M}relp.py": (_SURV, *_TREC),
     f"{_M}f1.py": (_KNOWN, *_TREC),
@@ -250,6 +260,8 @@ TARGETS = {
             "tests/oracles/test_err_grade_clip.py",
             "tests/engines/test_ties_average.py::test_all_tied_known_answers",
             "tests/engines/test_ties_average.py::test_tie_group_below_a_relevant_row",
+            *_TIES_KNOWN,  # as the narrowed lists name them (their first step)
+            _SURV_M,
             "tests/engines/test_ties_average_norms.py",
             "tests/oracles/test_measure_edges.py",
             "tests/oracles/test_measure_num_nonrel_judged_ret.py",
@@ -271,11 +283,12 @@ TARGETS = {
             "tests/oracles/test_rbp_trec_eval_bits.py",
             "tests/docs/test_readme.py::test_every_generated_readme_section_is_fresh",
             # slow hypothesis oracles last: they run only for the mutants still alive
+            _TIES_BRUTE,
             "tests/oracles/test_oracle_ranx.py",
             "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
         ),
         narrow=_MEASURES_NARROW,
-        shared=(f"{_CONFORMANCE}::test_all_trec_per_query[polars]",),
+        shared=(f"{_CONFORMANCE}::test_all_trec_per_query[polars]", *_TIES_KNOWN, _SURV_M),
     ),
     "ranking": Target(
         (
@@ -866,6 +879,27 @@ _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 _NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # session 17 (2026-11-26): measures, per module with --narrow-only
+    **{
+        ("measures:precision.py", 'if m["norm"] == "ret":', mutated): (
+            "oracles/test_mutation_survivors_measures.py::"
+            "test_precision_norm_ret_under_average_ties_with_fewer_retrieved_than_k"
+        )
+        for mutated in ('if m["norm"] != "ret":', 'if not m["norm"] == "ret":')
+    },
+    (
+        "measures:bpref.py",
+        "term = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)",
+        "term = pl.when(nonrel_above >= 0).then(1.0 - penalty).otherwise(1.0)",
+    ): "oracles/test_mutation_survivors_measures.py::test_bpref_without_judged_non_relevant_items",
+    (
+        "measures:bpref.py",
+        "nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(False)",
+        "nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(True)",
+    ): "oracles/test_mutation_survivors_measures.py::test_bpref_skips_unjudged_items_above_a_relevant_one",
+    ("measures:bpref.py", "cutoff=False,", "cutoff=True,"): (
+        "oracles/test_mutation_survivors_measures.py::test_bpref_takes_no_cutoff"
+    ),
     # session 16 (2026-11-26): significance, a second full-list sample
     # session 17: the rest of significance's kept run
     (
@@ -1547,12 +1581,15 @@ def _copy_tree(into: Path) -> Path:
     return copy
 
 
-def _config(repo: Path, target: Target, path: Path, name: str = "") -> None:
+def _config(
+    repo: Path, target: Target, path: Path, name: str = "", narrow_only: bool = False
+) -> None:
     tests = " ".join(target.tests)
     command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -o addopts= {tests}"
     if target.narrow:
         narrow = repo / "tests" / "mutation" / "narrow.py"
         command = f"{sys.executable} {narrow} {name} {repo.parent / 'pristine'} {_log(repo)}"
+        command += " --narrow-only" * narrow_only
     path.write_text(
         "[cosmic-ray]\n"
         f"module-path = {json.dumps([str(repo / c.path) for c in target.code])}\n"
@@ -1766,12 +1803,13 @@ def run_target(
     minutes: float | None = None,
     keep: Path | None = None,
     resume: Path | None = None,
+    narrow_only: bool = False,
 ) -> Outcome:
     target = target_named(name)
     with tempfile.TemporaryDirectory(prefix="rankeval-mutation-") as tmp:
         repo = _copy_tree(Path(tmp))
         config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
-        _config(repo, target, config, name)
+        _config(repo, target, config, name, narrow_only)
         subprocess.run([*COSMIC, "init", str(config), str(session)], cwd=repo, check=True)
         if resume is None:
             count = _select(session, target, limit)
@@ -1781,7 +1819,16 @@ def run_target(
         print(f"{name}: {count} mutants of {paths} to run", flush=True)
         start = time.monotonic()
         baseline = subprocess.run(
-            [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", *target.tests],
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-o",
+                "addopts=",
+                *_baseline(target, narrow_only),
+            ],
             cwd=repo,
             capture_output=True,
             text=True,
@@ -1802,6 +1849,15 @@ def run_target(
     return out
 
 
+def _baseline(target: Target, narrow_only: bool) -> list[str]:
+    """The tests that must pass unmutated: the whole list, or with ``--narrow-only`` the
+    shared step and the narrowed lists of the mutated files (what the mutants will meet)."""
+    if not (narrow_only and target.narrow):
+        return list(target.tests)
+    lists = [target.narrow.get(c.path, ()) for c in target.code]
+    return list(dict.fromkeys([*target.shared, *(t for tests in lists for t in tests)]))
+
+
 def _passes(passes: list[dict]) -> list[str]:
     """The narrowed lists' line: how many mutants each pass killed."""
     if not passes:
@@ -1810,12 +1866,20 @@ def _passes(passes: list[dict]) -> list[str]:
     timeouts = sum(1 for p in passes if p["narrow"] == "timeout")
     second = [p for p in passes if p["narrow"] not in ("killed", "timeout")]
     wide = sum(1 for p in second if p.get("wide") == "killed")
+    skipped = sum(1 for p in second if p.get("wide") == "skipped")
     median = sorted(p["seconds"] for p in passes)[len(passes) // 2]
+    rest = (
+        f"{len(second)} passed it (or had none); the whole list ran on {len(second) - skipped} "
+        f"and killed {wide}, and was skipped (--narrow-only: these survived the narrowed list "
+        f"only) on {skipped}"
+        if skipped
+        else f"{len(second)} passed it (or had none) and ran the whole list, which killed {wide} of them"
+    )
     return [
         (
             f"- narrowed lists (narrow.py): {first} of {len(passes)} logged mutants killed by "
-            f"the narrowed list ({timeouts} by its {NARROW_TIMEOUT:.0f} s time-out); {len(second)} passed it (or had none) and ran the whole list, "
-            f"which killed {wide} of them; median {median:.1f} s per mutant in the test command"
+            f"the narrowed list ({timeouts} by its {NARROW_TIMEOUT:.0f} s time-out); {rest}; "
+            f"median {median:.1f} s per mutant in the test command"
         )
     ]
 
@@ -1929,6 +1993,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="go on with the sessions kept in DIR (--keep) where they stopped, code unchanged",
     )
+    parser.add_argument(
+        "--narrow-only",
+        action="store_true",
+        help="a mutant that passes its narrowed list survives without the whole list (cheap; "
+        "such survivors are to be checked against the whole list by hand)",
+    )
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     args = parser.parse_args(argv)
     for spec in args.session:
@@ -1952,7 +2022,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.targets:
         keep = Path(args.keep) / f"{name}.sqlite" if args.keep else None
         resume = Path(args.resume) / f"{name}.sqlite" if args.resume else None
-        section = _section(name, run_target(name, args.max, args.minutes, keep, resume))
+        section = _section(
+            name, run_target(name, args.max, args.minutes, keep, resume, args.narrow_only)
+        )
         # re-read, so that runs of other targets in parallel keep their sections
         _write({**_previous(), name: section})
     return 0

@@ -1,0 +1,183 @@
+"""Tests written for the measures target's survivors of ``tests/mutation/run.py`` (session
+17's run of every measure module, see its RESULTS.md).  Expected values are hand
+computations (the arithmetic in a comment), never the code under test's output.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import polars as pl
+import pytest
+
+from polars_rankeval import evaluate
+from polars_rankeval._errors import MeasureError
+
+
+def test_precision_norm_ret_under_average_ties_with_fewer_retrieved_than_k():
+    # two retrieved items tie; one of them is relevant.  Either order: 1 relevant in the top 5.
+    # P@5 divides by k = 5 -> 0.2; P(norm=ret)@5 by the 2 retrieved -> 0.5 (ties="average"
+    # too: the order of a tie group does not change which rows lie within the cutoff)
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "score": [1.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    for ties in ("trec_eval", "average"):
+        got = evaluate(run, qrels, ["P@5", "P(norm=ret)@5"], ties=ties)
+        assert got["value"].to_list() == pytest.approx([0.2, 0.5], abs=1e-12), ties
+
+
+def test_bpref_without_judged_non_relevant_items():
+    # qrels judge a and c relevant, nothing non-relevant (N = 0); the run retrieves a and
+    # the unjudged b.  trec_eval's bpref adds 1 for a relevant item with no judged
+    # non-relevant item above it (it never divides by min(N, R) then): 1 / R = 1 / 2
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["b", "a"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "c"], "relevance": [1, 1]})
+    assert evaluate(run, qrels, ["Bpref"])["value"].to_list() == [0.5]
+
+
+def test_bpref_skips_unjudged_items_above_a_relevant_one():
+    # b (unjudged) ranks above a (relevant); x is judged non-relevant, not retrieved:
+    # R = 1, N = 1.  Unjudged items are skipped: no judged non-relevant item above a ->
+    # 1 - 0 / min(1, 1) = 1 (counting b as non-relevant would give 1 - 1 / 1 = 0).  No
+    # duplicates here, so duplicates="first" is the same; it keeps the unjudged rows (the
+    # default drops them before the measures, see Judged.judged_only)
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["b", "a"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "x"], "relevance": [1, 0]})
+    for duplicates in ("error", "first"):
+        got = evaluate(run, qrels, ["Bpref"], duplicates=duplicates)
+        assert got["value"].to_list() == [1.0], duplicates
+
+
+def test_bpref_takes_no_cutoff():
+    # trec_eval's bpref has no cutoff (README's measure table: no @k); Bpref@5 is refused
+    run = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    with pytest.raises(MeasureError, match="Bpref takes no @k cutoff"):
+        evaluate(run, qrels, ["Bpref@5"])
+
+
+# ------------------------------------------- ties="average": mean over every ordering
+# A run with a singleton above, a tie group of three in the middle (two relevant) and a
+# singleton below; f is relevant and not retrieved.  The expected value is the plain
+# mean of the measure over the 3! orderings of the group, computed here by enumeration.
+_TIED_RUN = {"a": 3.0, "b": 2.0, "c": 2.0, "d": 2.0, "e": 1.0}
+_GRADES = {"a": 1, "b": 2, "c": 1, "d": 0, "e": 2, "f": 1}
+
+
+def _orderings() -> list[list[str]]:
+    return [["a", *group, "e"] for group in itertools.permutations(["b", "c", "d"])]
+
+
+def _ap(ranking: list[str], k: int | None, norm: str) -> float:
+    relevant = {i for i, g in _GRADES.items() if g >= 1}
+    hits, total = 0, 0.0
+    for position, item in enumerate(ranking[:k] if k else ranking, 1):
+        if item in relevant:
+            hits += 1
+            total += hits / position
+    denominator = len(relevant) if norm == "R" or k is None else min(len(relevant), k)
+    return total / denominator
+
+
+def _ndcg(ranking: list[str], k: int | None, gain: str, ideal_of: list[str]) -> float:
+    def value(grade: int) -> float:
+        return 2.0**grade - 1.0 if gain == "exp" else float(grade)
+
+    def dcg(grades: list[int]) -> float:
+        return sum(
+            value(g) / math.log2(p + 1) for p, g in enumerate(grades[:k] if k else grades, 1)
+        )
+
+    ideal = sorted((_GRADES.get(i, 0) for i in ideal_of), reverse=True)
+    return dcg([_GRADES.get(i, 0) for i in ranking]) / dcg(ideal)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _tied_frames() -> tuple[pl.DataFrame, pl.DataFrame]:
+    run = pl.DataFrame(
+        {"query": ["q"] * 5, "item": list(_TIED_RUN), "score": list(_TIED_RUN.values())}
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q"] * 6, "item": list(_GRADES), "relevance": list(_GRADES.values())}
+    )
+    return run, qrels
+
+
+def test_ap_under_average_ties_is_the_mean_over_the_orderings():
+    run, qrels = _tied_frames()
+    cases = {
+        "AP": _mean([_ap(o, None, "R") for o in _orderings()]),
+        "AP@3": _mean([_ap(o, 3, "R") for o in _orderings()]),
+        "AP(norm=min)@3": _mean([_ap(o, 3, "min") for o in _orderings()]),
+        "AP(norm=min)": _mean([_ap(o, None, "min") for o in _orderings()]),
+        "AP(rel=2)": None,  # below, by hand
+    }
+    # AP(rel=2): b and e are relevant (R = 2); b is at 2, 3 or 4 with equal chance and
+    # e at 5 below it: E[1/p_b] + 2/5 = (1/2 + 1/3 + 1/4) / 3 + 2/5, over R = 2
+    cases["AP(rel=2)"] = ((1 / 2 + 1 / 3 + 1 / 4) / 3 + 2 / 5) / 2
+    # norm=hits without a cutoff: the 4 relevant retrieved items (a, b, c, e), not R = 5
+    cases["AP(norm=hits)"] = cases["AP"] * 5 / 4
+    got = evaluate(run, qrels, list(cases), ties="average")
+    assert dict(got.iter_rows()) == pytest.approx(cases, abs=1e-12)
+    # with a cutoff, norm=hits' denominator depends on the order across position k
+    with pytest.raises(MeasureError, match="norm=hits denominator"):
+        evaluate(run, qrels, ["AP(norm=hits)@3"], ties="average")
+
+
+def test_ndcg_under_average_ties_is_the_mean_over_the_orderings():
+    run, qrels = _tied_frames()
+    judged = list(_GRADES)
+    retrieved = list(_TIED_RUN)
+    cases = {
+        "nDCG": _mean([_ndcg(o, None, "linear", judged) for o in _orderings()]),
+        "nDCG@3": _mean([_ndcg(o, 3, "linear", judged) for o in _orderings()]),
+        "nDCG(gain=exp)@3": _mean([_ndcg(o, 3, "exp", judged) for o in _orderings()]),
+        # the ideal ranking of the retrieved items only (f is not retrieved)
+        "nDCG(ideal=run)@3": _mean([_ndcg(o, 3, "linear", retrieved) for o in _orderings()]),
+    }
+    got = evaluate(run, qrels, list(cases), ties="average")
+    assert dict(got.iter_rows()) == pytest.approx(cases, abs=1e-12)
+
+
+def test_err_by_hand_with_unjudged_negative_and_too_high_grades():
+    # gdeval's ERR: R(g) = (2^g - 1) / 2^4, grades clipped to 0..4, unjudged and negative 0.
+    # Run: u (unjudged) 1, a (grade 3) 2, n (grade -1) 3, b (grade 6 -> 4) 4.
+    # ERR@3 = R(3) / 2 = 7/32; ERR@4 = 7/32 + R(4) / 4 * (1 - R(3)) = 7/32 + 15/64 * 9/16
+    # = 359/1024 (u and n stop nobody).  duplicates="first" keeps the unjudged row u.
+    run = pl.DataFrame(
+        {"query": ["q"] * 4, "item": ["u", "a", "n", "b"], "score": [4.0, 3.0, 2.0, 1.0]}
+    )
+    qrels = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "n", "b"], "relevance": [3, -1, 6]})
+    for duplicates in ("error", "first"):
+        got = evaluate(run, qrels, ["ERR@1", "ERR@3", "ERR@4", "ERR"], duplicates=duplicates)
+        expected = [0.0, 7 / 32, 359 / 1024, 359 / 1024]
+        assert got["value"].to_list() == pytest.approx(expected, abs=1e-15), duplicates
+
+
+def test_infap_by_hand_with_unjudged_pooled_and_judged_rows():
+    # trec_eval's m_infap.c: at a relevant row at position p > 1 (j = p - 1 rows above)
+    # 1/p + j/p * (pooled above / j) * (relevant above + e) / (judged above + 2e), e = 1e-5;
+    # p = 1 gives 1; summed over R.  pooled = in the qrels (a -1 judgment: pooled, not
+    # judged); u is not in the qrels at all.  Run: u p a b n c; qrels p -1, a b c d 1,
+    # n 0 (d not retrieved): R = 4.
+    # a at 3: rel 0, judged 0, pooled 1 (p): 1/3 + 2/3 * 1/2 * e / 2e = 1/2
+    # b at 4: rel 1, judged 1, pooled 2 (p a): 1/4 + 3/4 * 2/3 * (1 + e) / (1 + 2e)
+    # c at 6: rel 2, judged 3, pooled 4 (p a b n): 1/6 + 5/6 * 4/5 * (2 + e) / (3 + 2e)
+    e = 1e-5
+    a = 1 / 2
+    b = 1 / 4 + 1 / 2 * (1 + e) / (1 + 2 * e)
+    c = 1 / 6 + 2 / 3 * (2 + e) / (3 + 2 * e)
+    items = ["u", "p", "a", "b", "n", "c"]
+    run = pl.DataFrame({"query": ["q"] * 6, "item": items, "score": [6.0, 5, 4, 3, 2, 1]})
+    qrels = pl.DataFrame(
+        {"query": ["q"] * 6, "item": ["p", "a", "b", "n", "c", "d"],
+         "relevance": [-1, 1, 1, 0, 1, 1]}
+    )  # fmt: skip
+    for duplicates in ("error", "first"):  # "first" keeps the unjudged row u
+        got = evaluate(run, qrels, ["infAP"], duplicates=duplicates)
+        assert got["value"].to_list() == pytest.approx([(a + b + c) / 4], abs=1e-15)
+    with pytest.raises(MeasureError, match="infAP takes no @k cutoff"):
+        evaluate(run, qrels, ["infAP@5"])
