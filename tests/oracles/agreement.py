@@ -126,7 +126,8 @@ def case_of(query: str) -> str:
 
 
 def evaluate(run: pl.DataFrame, qrels: pl.DataFrame, names: list[str], engine: str,
-             *, complete: bool = False) -> tuple[dict[Key, float], dict[Key, float]]:  # fmt: skip
+             *, complete: bool = False, **options: Any,
+             ) -> tuple[dict[Key, float], dict[Key, float]]:  # fmt: skip
     """Our per-query values, and each draw's means ``{(draw, measure): value}``, through
     ``engine``: the means by ``by="draw"``, or one call per draw under ``complete=True``
     (whose qrels-only queries would score 0 in every other draw's group)."""
@@ -134,7 +135,7 @@ def evaluate(run: pl.DataFrame, qrels: pl.DataFrame, names: list[str], engine: s
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # run-only queries, classes without objects
         per_query = rk.evaluate(run.drop("draw"), qrels, names, per_query=True, engine=engine,
-                                complete=complete)  # fmt: skip
+                                complete=complete, **options)  # fmt: skip
         if complete:
             parts = []
             for (draw,), part in run.group_by("draw", maintain_order=True):
@@ -145,7 +146,7 @@ def evaluate(run: pl.DataFrame, qrels: pl.DataFrame, names: list[str], engine: s
                 parts.append(summary.with_columns(draw=pl.lit(draw)))
             summary = pl.concat(parts)
         else:
-            summary = rk.evaluate(run, qrels, names, engine=engine, by="draw")
+            summary = rk.evaluate(run, qrels, names, engine=engine, by="draw", **options)
     values = {(q, m): v for q, m, v in per_query.select("query", "measure", "value").iter_rows()}
     return values, {(d, m): v for d, m, v in summary.select("draw", "measure", "value").iter_rows()}
 
@@ -206,6 +207,42 @@ def diversity(n: int, start: int) -> None:
     r = pl.DataFrame(run_rows, schema=["query", "item", "score"], orient="row")
     for alpha, beta, rel, families in PASSES:
         _diversity_pass(q, r, qrels_rows, run_rows, (alpha, beta, rel), families)
+    _weighted_pass(q, qrels_rows, run_rows, start)
+
+
+def _weighted_pass(q: pl.DataFrame, qrels_rows: list[tuple], run_rows: list[tuple],
+                   start: int) -> None:  # fmt: skip
+    """intent_weight=: the intent-aware measures against the weighted mean of pyndeval's
+    values on each subtopic alone (test_diversity_weights' oracle)."""
+    import random
+
+    from tests.oracles.test_diversity_weights import PAIRS, _weighted_oracle
+
+    rng = random.Random(start)
+    keys = sorted({(query, sub) for query, sub, _, _ in qrels_rows})
+    weights = {key: rng.choice([0.0, 0.25, 1.0, 2.5]) for key in keys}
+    table = pl.DataFrame([(*key, w) for key, w in weights.items()],
+                         schema=["query", "subtopic", "w"], orient="row")  # fmt: skip
+    weighted = q.join(table, on=["query", "subtopic"])
+    expected = _weighted_oracle(qrels_rows, run_rows, weights)
+    r = pl.DataFrame(run_rows, schema=["query", "item", "score"], orient="row")
+    label = "pyndeval on each subtopic alone, weighted mean by hand"
+
+    def family(name: str) -> str:
+        return family_of(name) + " (intent_weight=)"
+
+    for engine in ENGINES:
+        ours = evaluate(r, weighted, list(PAIRS), engine, intent_weight="w")
+        compare(family, engine, label, ours, expected)
+        for key, value in ours[0].items():
+            if key not in expected:
+                assert value == 0.0, key
+                skip(
+                    family(key[1]),
+                    engine,
+                    "",
+                    "no subtopic with a relevant item: ours 0, nothing to weigh",
+                )
 
 
 def _diversity_pass(q: pl.DataFrame, r: pl.DataFrame, qrels_rows: list[tuple],
