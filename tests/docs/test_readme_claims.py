@@ -323,3 +323,14 @@ def test_nrbp_defaults_are_ndevals():
         assert (supported["alpha"].default, supported["beta"].default) == (0.5, 0.5)
     defaults = inspect.signature(pyndeval.RelevanceEvaluator).parameters
     assert (defaults["alpha"].default, defaults["beta"].default) == (0.5, 0.5)
+
+
+def test_the_readme_lists_the_families_with_a_closed_form_under_ties():
+    """'for AP (...), P, RelP, R, nDCG, RR, Success, Rprec, the counts, and INSQ and SDCG':
+    the registry's families with an expected value over tied orderings, no more."""
+    counts = {"NumRet", "NumRel", "NumRelRet", "NumNonRelJudgedRet"}
+    listed = {"AP", "P", "RelP", "R", "nDCG", "RR", "Success", "Rprec", "INSQ", "SDCG"}
+    supported = {name for name, family in REGISTRY.items() if family.expected is not None}
+    assert supported == listed | counts
+    text = " ".join(README.split("### Tied scores", 1)[1].split("###", 1)[0].split())
+    assert "P, RelP, R, nDCG, RR, Success, Rprec, the counts, and INSQ and SDCG" in text
