@@ -9,23 +9,26 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from polars_rankeval._parse import PRESETS, TREC_ALIASES
-from polars_rankeval._registry import REGISTRY
+from polars_rankeval._registry import REGISTRY, Family
+from polars_rankeval.diversity.families import DIVERSITY
 
 PIPE = " \\| "  # a literal | inside a markdown table cell
 DIGITS = r"(\d+)"
 
 
-def measure_table() -> str:
-    """The README's measure table: one row per registered family."""
+def measure_table(families: Iterable[Family] | None = None, tool: str = "trec_eval") -> str:
+    """The README's measure table: one row per registered family (or per ``families``,
+    their names in ``tool``'s column)."""
     lines = [
-        "| measure | @k | parameters (default first) | trec_eval | aggregate | definition |",
+        f"| measure | @k | parameters (default first) | {tool} | aggregate | definition |",
         "|---|---|---|---|---|---|",
     ]
-    for family in REGISTRY.values():
+    for family in REGISTRY.values() if families is None else families:
         params = "; ".join(
             f"`{p.name}=` " + (PIPE.join(p.choices) if p.choices else str(p.default))
             for p in family.params
@@ -36,6 +39,18 @@ def measure_table() -> str:
             f"{family.trec_eval} | {family.aggregate} | {family.formula} |"
         )
     return "\n".join(lines)
+
+
+def diversity_table() -> str:
+    """The diversity families (subtopic qrels), with ndeval's names for them.
+
+    >>> diversity_table().splitlines()[2].split(" | ")[:2]
+    ['| `alpha_DCG`', 'yes']
+    """
+    return measure_table(
+        [replace(f, trec_eval=f.trec_eval.removeprefix("ndeval ")) for f in DIVERSITY.values()],
+        tool="ndeval",
+    )
 
 
 def alias_list() -> str:
@@ -68,7 +83,10 @@ def preset_table() -> str:
 
 def sections() -> dict[str, str]:
     """The generated README sections by marker name."""
-    return {"measures": measure_table(), "presets": preset_table(), "aliases": alias_list() + "."}
+    return {
+        "measures": measure_table(), "diversity": diversity_table(), "presets": preset_table(),
+        "aliases": alias_list() + ".",
+    }  # fmt: skip
 
 
 def _replacer(table: str) -> Callable[[re.Match[str]], str]:
@@ -89,6 +107,7 @@ def main(argv: list[str]) -> int:
     """``--write [README]``: rewrite the sections; ``--check [README]``: exit 1 if stale."""
     if not argv or argv[0] not in ("--write", "--check"):
         print(measure_table(), "\n")
+        print(diversity_table(), "\n")
         print(preset_table(), "\n")
         print(alias_list())
         return 0

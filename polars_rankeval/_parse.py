@@ -267,6 +267,8 @@ def _parse_cached(
 def _parse(text: str, conventions: str, rel: float | None) -> Measure:
     tree, at, given = _syntax(text)
     family = _family(tree.id, text)
+    if family.name == "AP" and "interp" in given:  # object detection's AP(interp=voc11)
+        family = REGISTRY["InterpAP"]
     k: int | None = None
     if at is not None and family.at_param is not None:
         if family.at_param in given:

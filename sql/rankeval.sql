@@ -113,10 +113,13 @@ CREATE OR REPLACE TABLE rankeval_m_names AS
         ('InterpAP', 'InterpAP'),
         ('P', 'P'),
         ('Precision', 'P'),
+        ('SetP', 'P'),
         ('RelP', 'RelP'),
         ('RelativeP', 'RelP'),
+        ('SetRelP', 'RelP'),
         ('R', 'R'),
         ('Recall', 'R'),
+        ('SetR', 'R'),
         ('RR', 'RR'),
         ('MRR', 'RR'),
         ('nDCG', 'nDCG'),
@@ -329,7 +332,7 @@ CREATE OR REPLACE TABLE rankeval_m_presets AS
         ('spark', 'nDCG', 'gain', 'exp'),
         ('torchmetrics', 'AP', 'norm', 'hits')
     ) AS t(conventions, family, param, value);
-CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy, INST, INSQ, NERR8, NERR9, NERR10, NERR11, SDCG, BPM; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap';
+CREATE OR REPLACE MACRO rankeval_m_known() AS 'known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision/SetP), RelP (RelativeP/SetRelP), R (Recall/SetR), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy, INST, INSQ, NERR8, NERR9, NERR10, NERR11, SDCG, BPM; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap';
 
 -- The measure parser: measure names as given -> one resolved spec per distinct name
 -- (twin of polars_rankeval/_parse.py: trec_eval aliases, Name(param=value,...)@k,
@@ -370,12 +373,18 @@ parsed AS (
     FROM translated AS t
 ),
 named AS (
-    SELECT p.*,
-        COALESCE(
-            (SELECT MIN(x.family) FROM rankeval_m_names AS x WHERE x.name = p._word),
-            (SELECT MIN(x.family) FROM rankeval_m_names AS x
-             WHERE lower(x.name) = lower(p._word))) AS _family
-    FROM parsed AS p
+    SELECT w.* REPLACE (
+        -- object detection's AP(interp=voc11) is InterpAP (as _parse.py reads it)
+        CASE WHEN w._family = 'AP' AND regexp_matches(w._args, '(^|,)\s*interp\s*=')
+             THEN 'InterpAP' ELSE w._family END AS _family)
+    FROM (
+        SELECT p.*,
+            COALESCE(
+                (SELECT MIN(x.family) FROM rankeval_m_names AS x WHERE x.name = p._word),
+                (SELECT MIN(x.family) FROM rankeval_m_names AS x
+                 WHERE lower(x.name) = lower(p._word))) AS _family
+        FROM parsed AS p
+    ) AS w
 ),
 fam AS (
     SELECT n.*, f.aggregate AS _agg, f.cutoff AS _cutoff, f.at_param AS _at_param,

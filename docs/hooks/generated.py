@@ -1,7 +1,7 @@
 """MkDocs hook: the parts of the site generated at build time, never pasted by hand.
 
-- ``<!-- measures -->``, ``<!-- presets -->`` and ``<!-- trec-aliases -->`` in a page are
-  replaced by the tables of :mod:`polars_rankeval._docs` (rendered from the registry, the
+- ``<!-- measures -->``, ``<!-- diversity -->``, ``<!-- presets -->`` and
+  ``<!-- trec-aliases -->`` in a page are replaced by the tables of :mod:`polars_rankeval._docs` (rendered from the registry, the
   same text the README's tables are checked against);
 - ``benchmark-results.md`` is ``benchmarks/RESULTS.md`` as the benchmark runner wrote it.
 """
@@ -13,11 +13,12 @@ from typing import Any
 
 from mkdocs.structure.files import File, Files
 
-from polars_rankeval._docs import alias_list, measure_table, preset_table
+from polars_rankeval._docs import alias_list, diversity_table, measure_table, preset_table
 
 ROOT = Path(__file__).parents[2]
 GENERATED = {
     "<!-- measures -->": measure_table,
+    "<!-- diversity -->": diversity_table,
     "<!-- presets -->": preset_table,
     "<!-- trec-aliases -->": alias_list,
 }

@@ -52,6 +52,20 @@ def _note_texts_left_out(texts: Sequence[str], fmt: str, *, quiet: bool) -> None
               "left out", file=sys.stderr)  # fmt: skip
 
 
+def _refuse_diversity(names: Sequence[str], *, rel: float | None) -> None:
+    """The diversity measures read subtopic qrels: only ``--format ndeval`` prints them."""
+    from polars_rankeval._parse import parse_measure
+    from polars_rankeval._trec_names import PSEUDO, TEXT
+    from polars_rankeval.diversity.families import is_diversity
+
+    for name in names:
+        if name not in PSEUDO and name not in TEXT and is_diversity(parse_measure(name, rel=rel)):
+            raise UsageError(
+                f"-m {name}: the diversity measures read subtopic qrels (query subtopic item "
+                "relevance, ndeval's file) and are printed by --format ndeval; add it"
+            )
+
+
 def eval_command(argv: Sequence[str], reader: Reader) -> int:
     """Parse ``argv``, evaluate every run, print or write the result."""
     from polars_rankeval._trec_names import PSEUDO, SUMMARY_ONLY, TEXT
@@ -64,6 +78,7 @@ def eval_command(argv: Sequence[str], reader: Reader) -> int:
         return ndeval_command(args, reader)
     measures = resolve(args.measures)
     check_measures([measures.measure(n) for n in measures.names], rel=args.rel)
+    _refuse_diversity([measures.measure(n) for n in measures.names], rel=args.rel)
     from polars_rankeval.cli.chunked import evaluate_source, read_first
 
     ahead = read_first(args)  # the first run is read from now on, also while the qrels are

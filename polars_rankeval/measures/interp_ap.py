@@ -77,7 +77,8 @@ INTERP_AP = register(
         formula="env(x) = max precision at relevant rows at or below x; interp=all: sum of "
         "env over relevant rows / R; voc11 / coco101: mean over t = 0, 0.1 .. 1 / 0, "
         "0.01 .. 1 of env at the first relevant row with hits / R >= t (0 if none); "
-        "rows = detections (relevant = matched), R = ground-truth objects",
+        "rows = detections (relevant = matched), R = ground-truth objects; "
+        "AP(interp=...) is read as InterpAP(interp=...) (the dbt package: InterpAP only)",
         trec_eval="-",
         params=(
             Param(

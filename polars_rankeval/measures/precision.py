@@ -41,7 +41,7 @@ P = register(
         name="P",
         order=20,
         examples=("P(norm=ret)@3", "P(rel=2)@3"),
-        aliases=("Precision",),
+        aliases=("Precision", "SetP"),
         summary="Precision: fraction of the top k that is relevant.",
         formula="relevant in top k / k (norm=k) or / min(k, retrieved) (norm=ret); "
         "no cutoff: relevant retrieved / retrieved",

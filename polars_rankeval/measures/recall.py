@@ -31,7 +31,7 @@ R = register(
         name="R",
         order=30,
         examples=("R(norm=min)@2",),
-        aliases=("Recall",),
+        aliases=("Recall", "SetR"),
         summary="Recall: fraction of the relevant items found in the top k.",
         formula="relevant in top k / R (norm=R) or / min(R, k) (norm=min)",
         trec_eval="recall_k, set_recall",

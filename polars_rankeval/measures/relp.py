@@ -39,7 +39,7 @@ RELP = register(
     Family(
         name="RelP",
         order=25,
-        aliases=("RelativeP",),
+        aliases=("RelativeP", "SetRelP"),
         summary="Relative precision: precision over the best precision possible at that "
         "depth (precision up to R, recall beyond).",
         formula="relevant in top k / min(k, R); no cutoff: relevant retrieved / "

@@ -37,12 +37,18 @@ parsed AS (
     FROM translated AS t
 ),
 named AS (
-    SELECT p.*,
-        COALESCE(
-            (SELECT MIN(x.family) FROM rankeval_m_names AS x WHERE x.name = p._word),
-            (SELECT MIN(x.family) FROM rankeval_m_names AS x
-             WHERE lower(x.name) = lower(p._word))) AS _family
-    FROM parsed AS p
+    SELECT w.* REPLACE (
+        -- object detection's AP(interp=voc11) is InterpAP (as _parse.py reads it)
+        CASE WHEN w._family = 'AP' AND regexp_matches(w._args, '(^|,)\s*interp\s*=')
+             THEN 'InterpAP' ELSE w._family END AS _family)
+    FROM (
+        SELECT p.*,
+            COALESCE(
+                (SELECT MIN(x.family) FROM rankeval_m_names AS x WHERE x.name = p._word),
+                (SELECT MIN(x.family) FROM rankeval_m_names AS x
+                 WHERE lower(x.name) = lower(p._word))) AS _family
+        FROM parsed AS p
+    ) AS w
 ),
 fam AS (
     SELECT n.*, f.aggregate AS _agg, f.cutoff AS _cutoff, f.at_param AS _at_param,

@@ -157,3 +157,14 @@ def test_one_evaluation_a_run_and_the_amean_is_evaluates_summary(
         # bit for bit, before printing
         per_query = evaluate(run_frame, qrels_frame, names, per_query=True, complete=bool(flags))
         assert _means(per_query, names) == means
+
+
+def test_other_formats_refuse_the_diversity_measures_naming_the_option(capsys, tmp_path) -> None:
+    """Without --format ndeval the qrels are read as topic qrels: a diversity measure is
+    refused by name, pointing at the option (not a missing-column error)."""
+    paths = _write(tmp_path, [("1", "1", "a", 1)], [("1", "a", 1.0)])
+    for fmt in ("trec", "json"):
+        code = main(["--format", fmt, "-m", "P@1", "-m", "alpha_nDCG@20", *paths])
+        err = capsys.readouterr().err
+        assert code == 2 and "-m alpha_nDCG@20: the diversity measures" in err
+        assert "--format ndeval" in err

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from polars_rankeval._registry import REGISTRY
+from polars_rankeval.diversity.families import DIVERSITY
 
 ROOT = Path(__file__).parents[2]
 
@@ -32,8 +33,9 @@ def test_the_site_builds_strictly_with_generated_tables_and_api_reference(tmp_pa
         assert (tmp_path / page / "index.html").exists(), page
     measures = (tmp_path / "measures" / "index.html").read_text()
     assert "<!-- measures -->" not in measures
-    for family in REGISTRY:  # the generated table lists every registered family
+    for family in [*REGISTRY, *DIVERSITY]:  # the generated tables list every family
         assert f"<code>{family}</code>" in measures, family
+    assert "<!-- diversity -->" not in measures
     reference = (tmp_path / "reference" / "index.html").read_text()
     for name in ["evaluate.evaluate", "validate.validate", "compare.compare", "read_trec_run",
                  "read_trec_qrels", "write_report", "sql.render", "duckdb.install",

@@ -307,3 +307,30 @@ def test_scores_compare_in_double_precision_where_there_is_no_float32():
     assert casts("bigquery") == {"FLOAT64"}
     assert casts("snowflake") <= {"FLOAT", "DOUBLE"}  # both 64-bit in Snowflake
     assert "REAL" in casts("postgres") and "FLOAT" in casts("spark")  # 32-bit there
+
+
+def test_nrbp_defaults_are_ndevals():
+    """'NRBP's patience: beta=0.5, the default of ndeval, pyndeval and ir_measures'."""
+    import inspect
+
+    ir_measures = pytest.importorskip("ir_measures")
+    pyndeval = pytest.importorskip("pyndeval")
+    for name in ("NRBP", "nNRBP"):
+        measure = rk.parse_measure(name)
+        assert (measure["alpha"], measure["beta"]) == (0.5, 0.5)
+        assert ir_measures.parse_measure(name).params == {}  # theirs: the defaults
+        supported = ir_measures.parse_measure(name).SUPPORTED_PARAMS
+        assert (supported["alpha"].default, supported["beta"].default) == (0.5, 0.5)
+    defaults = inspect.signature(pyndeval.RelevanceEvaluator).parameters
+    assert (defaults["alpha"].default, defaults["beta"].default) == (0.5, 0.5)
+
+
+def test_the_readme_lists_the_families_with_a_closed_form_under_ties():
+    """'for AP (...), P, RelP, R, nDCG, RR, Success, Rprec, the counts, and INSQ and SDCG':
+    the registry's families with an expected value over tied orderings, no more."""
+    counts = {"NumRet", "NumRel", "NumRelRet", "NumNonRelJudgedRet"}
+    listed = {"AP", "P", "RelP", "R", "nDCG", "RR", "Success", "Rprec", "INSQ", "SDCG"}
+    supported = {name for name, family in REGISTRY.items() if family.expected is not None}
+    assert supported == listed | counts
+    text = " ".join(README.split("### Tied scores", 1)[1].split("###", 1)[0].split())
+    assert "P, RelP, R, nDCG, RR, Success, Rprec, the counts, and INSQ and SDCG" in text

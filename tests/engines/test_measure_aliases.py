@@ -26,6 +26,12 @@ ALIASES = {
     "MAP": "AP",
     "MRR": "RR",
     "NDCG": "nDCG",
+    # ir_measures' set measures
+    "SetP": "P",
+    "SetR": "R",
+    "SetRelP": "RelP",
+    "SetF": "F1",
+    "SetAP": "SetAP",
 }
 
 

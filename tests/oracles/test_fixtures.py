@@ -371,16 +371,23 @@ IRM_NAMES: dict[str, str] = {
     "Success@2": "Success@2",
     "Success(rel=2)@2": "Success(rel=2)@2",
     "Success(rel=3)@2": "Success(rel=3)@2",
-    "SetP(rel=1)": "P(rel=1)",
-    "SetP(rel=2)": "P(rel=2)",
-    "SetP(rel=3)": "P(rel=3)",
-    "SetR(rel=1)": "R(rel=1)",
-    "SetR(rel=2)": "R(rel=2)",
-    "SetR(rel=3)": "R(rel=3)",
-    "SetF(rel=1)": "F1(rel=1)",  # set_F with beta = 1
-    "SetF(rel=3)": "F1(rel=3)",
-    "SetF(rel=1, beta=0.5)": "F1(rel=1,beta=0.5)",  # trec_eval set_F.0.5
-    "SetF(rel=1, beta=2.0)": "F1(rel=1,beta=2)",
+    # the set measures under ir_measures' own names (aliases: SetP = P, SetR = R,
+    # SetRelP = RelP, SetF = F1 without a cutoff; SetAP is ours too)
+    "SetP(rel=1)": "SetP(rel=1)",
+    "SetP(rel=2)": "SetP(rel=2)",
+    "SetP(rel=3)": "SetP(rel=3)",
+    "SetRelP(rel=1)": "SetRelP(rel=1)",  # trec_eval set_relative_P
+    "SetRelP(rel=2)": "SetRelP(rel=2)",
+    "SetR(rel=1)": "SetR(rel=1)",
+    "SetR(rel=2)": "SetR(rel=2)",
+    "SetR(rel=3)": "SetR(rel=3)",
+    "SetAP(rel=1)": "SetAP(rel=1)",  # trec_eval set_map
+    "SetAP(rel=2)": "SetAP(rel=2)",
+    "SetAP(rel=3)": "SetAP(rel=3)",
+    "SetF(rel=1)": "SetF(rel=1)",  # set_F with beta = 1
+    "SetF(rel=3)": "SetF(rel=3)",
+    "SetF(rel=1, beta=0.5)": "SetF(rel=1,beta=0.5)",  # trec_eval set_F.0.5
+    "SetF(rel=1, beta=2.0)": "SetF(rel=1,beta=2)",
     "NumQ": "NumQ",
     "infAP": "infAP",
     "infAP(rel=2)": "infAP(rel=2)",
@@ -394,8 +401,6 @@ IRM_NAMES: dict[str, str] = {
     "P@4": "P@4",
 }
 IRM_UNSUPPORTED: dict[str, str] = {
-    "SetRelP": "set_relative_P is not implemented",
-    "SetAP": "set_map is not implemented",
     "nDCG(gains=": "custom per-level gains are not implemented",
     "P(judged_only=True)": "judged_only (trec_eval -J) is not implemented",
 }
@@ -465,10 +470,11 @@ def test_ir_measures_coverage() -> None:
     mapped = [m for m, _ in expectations if m in IRM_NAMES]
     assert len(expectations) == 119
     # NumRet x4, NumRel, Success x3, SetP x3, SetR x3, AP x2 (3 values each) = 48;
+    # SetRelP x2, SetAP x3 (3 values each) = 15;
     # SetF(rel=1), SetF(rel=3): 4 values each = 8; nDCG, nDCG@3, P@4: 2 each = 6;
     # SetF(rel=1, beta=0.5), SetF(rel=1, beta=2.0): 4 values each = 8; NumQ: 3;
     # IPrec at 3 levels, IPrec(rel=2) at 4 levels: 3 values each = 21; infAP x2: 6
-    assert len(mapped) == 100
+    assert len(mapped) == 115
 
 
 # ======================================================================================

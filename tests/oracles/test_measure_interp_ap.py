@@ -256,3 +256,30 @@ def test_interp_ap_in_the_sql_entry_point_and_render() -> None:
         assert set(got) == set(expected)
         for name, value in expected.items():
             assert got[name] == pytest.approx(value, abs=1e-15), name
+
+
+def test_ap_with_interp_is_interp_ap() -> None:
+    """Issue 18 spells object detection's AP as AP(interp=voc11|all|coco101): the parser
+    reads it as InterpAP (AP's norm= does not apply there and is refused by name)."""
+    assert str(rk.parse_measure("AP(interp=voc11)")) == "InterpAP(interp=voc11)"
+    assert str(rk.parse_measure("map(interp=coco101)@10")) == "InterpAP(interp=coco101)@10"
+    assert str(rk.parse_measure("AP(interp=all)", conventions="kaggle")) == "InterpAP"
+    run = pl.DataFrame({"query": ["c"] * 5, "item": ["a", "b", "c", "d", "e"],
+                        "score": [0.9, 0.8, 0.7, 0.6, 0.5]})  # fmt: skip
+    qrels = pl.DataFrame({"query": ["c"] * 4, "item": ["a", "c", "d", "miss"],
+                          "relevance": [1, 1, 1, 1]})  # fmt: skip
+    got = rk.evaluate(run, qrels, ["AP(interp=voc11)", "AP(interp=all)", "AP(interp=coco101)"])
+    assert got["value"].to_list() == pytest.approx([(3 + 5 * 0.75) / 11, 0.625, (26 + 37.5) / 101])
+    with pytest.raises(MeasureError, match="InterpAP has no parameter 'norm'"):
+        rk.parse_measure("AP(interp=voc11,norm=min)")
+    # the SQL entry point's parser (sql/entry/parse.sql) reads it alike
+    from tests.helpers import entry_point_connection
+
+    con = entry_point_connection()
+    con.register("runs", run.to_arrow())
+    con.register("qrels", qrels.to_arrow())
+    rows = con.sql("SELECT measure, value FROM rankeval_summary('runs', 'qrels', "
+                   "['AP(interp=voc11)', 'ap( interp = all)', 'AP(norm=min)'])").fetchall()  # fmt: skip
+    assert dict(rows) == pytest.approx({"AP(interp=voc11)": (3 + 5 * 0.75) / 11,
+                                        "ap( interp = all)": 0.625,
+                                        "AP(norm=min)": (1 + 2 / 3 + 3 / 4) / 4})  # fmt: skip

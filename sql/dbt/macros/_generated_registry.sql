@@ -1244,6 +1244,10 @@
    "P"
   ],
   [
+   "SetP",
+   "P"
+  ],
+  [
    "RelP",
    "RelP"
   ],
@@ -1252,11 +1256,19 @@
    "RelP"
   ],
   [
+   "SetRelP",
+   "RelP"
+  ],
+  [
    "R",
    "R"
   ],
   [
    "Recall",
+   "R"
+  ],
+  [
+   "SetR",
    "R"
   ],
   [
@@ -1655,7 +1667,7 @@
    }
   }
  },
- "known": "known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision), RelP (RelativeP), R (Recall), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy, INST, INSQ, NERR8, NERR9, NERR10, NERR11, SDCG, BPM; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap",
+ "known": "known measures: AP (MAP), SetAP, YAAP, InterpAP, P (Precision/SetP), RelP (RelativeP/SetRelP), R (Recall/SetR), RR (MRR), nDCG (NDCG), nDCG_rel (NDCG_rel), RnDCG (Rndcg), Success (HitRate), Rprec, Bpref, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet, NumQ, F1 (F/SetF), Rprec_mult, GMAP, GMBpref, IPrec (iPrec), IPrec11pt, infAP (InfAP), Judged, Unjudged, RBP, RBP_resid, ERR, Utility, binG (BinG), G, Compat, Accuracy, INST, INSQ, NERR8, NERR9, NERR10, NERR11, SDCG, BPM; trec_eval names: num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec, bpref, recip_rank, iprec_at_recall_x.xx, P_k, recall_k, infAP, gm_bpref, Rprec_mult_x.xx, utility, 11pt_avg, binG, G, ndcg, ndcg_rel, Rndcg, ndcg_cut_k, map_cut_k, relative_P_k, success_k, set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid, unj_k, yaap",
  "diversity": [
   "alpha_DCG",
   "alpha_nDCG",
