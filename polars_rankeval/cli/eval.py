@@ -170,8 +170,6 @@ def _collect(plans: list[pl.LazyFrame], *, judged: bool) -> list[pl.DataFrame]:
         if judged:
             warnings.filterwarnings("ignore", message=f".*{re.escape(repr(J_SENTINEL))}")
         # the in-memory engine: on chunks of ~100k rows it takes ~25% less CPU than the
-        # streaming one (its fixed cost a plan is lower), the same values
-        # the in-memory engine: on chunks of ~100k rows it takes ~25% less CPU than the
         # streaming one (a lower fixed cost a plan), and its group-by output is not cut
         # into morsels (see chunked._judged_queries: the group count sets the rounding)
         return pl.collect_all(plans, engine="in-memory")
