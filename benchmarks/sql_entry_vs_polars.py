@@ -21,7 +21,9 @@ FIVE).collect()``), ``macro`` (``duckdb.connect()``, execute ``--sql`` (default
 on the same scans: the package's own ``sql/rankeval.sql``, whatever ``--sql`` says;
 ``--no-engine`` leaves it out), and with ``--baseline-sql PATH`` also
 ``macro-baseline`` (the same on another version of the file: before/after in one
-paired run).
+paired run), with ``--baseline-python PATH`` also ``engine-duckdb-baseline`` (the
+engine run by another interpreter, e.g. another checkout's venv, which imports its
+own package).
 """
 
 from __future__ import annotations
@@ -86,10 +88,14 @@ def child(variant: str, run: str, qrels: str, sql: str) -> None:
 # --------------------------------------------------------------------------- parent
 
 
-def run_once(variant: str, paths: tuple[Path, Path], sql: Path) -> dict[str, object]:
-    """One whole process: wall, CPU, peak RSS (MiB), its means and in-process time."""
-    name = variant if variant in ("polars", "engine-duckdb") else "macro"
-    command = [sys.executable, __file__, "--child", name, str(paths[0]), str(paths[1]), str(sql)]
+def run_once(
+    variant: str, paths: tuple[Path, Path], sql: Path, python: str = sys.executable
+) -> dict[str, object]:
+    """One whole process (``python`` running this file): wall, CPU, peak RSS (MiB), its
+    means and in-process time."""
+    name = variant.removesuffix("-baseline")
+    name = name if name in ("polars", "engine-duckdb") else "macro"
+    command = [python, __file__, "--child", name, str(paths[0]), str(paths[1]), str(sql)]
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -185,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-engine", action="store_true", help='leave out rk.evaluate(..., engine="duckdb")'
     )
+    parser.add_argument(
+        "--baseline-python",
+        help='also time engine="duckdb" with this interpreter (another checkout\'s venv)',
+    )
     parser.add_argument("--child", nargs=4, metavar=("VARIANT", "RUN", "QRELS", "SQL"))
     args = parser.parse_args(argv)
     if args.child:
@@ -197,12 +207,17 @@ def main(argv: list[str] | None = None) -> int:
         variants["engine-duckdb"] = args.sql
     if args.baseline_sql:
         variants["macro-baseline"] = args.baseline_sql
+    if args.baseline_python:
+        variants["engine-duckdb-baseline"] = args.sql
     results: dict[str, list[dict[str, object]]] = {v: [] for v in variants}
     load = os.getloadavg()
     order = list(variants)
     for repeat in range(repeats):
         for variant in order[repeat % len(order) :] + order[: repeat % len(order)]:
-            results[variant].append(run_once(variant, paths, variants[variant]))
+            python = (
+                args.baseline_python if variant == "engine-duckdb-baseline" else sys.executable
+            )
+            results[variant].append(run_once(variant, paths, variants[variant], python))
     end = os.getloadavg()
     print(
         f"{rows:,} run rows ({paths[0].name}), {repeats} repeat(s), {os.cpu_count()} cores;"
