@@ -639,26 +639,17 @@ def _judged_positions_sql(d: Dialect) -> str:
                           JOIN _qq AS y ON y._q = x._q), 0)
                 <= {LIST_WORK} * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
     ),
-    -- the keys at or above a judged row's, then those equal to it among them: a second
-    -- pass over about half the list (two passes over the whole list cost 0.13 CPU s more
-    -- at 10M rows)
     _jkeys AS (
-        SELECT {g('j')}j._q, j._item, j._key, j._rel, len(j._ge) - j._same AS _above, j._same
+        SELECT {g('j')}j._q, j._item, j._key, j._rel,
+            len(list_filter(k._keys, lambda __rk_x: __rk_x > j._key)) AS _above,
+            len(list_filter(k._keys, lambda __rk_x: __rk_x = j._key)) AS _same
         FROM (
-            SELECT {g('j')}j._q, j._item, j._key, j._rel, j._ge,
-                len(list_filter(j._ge, lambda __rk_x: __rk_x = j._key)) AS _same
-            FROM (
-                SELECT {g('j')}j._q, j._item, j._key, j._rel,
-                    list_filter(k._keys, lambda __rk_x: __rk_x >= j._key) AS _ge
-                FROM (
-                    SELECT {g('r')}r._q, r._item, r._key, q._rel
-                    FROM _run AS r
-                    JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-                    CROSS JOIN _lists AS lf WHERE lf._on
-                ) AS j
-                JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
-            ) AS j
+            SELECT {g('r')}r._q, r._item, r._key, q._rel
+            FROM _run AS r
+            JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+            CROSS JOIN _lists AS lf WHERE lf._on
         ) AS j
+        JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
     ),
     _jties AS (
         SELECT {g('j')}j._q, j._item, COUNT(*) AS _above

@@ -860,26 +860,17 @@ _specs AS (
                           JOIN _qq AS y ON y._q = x._q), 0)
                 <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
     ),
-    -- the keys at or above a judged row's, then those equal to it among them: a second
-    -- pass over about half the list (two passes over the whole list cost 0.13 CPU s more
-    -- at 10M rows)
     _jkeys AS (
-        SELECT j._g, j._q, j._item, j._key, j._rel, len(j._ge) - j._same AS _above, j._same
+        SELECT j._g, j._q, j._item, j._key, j._rel,
+            len(list_filter(k._keys, lambda __rk_x: __rk_x > j._key)) AS _above,
+            len(list_filter(k._keys, lambda __rk_x: __rk_x = j._key)) AS _same
         FROM (
-            SELECT j._g, j._q, j._item, j._key, j._rel, j._ge,
-                len(list_filter(j._ge, lambda __rk_x: __rk_x = j._key)) AS _same
-            FROM (
-                SELECT j._g, j._q, j._item, j._key, j._rel,
-                    list_filter(k._keys, lambda __rk_x: __rk_x >= j._key) AS _ge
-                FROM (
-                    SELECT r._g, r._q, r._item, r._key, q._rel
-                    FROM _run AS r
-                    JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-                    CROSS JOIN _lists AS lf WHERE lf._on
-                ) AS j
-                JOIN _rq AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
-            ) AS j
+            SELECT r._g, r._q, r._item, r._key, q._rel
+            FROM _run AS r
+            JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+            CROSS JOIN _lists AS lf WHERE lf._on
         ) AS j
+        JOIN _rq AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
     ),
     _jties AS (
         SELECT j._g, j._q, j._item, COUNT(*) AS _above
