@@ -340,8 +340,9 @@ def _checked_run(
     name the user's column and a row, which the SQL's own checks cannot.  The run's
     duplicate check (an exact distinct count over every run row, ~1 s at 10M rows) is
     the macro's own check on the same keys: the engine counts it only when another
-    check fails (the polars engine's order of errors), when the macro reports repeats,
-    or when the macro does not run (nothing to evaluate: the polars engine's error)."""
+    check fails (its order of errors stays: the run's checks, then the qrels'), when the
+    macro reports repeats, or when the macro does not run (nothing to evaluate: the
+    repeats are reported first, as the polars engine does)."""
     import duckdb
 
     def raise_if_bad(run_duplicates: bool = True) -> tuple[dict[str, int], int]:
