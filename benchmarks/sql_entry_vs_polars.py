@@ -17,8 +17,13 @@ script exits with status 1.
 Variants: ``polars`` (``rk.evaluate(pl.scan_parquet(run), pl.scan_parquet(qrels),
 FIVE).collect()``), ``macro`` (``duckdb.connect()``, execute ``--sql`` (default
 ``sql/rankeval.sql``), ``SELECT * FROM rankeval_summary('run.parquet',
-'qrels.parquet', [...])``), and with ``--baseline-sql PATH`` also ``macro-baseline``
-(the same on another version of the file: before/after in one paired run).
+'qrels.parquet', [...])``), ``engine-duckdb`` (``rk.evaluate(..., engine="duckdb")``
+on the same scans: the package's own ``sql/rankeval.sql``, whatever ``--sql`` says;
+``--no-engine`` leaves it out), and with ``--baseline-sql PATH`` also
+``macro-baseline`` (the same on another version of the file: before/after in one
+paired run), with ``--baseline-python PATH`` also ``engine-duckdb-baseline`` (the
+engine run by another interpreter, e.g. another checkout's venv, which imports its
+own package).
 """
 
 from __future__ import annotations
@@ -49,6 +54,17 @@ def _child_polars(run: str, qrels: str, _sql: str) -> dict[str, float]:
     return dict(zip(out["measure"].to_list(), out["value"].to_list(), strict=True))
 
 
+def _child_engine_duckdb(run: str, qrels: str, _sql: str) -> dict[str, float]:
+    import polars as pl
+
+    import polars_rankeval as rk
+
+    out = rk.evaluate(
+        pl.scan_parquet(run), pl.scan_parquet(qrels), FIVE, engine="duckdb"
+    ).collect()
+    return dict(zip(out["measure"].to_list(), out["value"].to_list(), strict=True))
+
+
 def _child_macro(run: str, qrels: str, sql: str) -> dict[str, float]:
     import duckdb
 
@@ -64,17 +80,22 @@ def _child_macro(run: str, qrels: str, sql: str) -> dict[str, float]:
 def child(variant: str, run: str, qrels: str, sql: str) -> None:
     """One variant in this process: prints ``{"means": ..., "seconds": ...}``."""
     started = time.perf_counter()
-    means = (_child_polars if variant == "polars" else _child_macro)(run, qrels, sql)
+    children = {"polars": _child_polars, "engine-duckdb": _child_engine_duckdb}
+    means = children.get(variant, _child_macro)(run, qrels, sql)
     print(json.dumps({"means": means, "seconds": time.perf_counter() - started}))
 
 
 # --------------------------------------------------------------------------- parent
 
 
-def run_once(variant: str, paths: tuple[Path, Path], sql: Path) -> dict[str, object]:
-    """One whole process: wall, CPU, peak RSS (MiB), its means and in-process time."""
-    name = "polars" if variant == "polars" else "macro"
-    command = [sys.executable, __file__, "--child", name, str(paths[0]), str(paths[1]), str(sql)]
+def run_once(
+    variant: str, paths: tuple[Path, Path], sql: Path, python: str = sys.executable
+) -> dict[str, object]:
+    """One whole process (``python`` running this file): wall, CPU, peak RSS (MiB), its
+    means and in-process time."""
+    name = variant.removesuffix("-baseline")
+    name = name if name in ("polars", "engine-duckdb") else "macro"
+    command = [python, __file__, "--child", name, str(paths[0]), str(paths[1]), str(sql)]
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -167,6 +188,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true", help="20k rows, 1 repeat")
     parser.add_argument("--sql", type=Path, default=SQL, help="the macro file (sql/rankeval.sql)")
     parser.add_argument("--baseline-sql", type=Path, help="also time this version of the file")
+    parser.add_argument(
+        "--no-engine", action="store_true", help='leave out rk.evaluate(..., engine="duckdb")'
+    )
+    parser.add_argument(
+        "--baseline-python",
+        help='also time engine="duckdb" with this interpreter (another checkout\'s venv)',
+    )
     parser.add_argument("--child", nargs=4, metavar=("VARIANT", "RUN", "QRELS", "SQL"))
     args = parser.parse_args(argv)
     if args.child:
@@ -175,14 +203,21 @@ def main(argv: list[str] | None = None) -> int:
     rows, repeats = (20_000, 1) if args.smoke else (args.rows, args.repeats)
     paths = data(rows)
     variants = {"polars": args.sql, "macro": args.sql}
+    if not args.no_engine:
+        variants["engine-duckdb"] = args.sql
     if args.baseline_sql:
         variants["macro-baseline"] = args.baseline_sql
+    if args.baseline_python:
+        variants["engine-duckdb-baseline"] = args.sql
     results: dict[str, list[dict[str, object]]] = {v: [] for v in variants}
     load = os.getloadavg()
     order = list(variants)
     for repeat in range(repeats):
         for variant in order[repeat % len(order) :] + order[: repeat % len(order)]:
-            results[variant].append(run_once(variant, paths, variants[variant]))
+            python = (
+                args.baseline_python if variant == "engine-duckdb-baseline" else sys.executable
+            )
+            results[variant].append(run_once(variant, paths, variants[variant], python))
     end = os.getloadavg()
     print(
         f"{rows:,} run rows ({paths[0].name}), {repeats} repeat(s), {os.cpu_count()} cores;"

@@ -243,12 +243,13 @@ def _sources(judgement: Judgement, spec: Spec) -> _Sources:
 
 def _count_checks(
     con: _duckdb.DuckDBPyConnection, judgement: Judgement, sources: _Sources, n_by: int,
-    *, first: bool, top: int | None,
+    *, first: bool, top: int | None, run_duplicates: bool = True,
 ) -> tuple[dict[str, int], int]:
     """Counts of every data check (by check name), in one scan of each source table,
     and (``first``: duplicates='first', whose warning gives it) the number of run rows
     repeating the (by..., query, item) of another row (within the ``top`` rows of
-    their query, as the polars engine counts them)."""
+    their query, as the polars engine counts them).  ``run_duplicates=False`` leaves
+    out the run's duplicate check (an exact distinct count over every run row)."""
     run_keys = [*(f"_b{n}" for n in range(n_by)), "_q", "item"]
     repeated_sql = (
         f"COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT {', '.join(run_keys)} "
@@ -258,7 +259,8 @@ def _count_checks(
     counts: dict[str, int] = {}
     repeated = 0
     for source, checks, keys in (
-        (RUN_SOURCE, judgement.run_checks, run_keys),
+        (RUN_SOURCE, [c for c in judgement.run_checks
+                      if run_duplicates or c.kind != "duplicate"], run_keys),
         (QRELS_SOURCE, judgement.qrels_checks, ["_q", "item"]),
     ):
         named = [
@@ -298,6 +300,7 @@ class _Plan(Protocol):
     point (:class:`EntryQuery`)."""
 
     stat_columns: list[str]
+    evaluated: bool  # the macro ran (False: nothing to evaluate)
 
     def run(self, con: _duckdb.DuckDBPyConnection) -> pl.DataFrame: ...
 
@@ -318,22 +321,55 @@ def _run(
         if sources.subtopics is not None:
             _hand_over(con, SUBTOPIC_SOURCE, sources.subtopics,
                        eager=isinstance(spec.qrels, pl.DataFrame), folder=folder.name)
-        # the engine's checks first: their errors name the user's column and a row,
-        # which the SQL's own checks cannot
+        frame, repeated = _checked_run(con, judgement, spec, sources, plan)
+    finally:
+        con.close()
+        folder.cleanup()
+    return frame, repeated
+
+
+# The macro's error for repeated (by..., query, item) run rows (_sqlentry._check_sql)
+_MACRO_RUN_DUPLICATES = "run: duplicate (query, item) rows"
+
+
+def _checked_run(
+    con: _duckdb.DuckDBPyConnection, judgement: Judgement, spec: Spec, sources: _Sources,
+    plan: _Plan,
+) -> tuple[pl.DataFrame, int]:
+    """The engine's checks, then the evaluation.  The checks come first: their errors
+    name the user's column and a row, which the SQL's own checks cannot.  The run's
+    duplicate check (an exact distinct count over every run row, ~1 s at 10M rows) is
+    the macro's own check on the same keys: the engine counts it only when another
+    check fails (its order of errors stays: the run's checks, then the qrels'), when the
+    macro reports repeats, or when the macro does not run (nothing to evaluate: the
+    repeats are reported first, as the polars engine does)."""
+    import duckdb
+
+    def raise_if_bad(run_duplicates: bool = True) -> tuple[dict[str, int], int]:
         counts, repeated = _count_checks(
             con, judgement, sources, len(spec.options.by),
             first=spec.options.duplicates == "first", top=_pushed_top(spec),
+            run_duplicates=run_duplicates,
         )
+        if not run_duplicates and any(counts.values()):
+            return raise_if_bad()
         raise_for_checks(
             pl.DataFrame({name: [value] for name, value in counts.items()}),
             [*judgement.run_checks, *judgement.qrels_checks],
             lambda which: judgement.run if which == "run" else judgement.qrels,
             judgement.user_names,
         )
+        return counts, repeated
+
+    _, repeated = raise_if_bad(run_duplicates=False)
+    try:
         frame = plan.run(con)
-    finally:
-        con.close()
-        folder.cleanup()
+    except duckdb.Error as error:
+        if _MACRO_RUN_DUPLICATES in str(error):
+            raise_if_bad()
+        raise
+    if not plan.evaluated:
+        raise_if_bad()
     return frame, repeated
 
 

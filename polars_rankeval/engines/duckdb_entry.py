@@ -133,6 +133,7 @@ class EntryQuery:
         if self.complete:
             self.columns |= {s.column: _stat_name(s) for s in stats}
         self.views = self._views()
+        self.evaluated = False  # the macro ran (run(): not when nothing is evaluable)
 
     def _views(self) -> list[str]:
         """Without qrels: the run keyed by (by..., query) in ``_k`` and its labels as
@@ -209,6 +210,7 @@ class EntryQuery:
         if not evaluable:
             return frame.with_columns(pl.lit(None, pl.Float64).alias(c) for c in dict.fromkeys(nulls))
         values = self.values(con)
+        self.evaluated = True
         if not self.complete:
             values = values.with_columns(pl.lit(None, pl.Float64).alias(c) for c in self.stat_columns)
         # a stat is the query's (R of the qrels), the same in every group

@@ -50,6 +50,16 @@ CASES = {
                       {}, ["'relevant'", "NaN"]),
     "string run label": (RUN.with_columns(relevant=pl.lit("yes")), None, {}, ["'relevant'"]),
     "no run label without qrels": (RUN, None, {}, ["'relevant'", "no qrels"]),
+    # engine="duckdb" counts the run's repeats itself only when the macro reports them,
+    # another check fails (the polars engine's order) or nothing is evaluable
+    "duplicate rows, no shared query": (pl.concat([RUN, RUN.head(1)]),
+                                        QRELS.with_columns(query=pl.lit("zz")), {},
+                                        ["duplicate", "'item': 'a'"]),
+    "duplicate rows in a group": (pl.concat([RUN, RUN.head(1)]).with_columns(arm=pl.lit("x")),
+                                  QRELS, {"by": "arm"}, ["duplicate", "'item': 'a'"]),
+    "duplicate rows without qrels": (
+        pl.concat([RUN, RUN.head(1)]).with_columns(relevant=pl.lit(1)), None, {},
+        ["duplicate", "'item': 'a'"]),
     "duplicate judgments": (RUN, pl.concat([QRELS, QRELS.head(1)]), {},
                             ["qrels", "duplicate", "'item': 'b'"]),
     "int vs str query ids": (RUN.with_columns(pl.col("query").str.slice(1).cast(pl.Int64)),
@@ -98,6 +108,19 @@ def test_bad_input_is_a_clear_project_error(case, lazy, engine):
             result.collect()
     for fragment in fragments:
         assert fragment in str(raised.value), (fragment, str(raised.value))
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_duckdb_engine_reports_run_repeats_before_the_qrels_checks(lazy):
+    """engine="duckdb" counts the run's repeats only when needed, yet keeps its order of
+    errors (the run's checks, then the qrels'): here the repeated run row, not the null
+    judgment (the polars engine names the null judgment first)."""
+    run = pl.concat([RUN, RUN.head(1)])
+    qrels = QRELS.with_columns(pl.col("item").replace("c", None))
+    if lazy:
+        run, qrels = run.lazy(), qrels.lazy()
+    with pytest.raises(rk.InputError, match=r"run column 'item': duplicate .*'item': 'a'"):
+        rk.evaluate(run, qrels, ["AP"], engine="duckdb").collect()
 
 
 @pytest.mark.parametrize(
