@@ -179,89 +179,141 @@ def build_on_postgres(directory: Path, request: pytest.FixtureRequest, schema: s
     return server
 
 
-def test_dbt_duckdb(installed, tmp_path):
-    directory = project(installed, tmp_path)
-    database = tmp_path / "dashboard.duckdb"
-    env = {"RANKEVAL_DBT_DUCKDB": str(database)}
-    dbt(directory, "build", env=env)
-    con = duckdb.connect(str(database), read_only=True)
+# One `dbt build` per adapter holds every model of this module (the dashboard, the parity
+# models, the diversity models): each dbt invocation pays dbt's start-up and the parse of
+# the package's macros, so the two tests of an adapter share one build (module-scoped).
+@pytest.fixture(scope="module")
+def duckdb_built(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The DuckDB file of the whole project's build."""
+    directory = all_models_project(installed, tmp_path_factory.mktemp("duckdb_build"))
+    database = directory / "dashboard.duckdb"
+    dbt(directory, "build", env={"RANKEVAL_DBT_DUCKDB": str(database)})
+    return database
+
+
+@pytest.fixture(scope="module")
+def postgres_built(installed: Path, tmp_path_factory: pytest.TempPathFactory,
+                   request: pytest.FixtureRequest):
+    """The PostgreSQL cluster holding the whole project's build in schema rankeval_dbt."""
+    directory = all_models_project(installed, tmp_path_factory.mktemp("postgres_build"))
+    return build_on_postgres(directory, request, "rankeval_dbt")
+
+
+def test_dbt_duckdb(duckdb_built):
+    con = duckdb.connect(str(duckdb_built), read_only=True)
     assert check_tables(lambda name: con.sql(f"SELECT * FROM main.{name}").pl()) > 1000
 
 
-def test_dbt_postgres(installed, tmp_path, request):
-    server = build_on_postgres(project(installed, tmp_path), request, "rankeval_dbt")
-
+def test_dbt_postgres(postgres_built):
     def read(name: str) -> pl.DataFrame:
-        return server.query(f"SELECT * FROM rankeval_dbt.{name}", schema={
+        return postgres_built.query(f"SELECT * FROM rankeval_dbt.{name}", schema={
             "qid": pl.String, "day": pl.String if name == "dashboard" else pl.Int64,
         })
 
     assert check_tables(read) > 1000
 
 
-def parse_fails(installed: Path, tmp_path: Path, model: str) -> str:
-    """``dbt parse`` of the installed example with ``model`` beside its models: it must
-    fail (dbt renders the models while parsing); its output."""
-    directory = tmp_path / "bad"
-    shutil.copytree(installed, directory, symlinks=True,
-                    ignore=shutil.ignore_patterns("*.duckdb", "target", "logs", "dashboard*.sql"))
-    (directory / "models" / "bad.sql").write_text(model)
-    env = {"RANKEVAL_DBT_DUCKDB": str(tmp_path / "bad.duckdb")}
-    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "parse",
-               "--profiles-dir", str(directory), "--project-dir", str(directory)]
-    result = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, **env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
-                            check=False)
-    assert result.returncode != 0, result.stdout[-3000:]
-    return result.stdout
+# The models each `dbt parse` must refuse.  dbt stops at the first bad model, so each is
+# parsed in a project of its own; all of them in one Python process (dbt's programmatic
+# runner, the same command line as `dbt parse`): dbt's import is paid once, not per model.
+BAD_MEASURES = [
+    ("['Foo@10']", "unknown measure 'Foo@10'"),
+    ("['AP(norm=foo)@10']", "norm='foo' is not allowed; choose one of R, min, hits"),
+    ("['alpha_nDCG@20']", "measure 'alpha_nDCG@20' is a diversity measure: it needs subtopic"),
+    ("['AP', 'ERR_IA'], subtopic='sub'", "measure 'ERR_IA' needs a cutoff, e.g. ERR_IA@20"),
+    ("['AP_IA'], intent_weight='w'", "intent_weight='w' weighs subtopics: pass subtopic="),
+]
+TWO_KEYS = [
+    "query='qid', item='qid', score='sim'",
+    "query='qid', item='doc_id', score='qid'",
+    "query='qid', item='doc_id', rank='doc_id'",
+]
+TIES_REFUSED = [
+    ("['P@1', 'Bpref']", "measure 'Bpref' does not support ties='average'"),
+    ("['AP(norm=hits)@5']", "with ties='average' the norm=hits denominator"),
+]
 
 
-@pytest.mark.parametrize(
-    ("measures", "message"),
-    [
-        ("['Foo@10']", "unknown measure 'Foo@10'"),
-        ("['AP(norm=foo)@10']", "norm='foo' is not allowed; choose one of R, min, hits"),
-        ("['alpha_nDCG@20']", "measure 'alpha_nDCG@20' is a diversity measure: it needs subtopic"),
-        ("['AP', 'ERR_IA'], subtopic='sub'", "measure 'ERR_IA' needs a cutoff, e.g. ERR_IA@20"),
-        ("['AP_IA'], intent_weight='w'", "intent_weight='w' weighs subtopics: pass subtopic="),
-    ],
-)
-def test_dbt_bad_measure_fails_to_compile(installed, tmp_path, measures, message):
+def bad_measure_model(measures: str) -> str:
+    return (f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures},"
+            " query='qid', item='doc_id', score='sim', relevance='grade') }}\n")
+
+
+def two_keys_model(columns: str) -> str:
+    return (f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), ['MAP'], {columns},"
+            " relevance='grade') }}\n")
+
+
+def ties_refused_model(measures: str) -> str:
+    return (f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures}, query='qid',"
+            " item='doc_id', score='sim', relevance='grade', ties='average') }}\n")
+
+
+BAD_MODELS = [
+    *(bad_measure_model(measures) for measures, _ in BAD_MEASURES),
+    *(two_keys_model(columns) for columns in TWO_KEYS),
+    *(ties_refused_model(measures) for measures, _ in TIES_REFUSED),
+]
+PARSE_EACH = """
+import os, sys
+from dbt.cli.main import dbtRunner
+for directory in sys.argv[1:]:
+    os.chdir(directory)
+    os.environ["RANKEVAL_DBT_DUCKDB"] = os.path.join(directory, "bad.duckdb")
+    print("@@rankeval-parse " + directory, flush=True)
+    result = dbtRunner().invoke(["parse", "--profiles-dir", directory, "--project-dir", directory])
+    print("@@rankeval-parsed " + str(result.success), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def parse_outputs(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """``dbt parse`` of the installed example with each of :data:`BAD_MODELS` beside its
+    models, each in its own copy: each must fail (dbt renders the models while parsing);
+    the output of each, by model."""
+    root = tmp_path_factory.mktemp("bad")
+    directories = []
+    for number, model in enumerate(BAD_MODELS):
+        directory = root / f"bad{number}"
+        shutil.copytree(installed, directory, symlinks=True, ignore=shutil.ignore_patterns(
+            "*.duckdb", "target", "logs", "dashboard*.sql"))
+        (directory / "models" / "bad.sql").write_text(model)
+        directories.append(str(directory))
+    result = subprocess.run([sys.executable, "-c", PARSE_EACH, *directories], cwd=root,
+                            capture_output=True, text=True, timeout=900, check=False,
+                            env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    outputs = result.stdout.split("@@rankeval-parse ")[1:]
+    assert len(outputs) == len(BAD_MODELS), result.stdout[-3000:]
+    parsed = {}
+    for model, directory, output in zip(BAD_MODELS, directories, outputs, strict=True):
+        assert output.startswith(directory), output[:300]
+        assert output.rstrip().endswith("@@rankeval-parsed False"), output[-3000:]
+        parsed[model] = output
+    return parsed
+
+
+@pytest.mark.parametrize(("measures", "message"), BAD_MEASURES)
+def test_dbt_bad_measure_fails_to_compile(parse_outputs, measures, message):
     """dbt renders the models while parsing the project: the first bad call stops it."""
-    stdout = parse_fails(installed, tmp_path,
-        f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures},"
-        " query='qid', item='doc_id', score='sim', relevance='grade') }}\n")
+    stdout = parse_outputs[bad_measure_model(measures)]
     assert "rankeval: " in stdout
     assert message in stdout, stdout[-3000:]
 
 
-@pytest.mark.parametrize("columns", [
-    "query='qid', item='qid', score='sim'",
-    "query='qid', item='doc_id', score='qid'",
-    "query='qid', item='doc_id', rank='doc_id'",
-])  # fmt: skip
-def test_dbt_one_column_as_two_keys_fails_to_compile(installed, tmp_path, columns):
+@pytest.mark.parametrize("columns", TWO_KEYS)
+def test_dbt_one_column_as_two_keys_fails_to_compile(parse_outputs, columns):
     """query = item made every item its own query (a silently perfect AP), as in the SQL
     entry point before it refused it; the package refuses it while parsing."""
-    stdout = parse_fails(installed, tmp_path,
-        f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), ['MAP'], {columns},"
-        " relevance='grade') }}\n")
+    stdout = parse_outputs[two_keys_model(columns)]
     assert "rankeval: the run's columns must differ" in stdout, stdout[-3000:]
     assert "name the same column twice" in stdout, stdout[-3000:]
 
 
-@pytest.mark.parametrize(
-    ("measures", "message"),
-    [
-        ("['P@1', 'Bpref']", "measure 'Bpref' does not support ties='average'"),
-        ("['AP(norm=hits)@5']", "with ties='average' the norm=hits denominator"),
-    ],
-)
-def test_dbt_ties_average_refusals_fail_to_compile(installed, tmp_path, measures, message):
+@pytest.mark.parametrize(("measures", "message"), TIES_REFUSED)
+def test_dbt_ties_average_refusals_fail_to_compile(parse_outputs, measures, message):
     """ties='average' refuses what evaluate refuses, while dbt parses the project."""
-    stdout = parse_fails(installed, tmp_path,
-        f"{{{{ rankeval.evaluate(ref('runs'), ref('judgments'), {measures}, query='qid',"
-        " item='doc_id', score='sim', relevance='grade', ties='average') }}\n")
+    stdout = parse_outputs[ties_refused_model(measures)]
     assert message in stdout, stdout[-3000:]
 
 
@@ -277,9 +329,7 @@ ND_PAIRS = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in ND_NAMES.items() for k 
 ND_PAIRS += [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
 WEIGHTED = ["nERR_IA@5", "ERR_IA@10", "P_IA@3", "AP_IA", "alpha_nDCG@5", "nNRBP",
             "NRBP(alpha=0.3, beta=0.8)", "StRecall@4", "alpha_DCG(alpha=0.2)@3", "AP", "nDCG@5"]
-DIVERSITY_SEEDS = """
-seeds:
-  - name: div_runs
+DIVERSITY_SEEDS = """  - name: div_runs
     config:
       column_types: {system: varchar, qid: varchar, doc_id: varchar, sim: double precision}
   - name: div_judgments
@@ -305,16 +355,14 @@ def diversity_data() -> tuple[list[tuple], dict[str, list[tuple]], pl.DataFrame,
     return qrels, runs, frame, judgments
 
 
-def diversity_project(installed: Path, tmp_path: Path) -> Path:
-    """The installed example without its dashboard models, with the diversity seeds and
-    models."""
-    target = tmp_path / "diversity"
-    shutil.copytree(installed, target, symlinks=True,
-                    ignore=shutil.ignore_patterns("*.duckdb", "target", "logs", "dashboard*.sql"))
+def all_models_project(installed: Path, tmp_path: Path) -> Path:
+    """The parity project (the installed example with the parity seeds and models) with
+    the diversity seeds and models added."""
+    target = project(installed, tmp_path)
     _, _, runs, judgments = diversity_data()
     runs.write_csv(target / "seeds" / "div_runs.csv")
     judgments.write_csv(target / "seeds" / "div_judgments.csv")
-    (target / "seeds" / "properties.yml").write_text(DIVERSITY_SEEDS)
+    (target / "seeds" / "properties.yml").write_text(SEED_TYPES + DIVERSITY_SEEDS)
     ours = [name for name, _ in ND_PAIRS]
     models = {
         "div_per_query": f"{ours!r}, by=['system'], {COLUMNS}, per_query=true",
@@ -371,18 +419,13 @@ def same_to(got: pl.DataFrame, expected: pl.DataFrame, keys: list[str]) -> None:
     ).head(5)
 
 
-def test_dbt_duckdb_diversity(installed, tmp_path):
-    directory = diversity_project(installed, tmp_path)
-    database = tmp_path / "diversity.duckdb"
-    dbt(directory, "build", env={"RANKEVAL_DBT_DUCKDB": str(database)})
-    con = duckdb.connect(str(database), read_only=True)
+def test_dbt_duckdb_diversity(duckdb_built):
+    con = duckdb.connect(str(duckdb_built), read_only=True)
     assert check_diversity(lambda name: con.sql(f"SELECT * FROM main.{name}").pl()) > 2000
 
 
-def test_dbt_postgres_diversity(installed, tmp_path, request):
-    server = build_on_postgres(diversity_project(installed, tmp_path), request, "rankeval_div")
-
+def test_dbt_postgres_diversity(postgres_built):
     def read(name: str) -> pl.DataFrame:
-        return server.query(f"SELECT * FROM rankeval_div.{name}", schema={"qid": pl.String})
+        return postgres_built.query(f"SELECT * FROM rankeval_dbt.{name}", schema={"qid": pl.String})
 
     assert check_diversity(read) > 2000
