@@ -10,8 +10,10 @@ Shared by the test modules (test modules never import from each other):
 
 from __future__ import annotations
 
+import math
 import random
 
+import pytest
 from hypothesis import strategies as st
 
 ITEMS = st.sampled_from([f"d{i}" for i in range(9)])
@@ -66,3 +68,39 @@ def stacked_cases(seed: int, n: int) -> tuple[list[tuple], list[tuple]]:
             qrels += [(query, str(s), item, rng.randint(-1, 2)) for s, item in sorted(judged)]
             run += [(query, item, float(rng.randint(0, 3))) for item in rng.sample(items, rng.randint(1, 9))]
     return qrels, run
+
+
+# Our names and ndeval's (pyndeval's) for the diversity family.
+NDEVAL_NAMES = {
+    "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA", "alpha_DCG": "alpha-DCG",
+    "alpha_nDCG": "alpha-nDCG", "P_IA": "P-IA", "StRecall": "strec",
+}  # fmt: skip
+
+
+def ndeval_pairs(cutoffs: tuple[int, ...] = (2, 5, 10, 20)) -> list[tuple[str, str]]:
+    """(our name, ndeval's name) of every diversity measure ndeval prints: the cut-off
+    families at ``cutoffs``, then NRBP, nNRBP and AP_IA (ndeval's MAP-IA).
+
+    >>> ndeval_pairs((5,))[:2]
+    [('ERR_IA@5', 'ERR-IA@5'), ('nERR_IA@5', 'nERR-IA@5')]
+    """
+    pairs = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in NDEVAL_NAMES.items() for k in cutoffs]
+    return pairs + [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
+
+
+def compare_with_pyndeval(got: dict, qrels: list[tuple], run: list[tuple],
+                          pairs: list[tuple[str, str]]) -> int:
+    """Our per-query values ``got[(query, our name)]`` against pyndeval's on ``run`` (in
+    trec_eval's order, :func:`oracle_run`) to 1e-9; where ndeval gives NaN (nNRBP of a query
+    without a relevant subtopic) ours must be 0. The count of values compared."""
+    pyndeval = pytest.importorskip("pyndeval")
+    oracle = pyndeval.ndeval(qrels, oracle_run(run), [nd for _, nd in pairs])
+    compared = 0
+    for query, values in oracle.items():
+        for name, nd in pairs:
+            if math.isnan(values[nd]):
+                assert nd == "nNRBP" and got[(query, name)] == 0.0, (query, name)
+                continue
+            assert got[(query, name)] == pytest.approx(values[nd], abs=1e-9), (query, name)
+            compared += 1
+    return compared

@@ -10,7 +10,6 @@ tests/sql/test_sql_render_diversity.py (no @1 cutoffs; nNRBP's NaN)."""
 from __future__ import annotations
 
 import importlib.util
-import math
 import os
 import random
 import shutil
@@ -24,7 +23,7 @@ import polars as pl
 import pytest
 
 import polars_rankeval as rk
-from tests.diversity_cases import oracle_run, stacked_cases
+from tests.diversity_cases import compare_with_pyndeval, ndeval_pairs, stacked_cases
 from tests.parity import CUTOFFS, Expected, assert_oracle, oracle, parse_measure
 from tests.sql.entry_cases import MEASURES, make_data
 from tests.sql.postgres_cluster import MISSING
@@ -321,12 +320,7 @@ def test_dbt_ties_average_refusals_fail_to_compile(parse_outputs, measures, mess
 # The diversity family: subtopic qrels in two seeds, two systems (the second with the
 # scores negated), per query against pyndeval and the polars engine, and a weighted
 # summary with top= and plain measures beside against the polars engine.
-ND_NAMES = {
-    "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA", "alpha_DCG": "alpha-DCG",
-    "alpha_nDCG": "alpha-nDCG", "P_IA": "P-IA", "StRecall": "strec",
-}  # fmt: skip
-ND_PAIRS = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in ND_NAMES.items() for k in (2, 5, 10, 20)]
-ND_PAIRS += [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
+ND_PAIRS = ndeval_pairs()
 WEIGHTED = ["nERR_IA@5", "ERR_IA@10", "P_IA@3", "AP_IA", "alpha_nDCG@5", "nNRBP",
             "NRBP(alpha=0.3, beta=0.8)", "StRecall@4", "alpha_DCG(alpha=0.2)@3", "AP", "nDCG@5"]
 DIVERSITY_SEEDS = """  - name: div_runs
@@ -379,7 +373,7 @@ def all_models_project(installed: Path, tmp_path: Path) -> Path:
 def check_diversity(read) -> int:
     """The two models against the polars engine (1e-12) and pyndeval (1e-9): the count
     of values compared with pyndeval."""
-    pyndeval = pytest.importorskip("pyndeval")
+    pytest.importorskip("pyndeval")
     qrels, runs, frame, judgments = diversity_data()
     per_query = read("div_per_query")
     with warnings.catch_warnings():
@@ -391,17 +385,11 @@ def check_diversity(read) -> int:
     same_to(per_query, expected, ["system", "qid"])
     same_to(read("div_weighted"), weighted, ["system"])
     got = {(a, q, m): v for a, q, m, v in per_query.select("system", "qid", "measure", "value").iter_rows()}
-    compared = 0
-    for system, run in runs.items():
-        oracle = pyndeval.ndeval(qrels, oracle_run(run), [nd for _, nd in ND_PAIRS])
-        for query, values in oracle.items():
-            for name, nd in ND_PAIRS:
-                if math.isnan(values[nd]):
-                    assert nd == "nNRBP" and got[(system, query, name)] == 0.0
-                    continue
-                assert got[(system, query, name)] == pytest.approx(values[nd], abs=1e-9), (query, name)
-                compared += 1
-    return compared
+    return sum(
+        compare_with_pyndeval({(q, m): v for (s, q, m), v in got.items() if s == system},
+                              qrels, run, ND_PAIRS)
+        for system, run in runs.items()
+    )
 
 
 COLUMN_NAMES = {"query": "qid", "item": "doc_id", "score": "sim", "relevance": "grade",

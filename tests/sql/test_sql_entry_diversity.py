@@ -22,17 +22,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankeval as rk
-from tests.diversity_cases import batches, oracle_run
+from tests.diversity_cases import batches, ndeval_pairs, oracle_run
 from tests.helpers import entry_point_connection, examples
 
 pyndeval = pytest.importorskip("pyndeval")
 
-NAMES = {
-    "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA", "alpha_DCG": "alpha-DCG",
-    "alpha_nDCG": "alpha-nDCG", "P_IA": "P-IA", "StRecall": "strec",
-}  # fmt: skip
-PAIRS = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in NAMES.items() for k in (1, 2, 5, 10, 20)]
-PAIRS += [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
+PAIRS = ndeval_pairs((1, 2, 5, 10, 20))
 ALL = [ours for ours, _ in PAIRS] + ["P_IA", "AP", "nDCG@5"]  # with plain measures beside
 
 

@@ -13,7 +13,6 @@ tests/oracles/test_diversity.py (ERR-IA@1, alpha-DCG@1; nNRBP's NaN).
 
 from __future__ import annotations
 
-import math
 import random
 import warnings
 
@@ -23,18 +22,13 @@ import pytest
 
 import polars_rankeval as rk
 from polars_rankeval.sql import render
-from tests.diversity_cases import oracle_run, stacked_cases
+from tests.diversity_cases import compare_with_pyndeval, ndeval_pairs, stacked_cases
 from tests.sql.postgres_cluster import MISSING, Postgres
 
 pyndeval = pytest.importorskip("pyndeval")
 pytest.importorskip("sqlglot")
 
-NAMES = {
-    "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA", "alpha_DCG": "alpha-DCG",
-    "alpha_nDCG": "alpha-nDCG", "P_IA": "P-IA", "StRecall": "strec",
-}  # fmt: skip
-PAIRS = [(f"{ours}@{k}", f"{nd}@{k}") for ours, nd in NAMES.items() for k in (2, 5, 10, 20)]
-PAIRS += [("NRBP", "NRBP"), ("nNRBP", "nNRBP"), ("AP_IA", "MAP-IA")]
+PAIRS = ndeval_pairs()
 OURS = [ours for ours, _ in PAIRS]
 
 
@@ -55,16 +49,7 @@ def _check(got: dict, qrels: list[tuple], run: list[tuple]) -> int:
     assert got.keys() == expected.keys()
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
-    oracle = pyndeval.ndeval(qrels, oracle_run(run), [nd for _, nd in PAIRS])
-    compared = 0
-    for query, values in oracle.items():
-        for name, nd in PAIRS:
-            if math.isnan(values[nd]):
-                assert nd == "nNRBP" and got[(query, name)] == 0.0
-                continue
-            assert got[(query, name)] == pytest.approx(values[nd], abs=1e-9), (query, name)
-            compared += 1
-    return compared
+    return compare_with_pyndeval(got, qrels, run, PAIRS)
 
 
 def test_duckdb_render_matches_pyndeval_and_polars():
