@@ -557,6 +557,11 @@ def _judged_sums(d: Dialect) -> list[Aggregate]:
     ]  # fmt: skip
 
 
+# The entry point's error for repeated (by..., query, item) run rows; engine="duckdb"
+# recognises it to report the repeats with the user's column names and an example row.
+RUN_DUPLICATES_ERROR = "run: duplicate (query, item) rows"
+
+
 def _check_sql(d: Dialect) -> str:
     """The data checks of the run and qrels (counted in _check) as one expression that
     raises the first problem found, else 0."""
@@ -566,7 +571,7 @@ def _check_sql(d: Dialect) -> str:
             f"'the run has no rows (' || CAST(c._run_rows AS {T}) || '): there is nothing to"
             " evaluate'")
         + " WHEN c._run_dup > 0 AND NOT " + d.first + " THEN " + d.fail(
-            f"'run: duplicate (query, item) rows: ' || CAST(c._run_dup AS {T}) ||"
+            f"'{RUN_DUPLICATES_ERROR}: ' || CAST(c._run_dup AS {T}) ||"
             f" ' extra row(s); example query: ' || CAST(c._run_dup_q AS {T})")
         + " WHEN c._qrels_dup > 0 THEN " + d.fail(
             f"'qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS {T})"

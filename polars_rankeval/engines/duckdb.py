@@ -27,6 +27,7 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
+from polars_rankeval._sqlentry import RUN_DUPLICATES_ERROR
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval.diversity.compute import W, subtopic_qrels, topic_qrels
 from polars_rankeval.diversity.families import is_diversity
@@ -328,10 +329,6 @@ def _run(
     return frame, repeated
 
 
-# The macro's error for repeated (by..., query, item) run rows (_sqlentry._check_sql)
-_MACRO_RUN_DUPLICATES = "run: duplicate (query, item) rows"
-
-
 def _checked_run(
     con: _duckdb.DuckDBPyConnection, judgement: Judgement, spec: Spec, sources: _Sources,
     plan: _Plan,
@@ -365,7 +362,7 @@ def _checked_run(
     try:
         frame = plan.run(con)
     except duckdb.Error as error:
-        if _MACRO_RUN_DUPLICATES in str(error):
+        if RUN_DUPLICATES_ERROR in str(error):
             raise_if_bad()
         raise
     if not plan.evaluated:
