@@ -854,7 +854,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{qrels_rows:,} qrels rows{', tie-heavy scores' if spec.ties else ''})"
         )
         lines = render(table)
-        if args.suite == "paired" and not args.one_query:
+        if args.suite == "paired" and "floor" in keys:
             lines += ["", *render_paired(table)]
         if any(BY_KEY[k].one_query for k in keys):
             lines += ["", *render_one_query(table)]
