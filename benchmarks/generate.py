@@ -100,8 +100,10 @@ def _chunk(
     half = j // 2
     ranks = np.minimum((rng.random(size=(n, half)) ** 2 * d).astype(np.int64), d - 1)
     judged_ret = np.take_along_axis(ranked_items, ranks, axis=1)
-    # judged, not retrieved: ids above every retrieved block
-    judged_unret = d * block + rng.integers(0, 100 * block, size=(n, j - half))
+    # judged, not retrieved: ids above every retrieved block (from 100 blocks, or 10 per
+    # judgment for a deep query, so that a million judgments are nearly all distinct)
+    unret_blocks = max(100, 10 * j)
+    judged_unret = d * block + rng.integers(0, unret_blocks * block, size=(n, j - half))
     judged_items = np.concatenate([judged_ret, judged_unret], axis=1)
     grades = rng.choice(len(GRADE_P), size=(n, j), p=GRADE_P).astype(np.int64)
     grades[:, 0] = np.maximum(grades[:, 0], 1)  # every query has a relevant item

@@ -80,6 +80,8 @@ class Variant:
     peer: str | None = None  # module to look for
     trec_ties: bool = True  # breaks score ties as trec_eval does
     env: dict[str, str] = field(default_factory=dict)
+    # reads the one-query data (one query holding every run row; see one_query_spec)
+    one_query: bool = False
 
 
 VARIANTS = [
@@ -91,6 +93,10 @@ VARIANTS = [
     Variant("polars-rank", "polars-rank", "polars_rankeval, rank-given run (query, rank, item)",
             True),
     Variant("polars", "polars", "polars_rankeval, polars engine, collect()", True),
+    Variant("polars-rank-1q", "polars-rank",
+            "rank-given run, one query holding every row", True, one_query=True),
+    Variant("polars-1q", "polars", "score-only run, one query holding every row", True,
+            one_query=True),
     Variant("polars-parts", "polars-parts",
             "query-hash partitions one at a time (BENCH_PARTS, default 4)", True),
     Variant("polars-rank-parts", "polars-rank-parts",
@@ -107,8 +113,11 @@ VARIANTS = [
     Variant("polars-20", "polars-20", "polars engine, 20 measures", True, tuple(TWENTY)),
 ]
 BY_KEY = {v.key: v for v in VARIANTS}
-# the partitioned variants are an experiment (issue 15): by name only
-DEFAULT_VARIANTS = [v.key for v in VARIANTS if not v.key.endswith("-parts")]
+# the partitioned variants are an experiment (issue 15), the one-query ones need their
+# own data (--one-query): by name only
+DEFAULT_VARIANTS = [
+    v.key for v in VARIANTS if not v.key.endswith("-parts") and not v.one_query
+]
 SMOKE_VARIANTS = [
     "floor",
     "floor-sorted",
@@ -122,6 +131,9 @@ SMOKE_VARIANTS = [
 ]
 # the issue's table (#15): the floors, both run shapes and pytrec_eval, paired in one run
 PAIRED_VARIANTS = ["floor", "floor-sorted", "polars-rank", "polars", "pytrec_eval"]
+# --one-query (#15's single-huge-query figure): both run shapes on one query holding
+# every run row, paired with the same shapes over many queries
+ONE_QUERY_VARIANTS = ["polars-rank", "polars-rank-1q", "polars", "polars-1q"]
 SLOW = {"ranx-cold", "ranx", "ir_measures"}  # their runs are capped by --slow-repeats
 PEER_MODULES = {"pytrec_eval": "pytrec_eval", "ranx": "ranx", "ir_measures": "ir_measures"}
 DISTRIBUTIONS = {
@@ -307,9 +319,15 @@ def bench_size(
     a note on the reference, and whether everything passed."""
     queries = max(1, rows // args.depth)
     spec = Spec(queries, depth=args.depth, judged=args.judged, ties=args.ties, seed=args.seed)
+    variants = [BY_KEY[k] for k in keys]
     ranked = bool({"polars-rank", "polars-rank-parts"} & set(keys))
     paths, counts = materialise(spec, args.data, ranked=ranked)
-    variants = [BY_KEY[k] for k in keys]
+    data = {False: paths}  # one_query -> (run, qrels)
+    if any(v.one_query for v in variants):
+        data[True], (_, one_qrels) = materialise(
+            one_query_spec(rows, args), args.data, ranked=True
+        )
+        shape_note = f"one-query data: 1 query × {rows:,} run rows, {one_qrels:,} qrels rows"
     table = {v.key: Row(v.key, v.label, len(v.measures)) for v in variants}
     cache = args.data / "numba-cache"
     big = rows > args.peer_max_rows
@@ -325,19 +343,29 @@ def bench_size(
         else:
             runnable.append(v)
 
-    # reference: pytrec_eval (trec_eval itself) on every measure any variant reports
+    # reference: pytrec_eval (trec_eval itself) on every measure any variant reports,
+    # on each data shape (the one-query data has its own)
     wanted = list(dict.fromkeys(m for v in runnable for m in v.measures))
     reference: dict[str, float] | None = None
+    references: dict[bool, dict[str, float]] = {}  # one_query -> pytrec_eval's means
     reference_note = ""
     pytrec = BY_KEY["pytrec_eval"]
     if wanted and peer_available(pytrec) and rows <= args.reference_max_rows:
-        log(f"[{human(rows)}] reference: pytrec_eval on {len(wanted)} measures")
-        ref = run_process(pytrec, paths, wanted, timeout=args.timeout, env={})
-        if ref.status == "ok":
-            reference = ref.payload["means"]
+        for one_query, shape_paths in data.items():
+            log(f"[{human(rows)}] reference: pytrec_eval on {len(wanted)} measures"
+                + (" (one-query data)" if one_query else ""))
+            ref = run_process(pytrec, shape_paths, wanted, timeout=args.timeout, env={})
+            if ref.status != "ok":
+                reference_note = f"pytrec_eval reference failed: {ref.payload.get('note')}"
+                references.clear()
+                break
+            references[one_query] = ref.payload["means"]
             reference_note = f"pytrec_eval (trec_eval) on all {len(wanted)} measures"
-        else:
-            reference_note = f"pytrec_eval reference failed: {ref.payload.get('note')}"
+        reference = references.get(False)
+        if True in references:
+            reference_note += " (the one-query variants against pytrec_eval on their data)"
+    if True in data:
+        reference_note += f"; {shape_note}"
     elif not peer_available(pytrec):
         reference_note = "pytrec_eval not installed: variants checked against each other"
     else:
@@ -376,7 +404,7 @@ def bench_size(
                 env["NUMBA_CACHE_DIR"] = str(cache)
             result = run_process(
                 v,
-                paths,
+                data[v.one_query],
                 list(v.measures),
                 timeout=args.timeout,
                 env=env,
@@ -423,7 +451,8 @@ def bench_size(
     if reference is None:
         for row in table.values():
             means = next((r.payload.get("means") for r in row.runs if r.status == "ok"), None)
-            if means and BY_KEY.get(row.key) is not None and BY_KEY[row.key].ours:
+            variant = BY_KEY.get(row.key)
+            if means and variant is not None and variant.ours and not variant.one_query:
                 reference, reference_key = means, row.key
                 reference_note += f" (reference: {row.label})"
                 break
@@ -442,10 +471,14 @@ def bench_size(
         if row.key == reference_key and len(oks) == 1:
             row.check = "the reference (unchecked)"
             continue
-        results = [compare(r.payload["means"], reference) for r in oks]
+        variant = BY_KEY.get(row.key, BY_KEY["ranx"])  # ranx-warm: the ranx process
+        if variant.one_query and True not in references:
+            row.check = "unchecked (no pytrec_eval reference on the one-query data)"
+            continue
+        against = references[True] if variant.one_query else reference
+        results = [compare(r.payload["means"], against) for r in oks]
         bad = [text for ok, text in results if not ok]
         row.check = bad[0] if bad else results[0][1]
-        variant = BY_KEY.get(row.key, BY_KEY["ranx"])  # ranx-warm: the ranx process
         if bad and args.ties and not variant.trec_ties:
             row.check += " (expected: breaks score ties unlike trec_eval; not a failure)"
         elif bad:
@@ -461,6 +494,13 @@ def bench_size(
             ordered["ranx-warm"] = warm
         table = ordered
     return list(table.values()), reference_note, passed, spec, counts
+
+
+def one_query_spec(rows: int, args: argparse.Namespace) -> Spec:
+    """The one-query data of a size: one query holding all ``rows`` run rows and as many
+    judgments per run row as the many-query data (a tenth; about half of them retrieved)."""
+    judged = max(2, rows * args.judged // args.depth)
+    return Spec(1, depth=rows, judged=judged, ties=args.ties, seed=args.seed)
 
 
 def materialise(
@@ -576,6 +616,34 @@ def render_paired(rows: list[Row]) -> list[str]:
                                                                   ("rank-given", given))
     )
     lines.append(f"| memory vs pytrec_eval (peak RSS) | | | | {memory} | ≤ 0.2x |")
+    return lines
+
+
+def render_one_query(rows: list[Row]) -> list[str]:
+    """#15's single-huge-query figure: each run shape on one query holding every row
+    against the same shape over many queries (goal: at most 3x), ratios of medians."""
+    by_key = {r.key: r for r in rows if r.walls}
+    header = (
+        "| run shape | many queries: wall s / CPU s / peak MiB "
+        "| one query: wall s / CPU s / peak MiB | one / many (wall / CPU) | goal |"
+    )
+    lines = [header, "|---|---|---|---|---|"]
+    for label, many_key, one_key in (
+        ("rank-given (query, rank, item)", "polars-rank", "polars-rank-1q"),
+        ("score-only (query, item, score)", "polars", "polars-1q"),
+    ):
+        many, one = by_key.get(many_key), by_key.get(one_key)
+        if many is None or one is None:
+            continue
+        figures = []
+        for row in (many, one):
+            cpu = statistics.median(row.cpus)
+            figures.append(f"{fmt(row.wall)} / {fmt(cpu)} / {fmt(row.rss_mib, 0)}")
+        ratio = (
+            f"{fmt(one.wall / many.wall)}x / "
+            f"{fmt(statistics.median(one.cpus) / statistics.median(many.cpus))}x"
+        )
+        lines.append(f"| {label} | {figures[0]} | {figures[1]} | {ratio} | ≤ 3x |")
     return lines
 
 
@@ -712,6 +780,13 @@ def main(argv: list[str] | None = None) -> int:
         "run, pytrec_eval; 10M rows unless --sizes), with its ratios",
     )
     parser.add_argument(
+        "--one-query",
+        action="store_true",
+        help="issue #15's single-huge-query figure: both run shapes (rank-given, "
+        "score-only) on one query holding every run row, paired with the same shapes over "
+        "many queries (with --suite paired: these variants only, unless --variants)",
+    )
+    parser.add_argument(
         "--smoke",
         action="store_true",
         help="CI check: 20k rows, 1 repeat, our variants + pytrec_eval",
@@ -723,7 +798,9 @@ def main(argv: list[str] | None = None) -> int:
         if "--sizes" not in given:
             args.sizes = "10M"
         if "--variants" not in given:
-            args.variants = ",".join(PAIRED_VARIANTS)
+            args.variants = ",".join(ONE_QUERY_VARIANTS if args.one_query else PAIRED_VARIANTS)
+    elif args.one_query and "--variants" not in given:
+        args.variants = ",".join(ONE_QUERY_VARIANTS)
     if args.smoke:
         if "--sizes" not in (argv if argv is not None else sys.argv[1:]):
             args.sizes = "20k"
@@ -777,8 +854,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{qrels_rows:,} qrels rows{', tie-heavy scores' if spec.ties else ''})"
         )
         lines = render(table)
-        if args.suite == "paired":
+        if args.suite == "paired" and "floor" in keys:
             lines += ["", *render_paired(table)]
+        if any(BY_KEY[k].one_query for k in keys):
+            lines += ["", *render_one_query(table)]
         repeats = f"{args.repeats} repeat(s)" + (
             f", ranx and ir_measures {args.slow_repeats}"
             if args.slow_repeats != args.repeats
