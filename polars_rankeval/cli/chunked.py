@@ -195,11 +195,12 @@ def _evaluate_chunks(
     chunks: ReadAhead, qrels: pl.DataFrame, measures: Measures, *, name: str,
     args: argparse.Namespace,
 ) -> RunResult:  # fmt: skip
-    # -J adds a text query to the run (eval._inputs' sentinel): queries as text then
-    prepare = functools.partial(
-        _Chunk.of, qrels=qrels, judged_only=args.judged_only, numbered=not args.judged_only
-    )
-    chunks.prepare = prepare  # in the reading thread from now on
+    prepare = functools.partial(_Chunk.of, qrels=qrels, judged_only=args.judged_only)
+    # in the reading thread from now on, with the queries by number (not under -J, which
+    # adds a text query to the run: eval._inputs' sentinel); a chunk read before is
+    # prepared here without (numbering costs about what it saves; a run of one chunk,
+    # the last, is evaluated with text queries anyway)
+    chunks.prepare = functools.partial(prepare, numbered=not args.judged_only)
     evaluator = _Evaluator(qrels, measures, name=name, args=args)
     # `ready` (2 groups or more) is evaluated when the chunks after it have 2 groups
     # too; the last one takes what follows it
@@ -207,7 +208,7 @@ def _evaluate_chunks(
     filling: list[_Chunk] = []
     groups = 0
     for run, prepared in chunks:
-        chunk = prepared if isinstance(prepared, _Chunk) else prepare(run)
+        chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)
         filling.append(chunk)
         groups += chunk.judged
         if groups >= 2:
