@@ -188,32 +188,33 @@ class Part:
 
 def evaluate_part(
     run: pl.LazyFrame, qrels: pl.DataFrame, measures: Measures, *, name: str,
-    args: argparse.Namespace,
+    args: argparse.Namespace, partitions: int | None = None,
 ) -> Part:  # fmt: skip
     """Evaluate a run (or whole queries of it): per-query values, the runid and the
-    trec_eval -nan cells in one pass; measures labelled with trec_eval's names."""
+    trec_eval -nan cells in one pass; measures labelled with trec_eval's names
+    (``partitions``: evaluate's)."""
     from polars_rankeval._trec_names import PSEUDO, TEXT
     from polars_rankeval.evaluate import evaluate
 
     names = [n for n in measures.names if n not in PSEUDO and n not in TEXT]
     library = [measures.measure(n) for n in names]
     run_, qrels_, complete = _inputs(run, qrels, judged=args.judged_only, complete=args.complete)
-    kwargs: dict[str, Any] = {"complete": complete, "rel": args.rel, "duplicates": args.duplicates}
-    # one evaluation: the summary is aggregated from the per-query values
-    plans = [
-        evaluate(run_, qrels_, library or ["NumRet"], per_query=True, **kwargs),
-        _runid_frame(run, name),
-    ]
+    kwargs: dict[str, Any] = {"complete": complete, "rel": args.rel, "duplicates": args.duplicates,
+                              "partitions": partitions}  # fmt: skip
+    # one evaluation: the summary is aggregated from the per-query values; the printed
+    # names given in the same plan (no measure: NumRet, for the queries, dropped below)
+    evaluated = evaluate(run_, qrels_, library or ["NumRet"], per_query=True, **kwargs)
+    to_label = {lib: measures.label(n) for n, lib in zip(names, library)}
+    if library:
+        evaluated = evaluated.with_columns(
+            pl.col("measure").replace_strict(to_label, return_dtype=pl.String)
+        )
+    plans = [evaluated, _runid_frame(run, name)]
     if "relstring" in measures.names:
         plans.append(relstring(run_, qrels_, measures.relstring_length))
     plans.append(_nans(run, run_, qrels, measures, names, args))
     frames = _collect(plans, judged=args.judged_only)
-    to_label = {lib: measures.label(n) for n, lib in zip(names, library)}
-    per_query = (
-        frames[0]
-        .filter(pl.col("measure").is_in(library))
-        .with_columns(pl.col("measure").replace_strict(to_label, return_dtype=pl.String))
-    )
+    per_query = frames[0] if library else frames[0].clear()
     texts = None
     if "relstring" in measures.names:  # every evaluated query, '' for one without rows
         queries = frames[0].select(pl.col("query").unique(maintain_order=True))

@@ -170,7 +170,7 @@ def test_a_last_chunk_of_one_query_is_merged(
 
 def test_read_ahead_gives_the_chunks_in_order_and_the_reader_error_in_its_place() -> None:
     """The chunks come in the reader's order, each read while the one before is with
-    the caller, with ``count`` of it once that is set (the first may be read before);
+    the caller, with ``prepare`` of it once that is set (the first may be read before);
     an error of the reader is raised after the chunks before it."""
     import polars as pl
 
@@ -180,9 +180,9 @@ def test_read_ahead_gives_the_chunks_in_order_and_the_reader_error_in_its_place(
         raise plain.NotGrouped("q")
 
     got: list[int] = []
-    counts: list[int | None] = []
+    counts: list[object] = []
     ahead = chunked.ReadAhead(reader())
-    ahead.count = lambda frame: 10 * frame.item()
+    ahead.prepare = lambda frame: 10 * frame.item()
     with pytest.raises(plain.NotGrouped):
         for frame, count in ahead:
             got.append(frame.item())
