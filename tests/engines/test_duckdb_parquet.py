@@ -193,3 +193,17 @@ def test_a_view_whose_types_differ_is_dropped(tmp_path: Path) -> None:
     right = ParquetView(os.path.relpath(path), (("sim", "score", '"sim"', "DOUBLE"),))
     assert right.create(con, "v")
     assert con.execute("SELECT SUM(score) FROM v").fetchone() == (RUN["sim"].sum(),)
+
+
+def test_hostile_column_names_are_read_in_place_as_names(tmp_path: Path, copies: list[str]) -> None:
+    run, qrels = str(tmp_path / "run.parquet"), str(tmp_path / "qrels.parquet")
+    names = {"qid": 'q"id; DROP TABLE x; --', "doc": "it'em", "sim": "s c o r e"}
+    RUN.rename(names).write_parquet(run)
+    QRELS.rename({"qid": names["qid"], "doc": names["doc"]}).write_parquet(qrels)
+    kw: dict[str, Any] = {"query": names["qid"], "item": names["doc"], "score": names["sim"],
+                          "relevance": "grade", "by": ["sys"], "per_query": True}  # fmt: skip
+    duck = rk.evaluate(pl.scan_parquet(run), pl.scan_parquet(qrels), ["AP", "P@2"], engine="duckdb", **kw)
+    got = duck.collect()
+    assert copies == []
+    polars = rk.evaluate(pl.scan_parquet(run), pl.scan_parquet(qrels), ["AP", "P@2"], **kw).collect()
+    assert_frame_equal(got, polars, abs_tol=1e-12)
