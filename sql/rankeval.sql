@@ -837,10 +837,15 @@ _specs AS (
 ),
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _rq AS (
-        SELECT r._g, r._q, COUNT(*) AS _n,
-            list(r._key) FILTER (WHERE NOT (duplicates = 'first')) AS _keys,
-            COUNT(*) - list_unique(list(hash(r._item))) AS _hdup
-        FROM _run AS r GROUP BY r._g, r._q
+        SELECT h._g, h._q, h._n, h._keys,
+            len(list_filter(range(1, h._n), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
+                AS _hdup
+        FROM (
+            SELECT r._g, r._q, COUNT(*) AS _n,
+                list(r._key) FILTER (WHERE NOT (duplicates = 'first')) AS _keys,
+                list_sort(list(hash(r._item))) AS _hashes
+            FROM _run AS r GROUP BY r._g, r._q
+        ) AS h
     ),
     _fp AS (SELECT COALESCE(SUM(x._hdup), 0) AS _h FROM _rq AS x),
     _rdup AS (

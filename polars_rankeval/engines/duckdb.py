@@ -32,6 +32,7 @@ from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval.diversity.compute import W, subtopic_qrels, topic_qrels
 from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.duckdb_entry import EntryQuery, supports_entry
+from polars_rankeval.engines.duckdb_parquet import ParquetView, parquet_view
 from polars_rankeval.engines.finish import (
     IN_QRELS,
     check_per_query,
@@ -159,23 +160,33 @@ def _is_small(spec: Spec) -> bool:
 
 
 def _hand_over(
-    con: _duckdb.DuckDBPyConnection, name: str, source: pl.LazyFrame, *, eager: bool, folder: str
+    con: _duckdb.DuckDBPyConnection, name: str, source: pl.LazyFrame, *, eager: bool, folder: str,
+    view: ParquetView | None = None,
 ) -> None:
     """Make ``source`` the table ``name`` of ``con``.
 
-    A frame already in memory goes over as Arrow (no copy).  A lazy one is streamed
-    by polars into a Parquet file that DuckDB scans: neither side holds the whole
-    table in memory, and DuckDB can spill its own work to disk (at 100M rows, the
-    in-memory Arrow copy this replaced took the process above 16 GiB).
+    A frame already in memory goes over as Arrow (no copy).  A plain scan of the user's
+    Parquet file (``view``, :mod:`~polars_rankeval.engines.duckdb_parquet`) is read by
+    DuckDB from that file.  Any other lazy one is streamed by polars into a Parquet file
+    that DuckDB scans (:func:`_copy_to_parquet`): neither side holds the whole table in
+    memory, and DuckDB can spill its own work to disk (at 100M rows, the in-memory Arrow
+    copy this replaced took the process above 16 GiB).
     """
     if eager:
         con.register(name, source.collect().to_arrow())
         return
+    if view is not None and view.create(con, name):
+        return
     path = os.path.join(folder, f"{name}.parquet")
-    # lz4: cheap to write and to read back, the file lives for one evaluation
-    source.sink_parquet(path, compression="lz4")
+    _copy_to_parquet(source, path)
     literal = "'" + path.replace("'", "''") + "'"
     con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM read_parquet({literal})")
+
+
+def _copy_to_parquet(source: pl.LazyFrame, path: str) -> None:
+    """Stream ``source`` into the Parquet file ``path`` (lz4: cheap to write and to read
+    back, the file lives for one evaluation)."""
+    source.sink_parquet(path, compression="lz4")
 
 
 def _plain(dtype: pl.DataType) -> pl.DataType:
@@ -205,6 +216,13 @@ class _Sources:
     key_types: dict[str, pl.DataType]
     # subtopic qrels ``_q, item, subtopic, relevance, _w`` (diversity measures), or None
     subtopics: pl.LazyFrame | None = None
+    # the user's own Parquet file read by DuckDB, when the input is a plain scan of one
+    run_view: ParquetView | None = None
+    qrels_view: ParquetView | None = None
+
+
+# (the input's column, the engine's name, the dtype handed over; None: the column's own)
+_Handed = list[tuple[str, str, pl.DataType | None]]
 
 
 def _sources(judgement: Judgement, spec: Spec) -> _Sources:
@@ -216,30 +234,45 @@ def _sources(judgement: Judgement, spec: Spec) -> _Sources:
     order: tuple[str, str] = (
         (c.score, "score") if c.score is not None and score_mode else (c.rank or "rank", "_rank")
     )
-    columns = [pl.col(b).cast(_plain(run_schema[b])).alias(f"_b{n}") for n, b in enumerate(by)]
-    columns += [
-        pl.col(c.query).cast(_plain(rows_schema[c.query])).alias("_q"),
-        pl.col(c.item).cast(_plain(rows_schema[c.item])).alias("item"),
-        pl.col(order[0]).alias(order[1]),
+    keys: _Handed = [
+        (c.query, "_q", _plain(rows_schema[c.query])), (c.item, "item", _plain(rows_schema[c.item]))
     ]
+    run: _Handed = [(b, f"_b{n}", _plain(run_schema[b])) for n, b in enumerate(by)]
+    run += [*keys, (order[0], order[1], None)]
     names: dict[tuple[str, str], str] = {
         ("run", c.query): "_q", ("run", c.item): "item", ("run", order[0]): order[1]
     }
-    qrels = None
+    qrels = qrels_view = None
     if spec.qrels is None:
-        columns.append(pl.col(c.relevant).cast(pl.Float64).alias("relevance"))
+        run.append((c.relevant, "relevance", pl.Float64()))
         names[("run", c.relevant)] = "relevance"
     else:
         assert judgement.qrels is not None  # the qrels with key dtypes aligned to the run
-        qrels = judgement.qrels.select(
-            pl.col(c.query).cast(_plain(rows_schema[c.query])).alias("_q"),
-            pl.col(c.item).cast(_plain(rows_schema[c.item])).alias("item"),
-            pl.col(c.relevance).cast(pl.Float64).alias("relevance"),
-        )
+        qrels_columns: _Handed = [*keys, (c.relevance, "relevance", pl.Float64())]
+        qrels = judgement.qrels.select(_handed(qrels_columns))
+        if not any(is_diversity(m) for m in spec.measures):  # else judged by topic qrels
+            qrels_view = _view(spec.qrels, qrels_columns)
         names |= {("qrels", c.query): "_q", ("qrels", c.item): "item"}
         names[("qrels", c.relevance)] = "relevance"
     key_types = {k: rows_schema[k] for k in judgement.keys}
-    return _Sources(run_lf.select(columns), qrels, names, score_mode, key_types)
+    return _Sources(
+        run_lf.select(_handed(run)), qrels, names, score_mode, key_types,
+        run_view=_view(spec.run, run), qrels_view=qrels_view,
+    )
+
+
+def _handed(columns: _Handed) -> list[pl.Expr]:
+    """The polars expressions that hand ``columns`` over."""
+    return [
+        (pl.col(column) if dtype is None else pl.col(column).cast(dtype)).alias(name)
+        for column, name, dtype in columns
+    ]
+
+
+def _view(frame: pl.DataFrame | pl.LazyFrame, columns: _Handed) -> ParquetView | None:
+    """DuckDB's view over the user's own Parquet file, when ``frame`` is a plain scan of
+    one whose columns DuckDB reads as polars does (:func:`parquet_view`); else None."""
+    return None if isinstance(frame, pl.DataFrame) else parquet_view(frame, columns)
 
 
 def _count_checks(
@@ -314,11 +347,11 @@ def _run(
     con = _connection(small=_is_small(spec))
     folder = tempfile.TemporaryDirectory(prefix="rankeval-duckdb-")
     try:
-        _hand_over(con, RUN_SOURCE, sources.run,
-                   eager=isinstance(spec.run, pl.DataFrame), folder=folder.name)
+        _hand_over(con, RUN_SOURCE, sources.run, eager=isinstance(spec.run, pl.DataFrame),
+                   folder=folder.name, view=sources.run_view)
         if sources.qrels is not None:
-            _hand_over(con, QRELS_SOURCE, sources.qrels,
-                       eager=isinstance(spec.qrels, pl.DataFrame), folder=folder.name)
+            _hand_over(con, QRELS_SOURCE, sources.qrels, eager=isinstance(spec.qrels, pl.DataFrame),
+                       folder=folder.name, view=sources.qrels_view)
         if sources.subtopics is not None:
             _hand_over(con, SUBTOPIC_SOURCE, sources.subtopics,
                        eager=isinstance(spec.qrels, pl.DataFrame), folder=folder.name)

@@ -161,3 +161,43 @@ def test_text_arguments_are_named(con, extra, message):
     """A text where a number or a boolean goes: DuckDB's conversion error named no argument."""
     with pytest.raises(duckdb.InvalidInputException, match=message):
         call(con, extra=extra)
+
+
+# per query: a repeated three times (2 extra rows), x twice (1), q3 none
+_REPEATS = ("CREATE OR REPLACE TABLE rep AS SELECT * FROM (VALUES ('q1', 'a', 5.0), ('q1', 'b', 4.0),"
+            " ('q1', 'a', 3.0), ('q1', 'c', 2.0), ('q1', 'a', 1.0), ('q2', 'x', 3.0), ('q2', 'y', 2.0),"
+            " ('q2', 'x', 1.0), ('q3', 'a', 1.0)) AS t(qid, doc_id, sim)")
+_REP_QRELS = ("CREATE OR REPLACE TABLE repj AS SELECT * FROM (VALUES ('q1', 'a', 1), ('q2', 'y', 1),"
+              " ('q3', 'a', 1)) AS t(qid, doc_id, grade)")
+
+
+@pytest.mark.parametrize("colliding", [False, True], ids=["hash", "colliding-hash"])
+def test_run_repeats_are_found_and_counted_exactly(colliding, monkeypatch):
+    """The per-query pre-check (equal neighbours in the sorted list of item hashes) finds
+    repeats wherever they sit in the run, and the exact count reports them; a hash that
+    always collides only sends every call through the exact count: the same error, and
+    the same values for a run without repeats."""
+    from dataclasses import replace
+
+    from polars_rankeval import _sqlentry
+
+    if colliding:
+        monkeypatch.setattr(_sqlentry, "DUCKDB", replace(_sqlentry.DUCKDB, fingerprint=lambda _: "0"))
+    sql = _sqlentry.build_rankeval_sql()
+    assert ("hash(" in sql) != colliding
+    c = duckdb.connect()
+    c.execute(sql)
+    c.execute(_REPEATS)
+    c.execute(_REP_QRELS)
+    cols = "query := 'qid', item := 'doc_id', score := 'sim', relevance := 'grade'"
+    with pytest.raises(duckdb.Error, match=r"run: duplicate \(query, item\) rows: 3 extra row"):
+        c.sql(f"SELECT * FROM rankeval_per_query('rep', 'repj', ['RR'], {cols})").fetchall()
+    first = c.sql(f"SELECT * FROM rankeval_per_query('rep', 'repj', ['RR'], {cols},"
+                  " duplicates := 'first') ORDER BY qid").fetchall()
+    # q1 keeps a at 5.0 (rank 1); q2 keeps x at 3.0, y is second
+    assert first == [("q1", "RR", 1.0), ("q2", "RR", 0.5), ("q3", "RR", 1.0)]
+    c.execute("CREATE OR REPLACE TABLE rep AS SELECT * FROM rep WHERE sim >= 4 OR qid <> 'q1'"
+              " OR doc_id <> 'a'")
+    c.execute("DELETE FROM rep WHERE qid = 'q2' AND doc_id = 'x' AND sim = 1.0")
+    got = c.sql(f"SELECT * FROM rankeval_per_query('rep', 'repj', ['RR'], {cols}) ORDER BY qid").fetchall()
+    assert got == first
