@@ -97,3 +97,17 @@ def test_randomization_enumerates_every_pattern_when_n_resamples_is_exactly_2_to
 def test_an_unknown_correction_is_refused_even_for_one_p_value():
     with pytest.raises(ValueError, match="unknown correction"):
         sig.adjust(np.array([0.2]), "hochberg")
+
+
+@pytest.mark.parametrize("t", [30.0, 141.4, 1414.2, 1e4])
+def test_t_p_values_far_in_the_tail_equal_the_closed_forms_of_df_1_and_2(t):
+    # the two-sided tail for large t, where the p-value is small (6e-5 down to 1e-8) and
+    # the incomplete beta must use its direct continued fraction: the complement,
+    # 1 - (something close to 1), keeps few digits (the branch switch moved to
+    # (a - 1) / (a + b + 2) was off by 5.8e-5 relative at df 2, t 1414); the expected
+    # values are the closed forms, not scipy, written without cancellation:
+    # df = 1 (Cauchy): p = (2 / pi) atan(1 / t); df = 2: p = 1 - t / s = 2 / (s (s + t)),
+    # s = sqrt(t^2 + 2)
+    s = math.sqrt(t * t + 2.0)
+    assert sig.t_two_sided_p(t, 1) == pytest.approx(2.0 / math.pi * math.atan(1.0 / t), rel=1e-13, abs=0)
+    assert sig.t_two_sided_p(t, 2) == pytest.approx(2.0 / (s * (s + t)), rel=1e-13, abs=0)

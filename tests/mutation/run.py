@@ -830,6 +830,29 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     "change, by at most 7e-14 absolute, 2.8e-12 relative at df = 1000, p = 0.027), but "
     "within the README's 2e-13 (absolute) of scipy and the original's own error there "
     "(up to 8e-13 relative for p in 0.001..0.2)",
+    # session 18: two of session 17's three open survivors, measured against scipy
+    (
+        "significance",
+        "if x < (a + 1.0) / (a + b + 2.0):",
+        "if x < (a + 2.0) / (a + b + 2.0):",
+    ): "the switch point between the two exact continued fractions moved up: on "
+    "t_two_sided_p's side (a = df/2, b = 1/2) 2,606 of 2,725 points of the moved stretch "
+    "(109 df from 1 to 1e6) change, by up to 6.6e-9 relative at df 1e6, where the original "
+    "is itself 6.0e-9 from scipy.special.betainc and the mutant 5.4e-10: no tolerance "
+    "prefers one switch point (the mutant is the further from scipy by at most 4.9e-11, at "
+    "df 313183, where the original is 1.1e-11 off); on t_ppf's central side (a = 1/2, "
+    "b = df/2, t <= 1) the stretch is reached only at df 1, t 1, where I = 1/2 is compared "
+    "with a central probability below 1/2 by both",
+    (
+        "significance",
+        "low, high = 0.0, 1.0",
+        "low, high = -1.0, 1.0",
+    ): "the bracket started at -1: its first midpoint is 0 (or (high - 1)/2 once high has "
+    "doubled), and _short_of is even in t, so the bisection keeps bracketing the same "
+    "positive root by another path; since session 17's fix of t_ppf the quantiles move by "
+    "at most 8.1e-13 relative (334 of 784 q x df from 1e-7 to 1 - 1e-9, df 1 to 5000 "
+    "differ), where the original is itself up to 4.3e-12 from scipy.stats.t.ppf (df 5000, "
+    "q 0.05, the mutant 3.5e-12): within the CDF's own rounding, no oracle prefers either",
     (
         "measures:ap.py",
         "pairs = pl.when(n > 1).then(r * (r - 1.0) / (n * (n - 1.0))).otherwise(0.0)",
@@ -922,6 +945,13 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "if high - low <= 1e-15 / high:",
     ): "compare/test_significance_edges.py::"
     "test_t_quantiles_near_the_median_equal_the_closed_forms_of_df_1_and_2",
+    # session 18: the third of session 17's open survivors
+    (
+        "significance",
+        "if x < (a + 1.0) / (a + b + 2.0):",
+        "if x < (a - 1.0) / (a + b + 2.0):",
+    ): "compare/test_significance_edges.py::"
+    "test_t_p_values_far_in_the_tail_equal_the_closed_forms_of_df_1_and_2",
     # session 15 (2026-11-26): the ranking's rank-given path, first run
     (
         "ranking",
@@ -1462,21 +1492,6 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
 # Survivors neither killed nor equivalent, with what stands in the way (a bug to fix
 # first, reported to the lead): (target, the source line, the mutated line) -> the note.
 OPEN: dict[tuple[str, str, str], str] = {
-    (
-        "significance",
-        "low, high = 0.0, 1.0",
-        "low, high = -1.0, 1.0",
-    ): "not equivalent, no test yet: t_ppf from a bracket starting at -1 differs by up to "
-    "2.5e-11 relative (98 q x df checked, after session 17's fix); where it does is not "
-    "located yet (the closed-form and scipy tests near the median pass on it)",
-    **{
-        ("significance", "if x < (a + 1.0) / (a + b + 2.0):", f"if x < {moved} / (a + b + 2.0):"): (
-            "not equivalent, no test yet: _betainc's branch switch moved changes values by up "
-            f"to {worst} relative (47,952 (a, b, x) checked); the p-value and quantile tests "
-            "pass on it: the differing (a, b, x) are not located yet"
-        )
-        for moved, worst in (("(a + 2.0)", "2.8e-10"), ("(a - 1.0)", "5.6e-11"))
-    },
     (
         "cli_trec",
         'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
