@@ -182,7 +182,7 @@ _SIGNIFICANCE_NARROW: dict[str, tuple[str, ...]] = {
         f"{_COMPARE}::test_bh_equals_scipy",
     ),
     **{f: _T for f in ("paired_t", "t_two_sided_p", "_betacf", "_betainc")},
-    "t_ppf": ("tests/compare/test_mutation_survivors.py", *_T),
+    **{f: ("tests/compare/test_mutation_survivors.py", *_T) for f in ("t_ppf", "_short_of")},
     "run_tests": (*_RESAMPLING, f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch"),
     "_check": (
         "tests/compare/test_significance_edges.py",
@@ -211,6 +211,7 @@ TARGETS = {
                     "paired_t",
                     "t_two_sided_p",
                     "t_ppf",
+                    "_short_of",
                     "_count_extreme",
                     "randomization",
                     "_randomization_batch",
