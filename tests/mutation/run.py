@@ -471,6 +471,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     "to 1e3, 1e-160, 1e-300 and 5e-324, df from 1 to 1e6: the largest value is 1.0)",
     (
         "significance",
+        "return min(1.0, _betainc(df / 2.0, 0.5, df / (df + square), square / (df + square)))",
+        "return min( 2.0, _betainc(df / 2.0, 0.5, df / (df + square), square / (df + square)))",
+    ): "the same cap since session 17's fix (1 - x now given as t^2 / (df + t^2)): "
+    "_betainc(df/2, 1/2, x, y) still never exceeds 1 (its upper branch is 1 minus a "
+    "positive term, its lower branch below 1, y = 0 at t = 0 returns 1; checked in session "
+    "18: 17,328 (t, df) pairs, t 0, 1e-12 to 1e3, 1e-160, 1e-300 and 5e-324, df 1 to 1e6: "
+    "the largest value is 1.0)",
+    (
+        "significance",
         "low, high = 0.0, 1.0",
         "low, high = 0.0, 2.0",
     ): "the starting bracket of the bisection: it is doubled until it holds the quantile, "
