@@ -126,3 +126,11 @@ def test_t_quantiles_far_in_the_tails_equal_the_closed_forms_of_df_1_and_2(tail)
         two = sign * (1.0 - 2.0 * small) / math.sqrt(2.0 * small * (1.0 - small))
         assert sig.t_ppf(q, 1) == pytest.approx(cauchy, rel=1e-12, abs=0)
         assert sig.t_ppf(q, 2) == pytest.approx(two, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("df", [1, 2, 7.5, 1000, 1e6])
+@pytest.mark.parametrize("t", [0.0, -0.0, 5e-324, 1e-160])
+def test_the_two_sided_p_value_of_t_0_is_exactly_1(t, df):
+    # P(|T| >= 0) = 1 for every df (a closed form, not scipy), and never more: the tail
+    # is a probability, uncapped (t = 0 gives x = 1, y = 0, the incomplete beta's end)
+    assert sig.t_two_sided_p(t, df) == 1.0
