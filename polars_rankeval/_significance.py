@@ -107,9 +107,11 @@ def t_two_sided_p(t: float, df: float) -> float:
     if math.isinf(t):
         return 0.0
     # x = df / (df + t^2) and its complement t^2 / (df + t^2), each computed directly:
-    # near t = 0, 1 - x in floating point loses the digits the tail is made of
+    # near t = 0, 1 - x in floating point loses the digits the tail is made of.  No cap at
+    # 1 is needed: I_x(df/2, 1/2) is 1 at t = 0 (y = 0), 1 minus a positive term where x
+    # is close to 1, and well below 1 elsewhere
     square = t * t
-    return min(1.0, _betainc(df / 2.0, 0.5, df / (df + square), square / (df + square)))
+    return _betainc(df / 2.0, 0.5, df / (df + square), square / (df + square))
 
 
 def _short_of(t: float, df: float, q: float) -> bool:

@@ -37,6 +37,15 @@ pytestmark = pytest.mark.skipif(
     reason="dbt-core / dbt-duckdb not installed (pip install 'polars-rankeval[dbt]')",
 )
 DASHBOARD = ["MAP", "nDCG@10", "nDCG@20", "P@5", "P@10", "Recall@100", "MRR"]
+# Issue 18's spelling of object detection's AP, AP(interp=...) (MAP is AP's alias), read as
+# InterpAP(interp=...) like the Python parser and the SQL entry point do; compared per query
+# with the polars engine on the same names and on the InterpAP spelling.
+INTERP_SPELLINGS = {
+    "AP(interp=voc11)@5": "InterpAP(interp=voc11)@5",
+    "AP(interp=all)": "InterpAP(interp=all)",
+    "AP(rel=2, interp=coco101)": "InterpAP(interp=coco101, rel=2)",
+    "MAP(interp=voc11)": "InterpAP(interp=voc11)",
+}
 # the parity models: every family and option of the SQL entry point, through dbt
 PARITY = {
     "parity_summary": "per_query=false",
@@ -46,6 +55,7 @@ PARITY = {
     # ties='average' (tests/ties.py's GRID: every family with an expected value)
     "parity_average": "per_query=true, ties='average'",
     "parity_average_summary": "per_query=false, ties='average', complete=true",
+    "parity_interp_spelling": "per_query=true",  # over INTERP_SPELLINGS
 }
 SEED_TYPES = """
 seeds:
@@ -82,6 +92,8 @@ def project(installed: Path, tmp_path: Path) -> Path:
     (target / "seeds" / "properties.yml").write_text(SEED_TYPES)
     for name, options in PARITY.items():
         measures = GRID if "average" in options else MEASURES
+        if name == "parity_interp_spelling":
+            measures = list(INTERP_SPELLINGS)
         (target / "models" / f"{name}.sql").write_text(
             f"{{{{ rankeval.evaluate(ref('parity_runs'), ref('parity_judgments'), {measures!r},"
             f" by=['system', 'day'], query='qid', item='doc_id', score='sim',"
@@ -161,6 +173,11 @@ def check_tables(read) -> int:
                   ["system", "day", "qid"])
     count += same(read("parity_average_summary"),
                   polars(False, GRID, ties="average", complete=True), ["system", "day"])
+    spelled = read("parity_interp_spelling")
+    count += same(spelled, polars(True, list(INTERP_SPELLINGS)), ["system", "day", "qid"])
+    as_interp_ap = polars(True, list(INTERP_SPELLINGS.values())).with_columns(
+        pl.col("measure").replace({v: k for k, v in INTERP_SPELLINGS.items()}))
+    count += same(spelled, as_interp_ap, ["system", "day", "qid"])
     return count
 
 

@@ -40,7 +40,6 @@
         {%- if fam.name is none and alias | lower == word | lower -%}{%- set fam.name = family -%}{%- endif -%}
     {%- endfor -%}
     {%- if fam.name is none -%}{{ rankeval._fail("unknown measure '" ~ name ~ "'; " ~ reg.known) }}{%- endif -%}
-    {%- set family = reg.families[fam.name] -%}
     {%- set given = {} -%}
     {%- if args != '' -%}
         {%- for arg in args.split(',') -%}
@@ -56,6 +55,9 @@
             {%- do given.update({pm.group(1): value}) -%}
         {%- endfor -%}
     {%- endif -%}
+    {#- object detection's AP(interp=voc11) is InterpAP (as _parse.py reads it) -#}
+    {%- if fam.name == 'AP' and 'interp' in given -%}{%- set fam.name = 'InterpAP' -%}{%- endif -%}
+    {%- set family = reg.families[fam.name] -%}
     {%- set k = none -%}
     {%- if at != '' and family.at_param -%}
         {%- if not rankeval._is_number(at) -%}{{ rankeval._fail("measure '" ~ name ~ "': the " ~ family.at_param ~ " after @ must be a number") }}{%- endif -%}
