@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polars_rankeval import _significance as sig
 
@@ -134,3 +136,16 @@ def test_the_two_sided_p_value_of_t_0_is_exactly_1(t, df):
     # P(|T| >= 0) = 1 for every df (a closed form, not scipy), and never more: the tail
     # is a probability, uncapped (t = 0 gives x = 1, y = 0, the incomplete beta's end)
     assert sig.t_two_sided_p(t, df) == 1.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    t=st.floats(allow_nan=False, min_value=-1e300, max_value=1e300),
+    df=st.floats(min_value=1.0, max_value=1e7),
+)
+def test_the_two_sided_p_value_is_a_probability_without_a_cap(t, df):
+    # t_two_sided_p has no min(1, .) since session 18: the incomplete beta itself must stay
+    # in [0, 1] for every t and df, and fall as |t| grows
+    p = sig.t_two_sided_p(t, df)
+    assert 0.0 <= p <= 1.0
+    assert sig.t_two_sided_p(2 * t, df) <= p
