@@ -181,3 +181,51 @@ def test_infap_by_hand_with_unjudged_pooled_and_judged_rows():
         assert got["value"].to_list() == pytest.approx([(a + b + c) / 4], abs=1e-15)
     with pytest.raises(MeasureError, match="infAP takes no @k cutoff"):
         evaluate(run, qrels, ["infAP@5"])
+
+
+# ------------------------------------------------ session 18: the small trec_eval modules
+
+
+def _judged_frames() -> tuple[pl.DataFrame, pl.DataFrame]:
+    # run a b c d e (in that order); qrels a 1, c 0, d -1 (pooled, not judged), e 0;
+    # b is not in the qrels at all
+    run = pl.DataFrame(
+        {"query": ["q"] * 5, "item": ["a", "b", "c", "d", "e"], "score": [5.0, 4, 3, 2, 1]}
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q"] * 4, "item": ["a", "c", "d", "e"], "relevance": [1, 0, -1, 0]}
+    )
+    return run, qrels
+
+
+def test_judged_counts_with_the_unjudged_rows_kept():
+    # Top 3 = a b c: judged (>= 0) a and c.  Judged@3 = 2 / 3; Unjudged@3 = (3 - 2) / 3
+    # (b is unjudged); Unjudged@5 = (5 - 3) / 5 (b and d, the -1, are unjudged);
+    # NumNonRelJudgedRet = judged with 0 <= relevance < 1: c and e = 2.  With
+    # duplicates="first" the unjudged row b reaches the measures (Judged.judged_only is
+    # off), where counting it as judged gives 1, 0, 1/5 and 3
+    run, qrels = _judged_frames()
+    names = ["Judged@3", "Unjudged@3", "Unjudged@5", "NumNonRelJudgedRet"]
+    for duplicates in ("error", "first"):
+        got = evaluate(run, qrels, names, duplicates=duplicates)
+        assert got["value"].to_list() == pytest.approx([2 / 3, 1 / 3, 2 / 5, 2.0], abs=1e-15)
+
+
+def test_num_nonrel_judged_ret_is_declared_unbounded():
+    # Family.bounded=True would promise per-query values in [0, 1] (the property tests
+    # check only the families that promise it): here the count is 2 (c and e, above)
+    from polars_rankeval._registry import REGISTRY
+
+    run, qrels = _judged_frames()
+    got = evaluate(run, qrels, ["NumNonRelJudgedRet"], per_query=True)
+    assert got["value"].to_list() == [2.0]
+    assert not REGISTRY["NumNonRelJudgedRet"].bounded
+
+
+@pytest.mark.parametrize("beta", [0, -0.5])
+def test_f1_beta_must_be_positive(beta):
+    # F1's beta is an open lower bound at 0 (the README: beta weighs R against P; trec_eval's
+    # set_F divides by beta P + R): beta=0 and below are refused, naming the parameter
+    run, qrels = _judged_frames()
+    with pytest.raises(MeasureError, match="beta must be > 0"):
+        evaluate(run, qrels, [f"F1(beta={beta})"])
