@@ -952,6 +952,7 @@ _CLI = "cli/test_mutation_survivors.py"
 _SIG = "compare/test_mutation_survivors.py"
 _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
+_MEASURES = "oracles/test_mutation_survivors_measures.py"
 _NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     # session 17 (2026-11-26): measures, per module with --narrow-only
@@ -1530,6 +1531,15 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
     # NumRet's order 91 ties NumRel's and the name puts NumRel first: the README's table
     ("measures:counts.py", "order=90,", "order= 91,"): (
         "docs/test_readme.py::test_every_generated_readme_section_is_fresh"
+    ),
+    # session 18 (mutmeasures2), each checked by applying the mutant
+    (
+        "measures:utility.py",
+        "return pl.when(j.num_ret > 0).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
+        "return pl.when(j.num_ret > -1).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
+    ): f"{_MEASURES}::test_utility_of_a_query_missing_from_the_run_is_0_whatever_the_weights",
+    ("measures:utility.py", "minimum=0.0,", "minimum= -1.0,"): (
+        f"{_MEASURES}::test_utility_collection_size_must_not_be_negative"
     ),
 }
 

@@ -229,3 +229,39 @@ def test_f1_beta_must_be_positive(beta):
     run, qrels = _judged_frames()
     with pytest.raises(MeasureError, match="beta must be > 0"):
         evaluate(run, qrels, [f"F1(beta={beta})"])
+
+
+def test_utility_of_a_query_missing_from_the_run_is_0_whatever_the_weights():
+    # complete=True: q2 is only in the qrels.  trec_eval.c evaluates it on a bogus ranking
+    # of one unjudged document and then cleans the value named "utility" up to 0 (its
+    # string match misses the parameterised names: trec_eval 10.0 -c -m
+    # utility.1,-1,-1,0 prints -3 there); the README: a query the run misses scores 0,
+    # for every weight.  q1: a (relevant) and c (not in the qrels) retrieved, R = 1:
+    # Utility(c=-1) = 1 * 1 - 1 * 1 - 1 * 0 = 0; q2 = 0; Utility(c=-1,d=1,docs=10) on q1 =
+    # 0 + 1 * (10 + 1 - 2 - 1) = 8, q2 = 0
+    run = pl.DataFrame({"query": ["q1", "q1"], "item": ["a", "c"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame(
+        {"query": ["q1", "q1", "q2", "q2", "q2"], "item": ["a", "b", "x", "y", "w"],
+         "relevance": [1, 0, 1, 1, 0]}
+    )  # fmt: skip
+    names = ["Utility(c=-1)", "Utility(c=-1,d=1,docs=10)"]
+    got = evaluate(run, qrels, names, per_query=True, complete=True)
+    values = {(q, m): v for q, m, v in got.select("query", "measure", "value").iter_rows()}
+    assert values == {
+        ("q1", names[0]): 0.0,
+        ("q2", names[0]): 0.0,
+        ("q1", names[1]): 8.0,
+        ("q2", names[1]): 0.0,
+    }
+
+
+def test_utility_collection_size_must_not_be_negative():
+    # docs is trec_eval's -N, a number of documents: 0 (the default) or more.  One
+    # relevant item retrieved: 1 * 1 - 1 * 0 + 0 * 0 + d * (docs + 1 - 1 - 1), so
+    # Utility(d=1,docs=0) = 1 - 1 = 0 and Utility(d=1,docs=3) = 1 + 2 = 3
+    run = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    names = ["Utility(d=1,docs=0)", "Utility(d=1,docs=3)"]
+    assert evaluate(run, qrels, names)["value"].to_list() == [0.0, 3.0]
+    with pytest.raises(MeasureError, match="docs must be >= 0"):
+        evaluate(run, qrels, ["Utility(d=1,docs=-0.5)"])
