@@ -921,6 +921,20 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     "to the bit below 128 terms (checked on 2,000 random gain lists of 2-12 values; from 128 "
     "on, polars sums pairwise and the two may differ in the last bit, as at_found's own "
     "polars sum differs from trec_eval's loop there)",
+    **{
+        (
+            "measures:g.py",
+            "found = (g > 0) & j.in_top(m.k).sort_by(order)",
+            f"found = ({g}) & j.in_top(m.k).sort_by(order)",
+        ): (
+            "g is gain(rel, linear): 0 for an unjudged row or a judgment <= 0, never null or "
+            "negative, so the rows of gain 0 join the terms as 0 / log2(2 + cost - so_far) "
+            "with cost >= so_far (the ideal cost bounds the run's gain so far), i.e. +0.0, "
+            "adding nothing to the sum (exactly, but where polars' sum goes pairwise past "
+            "128 rows: then the last bits at most)"
+        )
+        for g in ("g >= 0", "g > -1")
+    },
     ("measures:setap.py", "order=12,", "order= 13,"): (
         "SetAP's order 12 -> 13 ties YAAP's, and the tables' tie-break by name (SetAP before "
         "YAAP) keeps the same sequence; order is read only to sort the registry (the "
@@ -1540,6 +1554,14 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ): f"{_MEASURES}::test_utility_of_a_query_missing_from_the_run_is_0_whatever_the_weights",
     ("measures:utility.py", "minimum=0.0,", "minimum= -1.0,"): (
         f"{_MEASURES}::test_utility_collection_size_must_not_be_negative"
+    ),
+    (
+        "measures:utility.py",
+        "return pl.when(j.num_ret > 0).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
+        "return pl.when(j.num_ret >= 0).then(_utility(m, j, pl.lit(0.0))).otherwise(0.0)",
+    ): f"{_MEASURES}::test_utility_of_a_query_missing_from_the_run_is_0_whatever_the_weights",
+    ("measures:utility.py", "bounded=False,", "bounded=True,"): (
+        f"{_MEASURES}::test_utility_is_declared_unbounded"
     ),
 }
 

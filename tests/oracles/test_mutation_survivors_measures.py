@@ -265,3 +265,16 @@ def test_utility_collection_size_must_not_be_negative():
     assert evaluate(run, qrels, names)["value"].to_list() == [0.0, 3.0]
     with pytest.raises(MeasureError, match="docs must be >= 0"):
         evaluate(run, qrels, ["Utility(d=1,docs=-0.5)"])
+
+
+def test_utility_is_declared_unbounded():
+    # a (relevant) and b, c (not relevant) retrieved, R = 1: Utility = 1 * 1 - 1 * 2 = -1
+    # and Utility(a=4) = 4 * 1 - 1 * 2 = 2: outside [0, 1] both ways, so the family must
+    # not promise values in [0, 1] (Family.bounded, the property tests' list)
+    from polars_rankeval._registry import REGISTRY
+
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2, 1]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    got = evaluate(run, qrels, ["Utility", "Utility(a=4)"], per_query=True)
+    assert got["value"].to_list() == [-1.0, 2.0]
+    assert not REGISTRY["Utility"].bounded
