@@ -1563,6 +1563,16 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ("measures:utility.py", "bounded=False,", "bounded=True,"): (
         f"{_MEASURES}::test_utility_is_declared_unbounded"
     ),
+    (
+        "measures:yaap.py",
+        'return _yaap(precision_sum.fill_null(0.0), j.stat(Stat("num_rel", m.rel)))',
+        'return _yaap(precision_sum.fill_null( -1.0), j.stat(Stat("num_rel", m.rel)))',
+    ): f"{_MEASURES}::test_yaap_of_a_query_whose_judged_rows_found_nothing_relevant",
+    (
+        "measures:interp_ap.py",
+        "counted = j.is_relevant(m.rel) & j.in_top(m.k)",
+        "counted = j.is_relevant(m.rel) | j.in_top(m.k)",
+    ): f"{_MEASURES}::test_interp_ap_skips_unmatched_detections",
 }
 
 

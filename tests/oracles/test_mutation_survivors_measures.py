@@ -278,3 +278,27 @@ def test_utility_is_declared_unbounded():
     got = evaluate(run, qrels, ["Utility", "Utility(a=4)"], per_query=True)
     assert got["value"].to_list() == [-1.0, 2.0]
     assert not REGISTRY["Utility"].bounded
+
+
+def test_yaap_of_a_query_whose_judged_rows_found_nothing_relevant():
+    # a (judged 0) is retrieved, z (relevant) is not: R = 1, S = 0 (no relevant item
+    # retrieved), YAAP = log((1 + 0) / (1 + 1 - 0)) = log(1/2); YAAP@1 the same.  The
+    # query has a judged row, so it is aggregated (not the `missing` path)
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "z"], "relevance": [0, 1]})
+    got = evaluate(run, qrels, ["YAAP", "YAAP@1"])["value"].to_list()
+    assert got == pytest.approx([math.log(0.5)] * 2, abs=1e-15)
+
+
+@pytest.mark.parametrize("unmatched", [0, None])
+def test_interp_ap_skips_unmatched_detections(unmatched):
+    # detections d1 (matched), d2 (not matched: judged 0, or not in the qrels), d3
+    # (matched); one object missed: R = 3.  Precision at the matched ones: 1/1 and 2/3,
+    # envelope 1 and 2/3: InterpAP = (1 + 2/3) / 3 = 5/9; InterpAP@2 sees d1 only: 1/3
+    run = pl.DataFrame({"query": ["cat"] * 3, "item": ["d1", "d2", "d3"], "score": [0.9, 0.8, 0.7]})
+    items = ["d1", "d3", "missed"] + (["d2"] if unmatched is not None else [])
+    qrels = pl.DataFrame(
+        {"query": ["cat"] * len(items), "item": items, "relevance": [1, 1, 1, 0][: len(items)]}
+    )
+    got = evaluate(run, qrels, ["InterpAP", "InterpAP@2"])["value"].to_list()
+    assert got == pytest.approx([5 / 9, 1 / 3], abs=1e-15)
