@@ -1569,6 +1569,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         'return _yaap(precision_sum.fill_null( -1.0), j.stat(Stat("num_rel", m.rel)))',
     ): f"{_MEASURES}::test_yaap_of_a_query_whose_judged_rows_found_nothing_relevant",
     (
+        "measures:yaap.py",
+        "bounded=False,  # log-odds: negative below AP = 1/2, up to log(1 + R)",
+        "bounded=True,  # log-odds: negative below AP = 1/2, up to log(1 + R)",
+    ): f"{_MEASURES}::test_yaap_is_declared_unbounded",
+    (
         "measures:interp_ap.py",
         "counted = j.is_relevant(m.rel) & j.in_top(m.k)",
         "counted = j.is_relevant(m.rel) | j.in_top(m.k)",

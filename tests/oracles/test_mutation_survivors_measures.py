@@ -290,6 +290,19 @@ def test_yaap_of_a_query_whose_judged_rows_found_nothing_relevant():
     assert got == pytest.approx([math.log(0.5)] * 2, abs=1e-15)
 
 
+def test_yaap_is_declared_unbounded():
+    # YAAP is a log-odds: the test above gives log(1/2) < 0; here a, the one relevant
+    # item, is found first (S = 1, R = 1): log((1 + 1) / (1 + 1 - 1)) = log 2.  Values
+    # below 0 leave [0, 1], so the family must not promise it (Family.bounded, the
+    # property tests' list)
+    from polars_rankeval._registry import REGISTRY
+
+    run = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [1, 0]})
+    assert evaluate(run, qrels, ["YAAP"])["value"].to_list() == pytest.approx([math.log(2)])
+    assert not REGISTRY["YAAP"].bounded
+
+
 @pytest.mark.parametrize("unmatched", [0, None])
 def test_interp_ap_skips_unmatched_detections(unmatched):
     # detections d1 (matched), d2 (not matched: judged 0, or not in the qrels), d3
