@@ -935,6 +935,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         )
         for g in ("g >= 0", "g > -1")
     },
+    (
+        "measures:interp_ap.py",
+        "return pl.when(num_rel > 0).then(value).otherwise(0.0)",
+        "return pl.when(num_rel > -1).then(value).otherwise(0.0)",
+    ): "num_rel is a count, so the mutant differs only at R = 0 (voc11/coco101): then no "
+    "row is relevant, the envelope is empty, every threshold's first row is 0 and gathers "
+    "the appended 0.0, so value is 0 as well (test_interp_ap_of_a_query_without_relevant_"
+    "items_is_0, voc11 and coco101, passes on the mutant)",
     ("measures:setap.py", "order=12,", "order= 13,"): (
         "SetAP's order 12 -> 13 ties YAAP's, and the tables' tie-break by name (SetAP before "
         "YAAP) keeps the same sequence; order is read only to sort the registry (the "
