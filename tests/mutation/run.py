@@ -935,14 +935,22 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         )
         for g in ("g >= 0", "g > -1")
     },
-    (
-        "measures:interp_ap.py",
-        "return pl.when(num_rel > 0).then(value).otherwise(0.0)",
-        "return pl.when(num_rel > -1).then(value).otherwise(0.0)",
-    ): "num_rel is a count, so the mutant differs only at R = 0 (voc11/coco101): then no "
-    "row is relevant, the envelope is empty, every threshold's first row is 0 and gathers "
-    "the appended 0.0, so value is 0 as well (test_interp_ap_of_a_query_without_relevant_"
-    "items_is_0, voc11 and coco101, passes on the mutant)",
+    ("measures:yaap.py", "order=13,", "order= 12,"): (
+        "YAAP's order 13 -> 12 ties SetAP's, and the tables' tie-break by name (SetAP before "
+        "YAAP) keeps the same sequence; order is read only to sort the registry (the "
+        "README's and the docs' tables)"
+    ),
+    **{
+        (
+            "measures:interp_ap.py",
+            "return pl.when(num_rel > 0).then(value).otherwise(0.0)",
+            f"return pl.when(num_rel {op}).then(value).otherwise(0.0)",
+        ): "num_rel is a count, so the mutant differs only at R = 0 (voc11/coco101): then "
+        "no row is relevant, the envelope is empty, every threshold's first row is 0 and "
+        "gathers the appended 0.0, so value is 0 as well (test_interp_ap_of_a_query_without_"
+        "relevant_items_is_0, voc11 and coco101, passes on the mutant)"
+        for op in (">= 0", "> -1")
+    },
     ("measures:setap.py", "order=12,", "order= 13,"): (
         "SetAP's order 12 -> 13 ties YAAP's, and the tables' tie-break by name (SetAP before "
         "YAAP) keeps the same sequence; order is read only to sort the registry (the "
@@ -1571,6 +1579,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ("measures:utility.py", "bounded=False,", "bounded=True,"): (
         f"{_MEASURES}::test_utility_is_declared_unbounded"
     ),
+    (
+        "measures:yaap.py",
+        'return _yaap(precision_sum.fill_null(0.0), j.stat(Stat("num_rel", m.rel)))',
+        'return _yaap(precision_sum.fill_null( 1.0), j.stat(Stat("num_rel", m.rel)))',
+    ): f"{_MEASURES}::test_yaap_of_a_query_whose_judged_rows_found_nothing_relevant",
     (
         "measures:yaap.py",
         'return _yaap(precision_sum.fill_null(0.0), j.stat(Stat("num_rel", m.rel)))',
