@@ -315,3 +315,29 @@ def test_interp_ap_skips_unmatched_detections(unmatched):
     )
     got = evaluate(run, qrels, ["InterpAP", "InterpAP@2"])["value"].to_list()
     assert got == pytest.approx([5 / 9, 1 / 3], abs=1e-15)
+
+
+def test_compat_with_four_gain_levels_and_a_deep_relevant_item():
+    # 700 retrieved items: a (gain 1) at rank 1, b (2) at 2, c (3) at 3, z (4) at 700, the
+    # rest unjudged; judged but not retrieved: ten items of gain 4 and v of gain 2.  The
+    # ideal order of the found items by (gain descending, rank) decides each one's ideal
+    # position (b: 13, a: 15 here), also when the ranking is long: checked against
+    # ir_measures' compat provider (Clarke et al. 2021, its own code) on the same rows
+    ir_measures = pytest.importorskip("ir_measures")
+    items = ["a", "b", "c", *(f"f{i:03d}" for i in range(696)), "z"]
+    scores = [700.0 - i for i in range(700)]
+    run = pl.DataFrame({"query": ["q"] * 700, "item": items, "score": scores})
+    grades = {"a": 1, "b": 2, "c": 3, "z": 4, "v": 2, **{f"u{i}": 4 for i in range(10)}}
+    qrels = pl.DataFrame(
+        {"query": ["q"] * len(grades), "item": list(grades), "relevance": list(grades.values())}
+    )
+    names = ["Compat", "Compat(p=0.99)", "Compat(normalize=false)"]
+    got = evaluate(run, qrels, names)["value"].to_list()
+    scored = {"q": dict(zip(items, scores, strict=True))}
+    expected = [
+        next(iter(ir_measures.compat.iter_calc(
+            [ir_measures.parse_measure(n.replace("false", "False"))], {"q": grades}, scored
+        ))).value
+        for n in names
+    ]  # fmt: skip
+    assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
