@@ -961,6 +961,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "value is never seen"
         for v in ("1.0", "-1.0")
     },
+    **{
+        (
+            "measures:compat.py",
+            't = (level * (pos.max() + 1).cast(pl.Float64) + pos).rank("ordinal")',
+            f't = (level * (pos.max() + {k}).cast(pl.Float64) + pos).rank("ordinal")',
+        ): "the key only orders the rows by (level, position): with 1 <= pos <= M = "
+        f"pos.max(), level L's keys L(M + {k}) + pos lie in [L(M + {k}) + 1, L(M + {k}) + M], "
+        "below level L + 1's, so the ranks are the same (small integers, exact as floats)"
+        for k in (0, 2)
+    },
     ("measures:setap.py", "order=12,", "order= 13,"): (
         "SetAP's order 12 -> 13 ties YAAP's, and the tables' tie-break by name (SetAP before "
         "YAAP) keeps the same sequence; order is read only to sort the registry (the "
