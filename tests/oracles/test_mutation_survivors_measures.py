@@ -181,3 +181,163 @@ def test_infap_by_hand_with_unjudged_pooled_and_judged_rows():
         assert got["value"].to_list() == pytest.approx([(a + b + c) / 4], abs=1e-15)
     with pytest.raises(MeasureError, match="infAP takes no @k cutoff"):
         evaluate(run, qrels, ["infAP@5"])
+
+
+# ------------------------------------------------ session 18: the small trec_eval modules
+
+
+def _judged_frames() -> tuple[pl.DataFrame, pl.DataFrame]:
+    # run a b c d e (in that order); qrels a 1, c 0, d -1 (pooled, not judged), e 0;
+    # b is not in the qrels at all
+    run = pl.DataFrame(
+        {"query": ["q"] * 5, "item": ["a", "b", "c", "d", "e"], "score": [5.0, 4, 3, 2, 1]}
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q"] * 4, "item": ["a", "c", "d", "e"], "relevance": [1, 0, -1, 0]}
+    )
+    return run, qrels
+
+
+def test_judged_counts_with_the_unjudged_rows_kept():
+    # Top 3 = a b c: judged (>= 0) a and c.  Judged@3 = 2 / 3; Unjudged@3 = (3 - 2) / 3
+    # (b is unjudged); Unjudged@5 = (5 - 3) / 5 (b and d, the -1, are unjudged);
+    # NumNonRelJudgedRet = judged with 0 <= relevance < 1: c and e = 2.  With
+    # duplicates="first" the unjudged row b reaches the measures (Judged.judged_only is
+    # off), where counting it as judged gives 1, 0, 1/5 and 3
+    run, qrels = _judged_frames()
+    names = ["Judged@3", "Unjudged@3", "Unjudged@5", "NumNonRelJudgedRet"]
+    for duplicates in ("error", "first"):
+        got = evaluate(run, qrels, names, duplicates=duplicates)
+        assert got["value"].to_list() == pytest.approx([2 / 3, 1 / 3, 2 / 5, 2.0], abs=1e-15)
+
+
+def test_num_nonrel_judged_ret_is_declared_unbounded():
+    # Family.bounded=True would promise per-query values in [0, 1] (the property tests
+    # check only the families that promise it): here the count is 2 (c and e, above)
+    from polars_rankeval._registry import REGISTRY
+
+    run, qrels = _judged_frames()
+    got = evaluate(run, qrels, ["NumNonRelJudgedRet"], per_query=True)
+    assert got["value"].to_list() == [2.0]
+    assert not REGISTRY["NumNonRelJudgedRet"].bounded
+
+
+@pytest.mark.parametrize("beta", [0, -0.5])
+def test_f1_beta_must_be_positive(beta):
+    # F1's beta is an open lower bound at 0 (the README: beta weighs R against P; trec_eval's
+    # set_F divides by beta P + R): beta=0 and below are refused, naming the parameter
+    run, qrels = _judged_frames()
+    with pytest.raises(MeasureError, match="beta must be > 0"):
+        evaluate(run, qrels, [f"F1(beta={beta})"])
+
+
+def test_utility_of_a_query_missing_from_the_run_is_0_whatever_the_weights():
+    # complete=True: q2 is only in the qrels.  trec_eval.c evaluates it on a bogus ranking
+    # of one unjudged document and then cleans the value named "utility" up to 0 (its
+    # string match misses the parameterised names: trec_eval 10.0 -c -m
+    # utility.1,-1,-1,0 prints -3 there); the README: a query the run misses scores 0,
+    # for every weight.  q1: a (relevant) and c (not in the qrels) retrieved, R = 1:
+    # Utility(c=-1) = 1 * 1 - 1 * 1 - 1 * 0 = 0; q2 = 0; Utility(c=-1,d=1,docs=10) on q1 =
+    # 0 + 1 * (10 + 1 - 2 - 1) = 8, q2 = 0
+    run = pl.DataFrame({"query": ["q1", "q1"], "item": ["a", "c"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame(
+        {"query": ["q1", "q1", "q2", "q2", "q2"], "item": ["a", "b", "x", "y", "w"],
+         "relevance": [1, 0, 1, 1, 0]}
+    )  # fmt: skip
+    names = ["Utility(c=-1)", "Utility(c=-1,d=1,docs=10)"]
+    got = evaluate(run, qrels, names, per_query=True, complete=True)
+    values = {(q, m): v for q, m, v in got.select("query", "measure", "value").iter_rows()}
+    assert values == {
+        ("q1", names[0]): 0.0,
+        ("q2", names[0]): 0.0,
+        ("q1", names[1]): 8.0,
+        ("q2", names[1]): 0.0,
+    }
+
+
+def test_utility_collection_size_must_not_be_negative():
+    # docs is trec_eval's -N, a number of documents: 0 (the default) or more.  One
+    # relevant item retrieved: 1 * 1 - 1 * 0 + 0 * 0 + d * (docs + 1 - 1 - 1), so
+    # Utility(d=1,docs=0) = 1 - 1 = 0 and Utility(d=1,docs=3) = 1 + 2 = 3
+    run = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    names = ["Utility(d=1,docs=0)", "Utility(d=1,docs=3)"]
+    assert evaluate(run, qrels, names)["value"].to_list() == [0.0, 3.0]
+    with pytest.raises(MeasureError, match="docs must be >= 0"):
+        evaluate(run, qrels, ["Utility(d=1,docs=-0.5)"])
+
+
+def test_utility_is_declared_unbounded():
+    # a (relevant) and b, c (not relevant) retrieved, R = 1: Utility = 1 * 1 - 1 * 2 = -1
+    # and Utility(a=4) = 4 * 1 - 1 * 2 = 2: outside [0, 1] both ways, so the family must
+    # not promise values in [0, 1] (Family.bounded, the property tests' list)
+    from polars_rankeval._registry import REGISTRY
+
+    run = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2, 1]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    got = evaluate(run, qrels, ["Utility", "Utility(a=4)"], per_query=True)
+    assert got["value"].to_list() == [-1.0, 2.0]
+    assert not REGISTRY["Utility"].bounded
+
+
+def test_yaap_of_a_query_whose_judged_rows_found_nothing_relevant():
+    # a (judged 0) is retrieved, z (relevant) is not: R = 1, S = 0 (no relevant item
+    # retrieved), YAAP = log((1 + 0) / (1 + 1 - 0)) = log(1/2); YAAP@1 the same.  The
+    # query has a judged row, so it is aggregated (not the `missing` path)
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "z"], "relevance": [0, 1]})
+    got = evaluate(run, qrels, ["YAAP", "YAAP@1"])["value"].to_list()
+    assert got == pytest.approx([math.log(0.5)] * 2, abs=1e-15)
+
+
+def test_yaap_is_declared_unbounded():
+    # YAAP is a log-odds: the test above gives log(1/2) < 0; here a, the one relevant
+    # item, is found first (S = 1, R = 1): log((1 + 1) / (1 + 1 - 1)) = log 2.  Values
+    # below 0 leave [0, 1], so the family must not promise it (Family.bounded, the
+    # property tests' list)
+    from polars_rankeval._registry import REGISTRY
+
+    run = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "relevance": [1, 0]})
+    assert evaluate(run, qrels, ["YAAP"])["value"].to_list() == pytest.approx([math.log(2)])
+    assert not REGISTRY["YAAP"].bounded
+
+
+@pytest.mark.parametrize("unmatched", [0, None])
+def test_interp_ap_skips_unmatched_detections(unmatched):
+    # detections d1 (matched), d2 (not matched: judged 0, or not in the qrels), d3
+    # (matched); one object missed: R = 3.  Precision at the matched ones: 1/1 and 2/3,
+    # envelope 1 and 2/3: InterpAP = (1 + 2/3) / 3 = 5/9; InterpAP@2 sees d1 only: 1/3
+    run = pl.DataFrame({"query": ["cat"] * 3, "item": ["d1", "d2", "d3"], "score": [0.9, 0.8, 0.7]})
+    items = ["d1", "d3", "missed"] + (["d2"] if unmatched is not None else [])
+    qrels = pl.DataFrame(
+        {"query": ["cat"] * len(items), "item": items, "relevance": [1, 1, 1, 0][: len(items)]}
+    )
+    got = evaluate(run, qrels, ["InterpAP", "InterpAP@2"])["value"].to_list()
+    assert got == pytest.approx([5 / 9, 1 / 3], abs=1e-15)
+
+
+def test_compat_with_four_gain_levels_and_a_deep_relevant_item():
+    # 700 retrieved items: a (gain 1) at rank 1, b (2) at 2, c (3) at 3, z (4) at 700, the
+    # rest unjudged; judged but not retrieved: ten items of gain 4 and v of gain 2.  The
+    # ideal order of the found items by (gain descending, rank) decides each one's ideal
+    # position (b: 13, a: 15 here), also when the ranking is long: checked against
+    # ir_measures' compat provider (Clarke et al. 2021, its own code) on the same rows
+    ir_measures = pytest.importorskip("ir_measures")
+    items = ["a", "b", "c", *(f"f{i:03d}" for i in range(696)), "z"]
+    scores = [700.0 - i for i in range(700)]
+    run = pl.DataFrame({"query": ["q"] * 700, "item": items, "score": scores})
+    grades = {"a": 1, "b": 2, "c": 3, "z": 4, "v": 2, **{f"u{i}": 4 for i in range(10)}}
+    qrels = pl.DataFrame(
+        {"query": ["q"] * len(grades), "item": list(grades), "relevance": list(grades.values())}
+    )
+    names = ["Compat", "Compat(p=0.99)", "Compat(normalize=false)"]
+    got = evaluate(run, qrels, names)["value"].to_list()
+    scored = {"q": dict(zip(items, scores, strict=True))}
+    expected = [
+        next(iter(ir_measures.compat.iter_calc(
+            [ir_measures.parse_measure(n.replace("false", "False"))], {"q": grades}, scored
+        ))).value
+        for n in names
+    ]  # fmt: skip
+    assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
