@@ -24,6 +24,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from tests.tiers import listed
+
 settings.register_profile("full", max_examples=100, deadline=None)  # hypothesis' default
 settings.register_profile("default", max_examples=20, deadline=None)
 settings.register_profile("fast", max_examples=5, deadline=None)
@@ -56,6 +58,12 @@ SLOW = (
     "tests/sql/test_sql_entry.py::test_parity_with_polars",
     "tests/oracles/test_trec_eval_conformance.py::test_total_matched",
 )
+# ... and the tests measured at 0.25 s of CPU or more each (``tests/slow_tests.txt``,
+# written by ``tests/tiers.py``): mostly calls of the SQL entry point in DuckDB, which
+# plans its whole macro on each call (~0.3 s), so that the fast tier fits in a minute.
+SLOW_MEASURED = listed()
+# ... and any test that asks for a server's fixture (tests/sql/conftest.py).
+SERVERS = frozenset({"postgres", "spark"})
 
 
 # The longest modules, longest first (per-file times of a full run, 2026-11-26).  With
@@ -115,6 +123,7 @@ def _module_rank(item: pytest.Item) -> int:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.nodeid.startswith(SLOW):
+        servers = SERVERS.intersection(getattr(item, "fixturenames", ()))
+        if item.nodeid.startswith(SLOW) or item.nodeid in SLOW_MEASURED or servers:
             item.add_marker(pytest.mark.slow)
     items.sort(key=_module_rank)  # stable: each module's own order is kept
