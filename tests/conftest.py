@@ -3,8 +3,12 @@
 * Hypothesis profiles: ``default`` (a fifth of each test's written example count, see
   ``tests.helpers.examples``), ``full`` (the counts as written: the full grids), chosen
   with ``HYPOTHESIS_PROFILE=full``, and ``fast`` (a twentieth, at least 2), which the
-  inner loop ``pytest -m "not slow"`` loads unless HYPOTHESIS_PROFILE says otherwise.  No deadline in either: on a loaded machine
-  and under pytest-xdist a time limit per example fails for reasons that are not bugs.
+  inner loop ``pytest -m "not slow"`` loads unless HYPOTHESIS_PROFILE says otherwise.
+  No deadline in either: on a loaded machine and under pytest-xdist a time limit per
+  example fails for reasons that are not bugs.
+* The slow tier (``slow``): the modules and tests of :data:`SLOW`, the tests listed in
+  ``tests/slow_tests.txt`` (measured at 0.25 s of CPU or more each, ``tests/tiers.py``),
+  the tests asking for a server (:data:`SERVERS`) and the ``@pytest.mark.slow`` ones.
 * pytest-xdist runs each test file on one worker (``--dist loadfile`` in pyproject),
   and the files go out in collection order (``--no-loadscope-reorder``, longest first:
   ``LONGEST_FIRST``); the session-scoped PostgreSQL cluster starts at most once per
