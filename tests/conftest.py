@@ -3,8 +3,12 @@
 * Hypothesis profiles: ``default`` (a fifth of each test's written example count, see
   ``tests.helpers.examples``), ``full`` (the counts as written: the full grids), chosen
   with ``HYPOTHESIS_PROFILE=full``, and ``fast`` (a twentieth, at least 2), which the
-  inner loop ``pytest -m "not slow"`` loads unless HYPOTHESIS_PROFILE says otherwise.  No deadline in either: on a loaded machine
-  and under pytest-xdist a time limit per example fails for reasons that are not bugs.
+  inner loop ``pytest -m "not slow"`` loads unless HYPOTHESIS_PROFILE says otherwise.
+  No deadline in either: on a loaded machine and under pytest-xdist a time limit per
+  example fails for reasons that are not bugs.
+* The slow tier (``slow``): the modules and tests of :data:`SLOW`, the tests listed in
+  ``tests/slow_tests.txt`` (measured at 0.25 s of CPU or more each, ``tests/tiers.py``),
+  the tests asking for a server (:data:`SERVERS`) and the ``@pytest.mark.slow`` ones.
 * pytest-xdist runs each test file on one worker (``--dist loadfile`` in pyproject),
   and the files go out in collection order (``--no-loadscope-reorder``, longest first:
   ``LONGEST_FIRST``); the session-scoped PostgreSQL cluster starts at most once per
@@ -23,6 +27,8 @@ from typing import Any
 
 import pytest
 from hypothesis import settings
+
+from tests.tiers import listed
 
 settings.register_profile("full", max_examples=100, deadline=None)  # hypothesis' default
 settings.register_profile("default", max_examples=20, deadline=None)
@@ -56,6 +62,12 @@ SLOW = (
     "tests/sql/test_sql_entry.py::test_parity_with_polars",
     "tests/oracles/test_trec_eval_conformance.py::test_total_matched",
 )
+# ... and the tests measured at 0.25 s of CPU or more each (``tests/slow_tests.txt``,
+# written by ``tests/tiers.py``): mostly calls of the SQL entry point in DuckDB, which
+# plans its whole macro on each call (~0.3 s), so that the fast tier fits in a minute.
+SLOW_MEASURED = listed()
+# ... and any test that asks for a server's fixture (tests/sql/conftest.py).
+SERVERS = frozenset({"postgres", "spark"})
 
 
 # The longest modules, longest first (per-file times of a full run, 2026-11-26).  With
@@ -115,6 +127,7 @@ def _module_rank(item: pytest.Item) -> int:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.nodeid.startswith(SLOW):
+        servers = SERVERS.intersection(getattr(item, "fixturenames", ()))
+        if item.nodeid.startswith(SLOW) or item.nodeid in SLOW_MEASURED or servers:
             item.add_marker(pytest.mark.slow)
     items.sort(key=_module_rank)  # stable: each module's own order is kept

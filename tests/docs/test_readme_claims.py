@@ -60,6 +60,26 @@ def test_hypothesis_profiles_are_the_fractions_the_readme_gives(monkeypatch):
         assert any(module in path for path in conftest.SLOW), module
 
 
+def test_the_fast_tier_leaves_out_the_measured_tests_and_the_servers():
+    """'the tests measured at 0.25 s of CPU or more each ... `tests/slow_tests.txt`' and
+    'PostgreSQL, Spark' (any test asking for their fixtures) are in the slow tier."""
+    from tests import conftest, tiers
+
+    assert tiers.THRESHOLD == 0.25 and "0.25 s of CPU" in README
+    measured = min(tiers.listed())
+
+    def item(nodeid, fixtures=()):
+        found = types.SimpleNamespace(nodeid=nodeid, fixturenames=list(fixtures), marks=[])
+        found.add_marker = found.marks.append
+        return found
+
+    items = [item(measured), item("tests/x.py::test_pg", ["postgres"]),
+             item("tests/x.py::test_spark", ["spark"]), item("tests/x.py::test_cheap", ["tmp_path"])]  # fmt: skip
+    conftest.pytest_collection_modifyitems(items)
+    slow = {found.nodeid for found in items if any(m.name == "slow" for m in found.marks)}
+    assert slow == {measured, "tests/x.py::test_pg", "tests/x.py::test_spark"}
+
+
 # ---------------------------------------------------------------- data model and measures
 
 

@@ -9,6 +9,7 @@ end of the CI run.
 
 from __future__ import annotations
 
+import re
 import shlex
 import types
 from typing import Any
@@ -76,3 +77,16 @@ def test_the_spark_groups_go_out_first_one_to_each_worker() -> None:
     # what xdist's default did: the files with the most tests first
     default = _first_files(ids, reorder=True)
     assert all("tests/sql/test_spark.py" not in files for files in default.values()), default
+
+
+def test_every_measured_slow_test_exists() -> None:
+    """``tests/slow_tests.txt`` names tests that exist: a renamed or moved test would
+    otherwise leave the list and silently join the fast tier (source parsing only)."""
+    from tests.tiers import listed
+
+    assert listed()
+    for nodeid in listed():
+        path, name = nodeid.split("[", 1)[0].split("::", 1)
+        function = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+        source = (ROOT / path).read_text(encoding="utf-8")
+        assert re.search(rf"^\s*(async )?def {re.escape(function)}\(", source, re.MULTILINE), nodeid
