@@ -110,7 +110,9 @@ SMALL_ROWS = 100_000
 # thread: a small call is mostly planning (~0.05 s of optimizer on the entry macro), and
 # worker threads only add hand-offs on a few rows.  The optimizer changes how rows are
 # computed, never which values come out (the sums are ordered: the same bits).
-_SMALL_CONFIG: dict[str, str | int | float | list[str]] = {"threads": 1, "enable_optimizer": False}
+# (The optimizer is switched off per connection, by PRAGMA: DuckDB 1.x has no
+# enable_optimizer setting to open a database with.)
+_SMALL_CONFIG: dict[str, str | int | float | list[str]] = {"threads": 1}
 
 _DATABASES: dict[bool, _duckdb.DuckDBPyConnection] = {}
 _DATABASE_LOCK = threading.Lock()
@@ -151,7 +153,10 @@ def _connection(*, small: bool = False) -> _duckdb.DuckDBPyConnection:
             database = duckdb.connect(config={**config, **(_SMALL_CONFIG if small else {})})
             database.execute(_sql_parts()[0])
             _DATABASES[small] = database
-        return database.cursor()
+        cursor = database.cursor()
+    if small:
+        cursor.execute("PRAGMA disable_optimizer")
+    return cursor
 
 
 def _is_small(spec: Spec) -> bool:
