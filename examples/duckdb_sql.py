@@ -2,10 +2,11 @@
 
     python examples/duckdb_sql.py
 
-1. ``install(con)`` creates the ``rankeval_*`` macros of ``sql/`` in a DuckDB connection;
-   they read tables or Parquet files by name and return ``query, measure, value`` rows.
-   (The DuckDB CLI does the same with ``.read sql/_shared.sql`` then ``.read`` of the
-   other files.)
+1. ``install(con)`` creates the ``rankeval_*`` macros of ``sql/rankeval.sql`` in a DuckDB
+   connection; they read tables or Parquet files by name. ``rankeval_summary`` with no
+   measures named gives trec_eval's default set at ``k := 10``; the per-family macros
+   return ``query, measure, value`` rows. (The DuckDB CLI does the same with
+   ``.read sql/rankeval.sql``.)
 2. ``rk.evaluate(..., engine="duckdb")`` runs an evaluation through those macros.
 3. ``render(...)`` prints the SQL for a warehouse (needs ``polars_rankeval[sql]``).
 """

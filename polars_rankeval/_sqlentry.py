@@ -1142,6 +1142,9 @@ def build_rankeval_sql() -> str:
             tables_sql(),
             parse.rstrip() + "\n",
             entry.rstrip() + "\n",
+            # rankeval_evaluate: the entry point with no measures named, per query
+            "-- ---- _evaluate.sql",
+            _read("_evaluate.sql").rstrip() + "\n",
             "-- =====================================================================",
             "-- The low-level layer: one table macro per measure family (rankeval_AP,",
             "-- rankeval_nDCG, ...) over columns named query, item, score, relevance.",

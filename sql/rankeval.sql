@@ -11,10 +11,10 @@
 --       by := ['system', 'day'], query := 'qid', item := 'doc_id', score := 'sim',
 --       relevance := 'grade');
 --
--- rankeval_per_query(run_table, qrels_table, measures VARCHAR[], by := [], query := 'query',
---     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
---     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
---     duplicates := 'error')
+-- rankeval_per_query(run_table, qrels_table, measures VARCHAR[] := NULL, by := [],
+--     query := 'query', item := 'item', score := 'score', rank := NULL,
+--     relevance := 'relevance', rel := 1, complete := false, conventions := 'trec_eval',
+--     ties := 'first', top := NULL, duplicates := 'error', k := NULL)
 --   -> <by columns>, <query column>, measure, value      (one row per query and measure)
 -- rankeval_summary(... the same arguments ...)
 --   -> <by columns>, measure, value   (the mean over queries; the sum for NumRet, NumRel,
@@ -25,6 +25,10 @@
 -- measures: names as polars_rankeval parses them, echoed as given in `measure`:
 --   'MAP', 'nDCG@10', 'P(rel=2)@5', 'AP(norm=min)@10', 'RBP(p=0.8)', 'IPrec@0.1' and the
 --   trec_eval names ('map', 'ndcg_cut_10', 'P_5', 'recall_100', 'recip_rank', ...).
+--   Without measures: AP, AP@k, nDCG, nDCG@k, P@k, R@k, RR, Rprec, Bpref, Success@k,
+--   NumRet, NumRel, NumRelRet, with k := 10 unless given (k only applies to these).
+--   rankeval_evaluate(run_table, qrels_table, k := 10, rel := 1) is rankeval_per_query
+--   with these.
 -- by: run columns evaluated separately (systems, days, arms); the qrels serve every group.
 -- query / item / score / rank / relevance: your column names (kept in the output).
 -- rank: rank by this column (1 = top) instead of the score.
@@ -1546,18 +1550,44 @@ SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
 FROM _values AS v
 JOIN _qnames AS n ON n._q = v._q;
 
+-- The measures of a call that names none: trec_eval's default families with their
+-- cutoffs at k (10 by default), named as the polars engine prints them (P(rel=2)@10 with
+-- rel := 2).  k := sets those cutoffs only: with named measures, name the cutoffs in them.
+CREATE OR REPLACE MACRO rankeval_default_measure(family, cut, k, rel) AS
+    family
+    || CASE WHEN rel = 1 THEN ''
+            WHEN CAST(rel AS DOUBLE) = FLOOR(CAST(rel AS DOUBLE))
+                THEN '(rel=' || CAST(CAST(rel AS BIGINT) AS VARCHAR) || ')'
+            ELSE '(rel=' || CAST(CAST(rel AS DOUBLE) AS VARCHAR) || ')' END
+    || CASE WHEN cut THEN '@' || CAST(COALESCE(k, 10) AS VARCHAR) ELSE '' END;
+
+CREATE OR REPLACE MACRO rankeval_measures_or_default(measures, k, rel) AS CASE
+    WHEN measures IS NULL THEN [
+        rankeval_default_measure('AP', false, k, rel), rankeval_default_measure('AP', true, k, rel),
+        rankeval_default_measure('nDCG', false, k, rel), rankeval_default_measure('nDCG', true, k, rel),
+        rankeval_default_measure('P', true, k, rel), rankeval_default_measure('R', true, k, rel),
+        rankeval_default_measure('RR', false, k, rel), rankeval_default_measure('Rprec', false, k, rel),
+        rankeval_default_measure('Bpref', false, k, rel),
+        rankeval_default_measure('Success', true, k, rel),
+        rankeval_default_measure('NumRet', false, k, rel),
+        rankeval_default_measure('NumRel', false, k, rel),
+        rankeval_default_measure('NumRelRet', false, k, rel)]
+    WHEN k IS NOT NULL THEN error('k := ' || CAST(k AS VARCHAR) || ' sets the cutoffs of the '
+        || 'default measures only: with named measures, give each its cutoff (''P@10'')')
+    ELSE measures END;
+
 -- One row per (by..., query, measure): <by columns>, <query column>, measure, value.
 CREATE OR REPLACE MACRO rankeval_per_query(
-    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    run_table, qrels_table, measures := NULL, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error', subtopic := NULL, intent_weight := NULL
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL, k := NULL
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
 FROM (
     SELECT unnest(x._g), unnest(x._qs), x.measure, x.value,
         x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
-    FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
+    FROM rankeval_rows(run_table, qrels_table, rankeval_measures_or_default(measures, k, rel), "by" := "by", query := query,
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
         complete := complete, conventions := conventions, ties := ties, top := top,
             duplicates := duplicates, subtopic := subtopic,
@@ -1569,10 +1599,10 @@ ORDER BY __rk_og, __rk_oq, __rk_oi;
 -- evaluated queries; the sum for the counts; exp(mean(ln(max(x, 1e-5)))) for GMAP and
 -- GMBpref.
 CREATE OR REPLACE MACRO rankeval_summary(
-    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    run_table, qrels_table, measures := NULL, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error', subtopic := NULL, intent_weight := NULL
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL, k := NULL
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
 FROM (
@@ -1584,7 +1614,7 @@ FROM (
         -- (_sqlentry.summary_sql, shared with sql.render and the dbt package)
         SELECT x._g, x._idx, x.measure,
             CASE MIN(x._agg) WHEN 'sum' THEN SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) WHEN 'gmean' THEN EXP(SUM(LN(CASE WHEN x.value > 0.00001 THEN x.value ELSE 0.00001 END) ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value)) ELSE SUM(x.value ORDER BY CAST(x._q AS VARCHAR)) / COUNT(x.value) END AS value
-        FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
+        FROM rankeval_rows(run_table, qrels_table, rankeval_measures_or_default(measures, k, rel), "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,
             duplicates := duplicates, subtopic := subtopic,
@@ -1593,6 +1623,20 @@ FROM (
     ) AS s
 )
 ORDER BY __rk_og, __rk_oi;
+
+-- ---- _evaluate.sql
+-- A whole evaluation with trec_eval's default measures and their @k cutoffs, per query:
+--
+--   SELECT * FROM rankeval_evaluate('run.parquet', 'qrels.parquet', k := 10);
+--   SELECT * FROM rankeval_summary('run.parquet', 'qrels.parquet', k := 10);  -- "all"
+--
+-- Measures: AP, AP@k, nDCG, nDCG@k, P@k, R@k, RR, Rprec, Bpref, Success@k, NumRet,
+-- NumRel, NumRelRet (names as polars_rankeval prints them, e.g. P(rel=2)@10 with rel := 2).
+-- It is the SQL entry point (rankeval_per_query of sql/rankeval.sql, which
+-- rankeval_summary summarises) with no measures named: load rankeval.sql too.
+
+CREATE OR REPLACE MACRO rankeval_evaluate(run_table, qrels_table, k := 10, rel := 1) AS TABLE
+    SELECT * FROM rankeval_per_query(run_table, qrels_table, k := k, rel := rel);
 
 -- =====================================================================
 -- The low-level layer: one table macro per measure family (rankeval_AP,

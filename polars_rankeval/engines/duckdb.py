@@ -41,7 +41,7 @@ from polars_rankeval.engines.finish import (
 )
 from polars_rankeval.engines.polars import judgement_for
 from polars_rankeval.engines.spec import Spec
-from polars_rankeval.engines.sqltwin.build import ENTRY, sql_dir, sql_files
+from polars_rankeval.engines.sqltwin.build import ENTRY, sql_dir
 from polars_rankeval.engines.sqltwin.targets import duckdb_real
 from polars_rankeval.prepare.checks import raise_for_checks
 from polars_rankeval.prepare.judge import IN_RUN, Judgement
@@ -60,31 +60,16 @@ SUBTOPIC_SOURCE = "_rk_subtopic_src"  # subtopic qrels, for the diversity measur
 
 
 def install(con: _duckdb.DuckDBPyConnection) -> None:
-    """Create (or replace) every ``rankeval_*`` macro of the SQL twin in ``con``.
+    """Create (or replace) the ``rankeval_*`` macros of ``sql/rankeval.sql`` in ``con``:
+    the SQL user's entry point ``rankeval_per_query`` / ``rankeval_summary`` (any table,
+    your column names, ``by`` groups, measure names; with no measures, trec_eval's default
+    set at ``k := 10``), ``rankeval_evaluate`` and the per-family macros
+    (``rankeval_AP``, ``rankeval_RR``, ...) over columns named ``query, item, score,
+    relevance``.
 
     >>> import duckdb
     >>> con = duckdb.connect()
     >>> install(con)
-    >>> con.execute(
-    ...     "CREATE TABLE run AS SELECT * FROM (VALUES ('q1', 'a', 2.0), ('q1', 'b', 1.0))"
-    ...     " AS t(query, item, score)"
-    ... ).execute(
-    ...     "CREATE TABLE qrels AS SELECT * FROM (VALUES ('q1', 'b', 1)) AS t(query, item, relevance)"
-    ... ).execute("SELECT * FROM rankeval_RR('run', 'qrels')").fetchall()
-    [('q1', 'RR', 0.5)]
-    """
-    for _name, text in sql_files():
-        con.execute(text)
-
-
-def install_entry_point(con: _duckdb.DuckDBPyConnection) -> None:
-    """Create the SQL user's entry point (``sql/rankeval.sql``) in ``con``:
-    ``rankeval_per_query`` and ``rankeval_summary`` on any table, with your column names,
-    ``by`` groups and measure names (plus the per-family macros of :func:`install`).
-
-    >>> import duckdb
-    >>> con = duckdb.connect()
-    >>> install_entry_point(con)
     >>> con.execute(
     ...     "CREATE TABLE runs AS SELECT * FROM (VALUES ('bm25', 'q1', 'a', 2.0),"
     ...     " ('bm25', 'q1', 'b', 1.0)) AS t(system, qid, doc_id, sim)"
@@ -95,8 +80,27 @@ def install_entry_point(con: _duckdb.DuckDBPyConnection) -> None:
     ...     " query := 'qid', item := 'doc_id', score := 'sim', relevance := 'grade')"
     ... ).fetchall()
     [('bm25', 'MRR', 0.5), ('bm25', 'P@2', 0.5)]
+    >>> con.execute(
+    ...     "CREATE TABLE run AS SELECT * FROM (VALUES ('q1', 'a', 2.0), ('q1', 'b', 1.0))"
+    ...     " AS t(query, item, score)"
+    ... ).execute(
+    ...     "CREATE TABLE qrels AS SELECT * FROM (VALUES ('q1', 'b', 1)) AS t(query, item, relevance)"
+    ... ).execute("SELECT * FROM rankeval_RR('run', 'qrels')").fetchall()
+    [('q1', 'RR', 0.5)]
     """
     con.execute(sql_dir().joinpath(ENTRY).read_text(encoding="utf-8"))
+
+
+def install_entry_point(con: _duckdb.DuckDBPyConnection) -> None:
+    """The same as :func:`install` (kept for the callers of earlier versions).
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> install_entry_point(con)
+    >>> con.execute("SELECT count(*) FROM rankeval_m_families").fetchone()[0] > 0
+    True
+    """
+    install(con)
 
 
 # Inputs up to this many run rows (frames in memory) go to the small-input database.
@@ -106,7 +110,9 @@ SMALL_ROWS = 100_000
 # thread: a small call is mostly planning (~0.05 s of optimizer on the entry macro), and
 # worker threads only add hand-offs on a few rows.  The optimizer changes how rows are
 # computed, never which values come out (the sums are ordered: the same bits).
-_SMALL_CONFIG: dict[str, str | int | float | list[str]] = {"threads": 1, "enable_optimizer": False}
+# (The optimizer is switched off per connection, by PRAGMA: DuckDB 1.x has no
+# enable_optimizer setting to open a database with.)
+_SMALL_CONFIG: dict[str, str | int | float | list[str]] = {"threads": 1}
 
 _DATABASES: dict[bool, _duckdb.DuckDBPyConnection] = {}
 _DATABASE_LOCK = threading.Lock()
@@ -147,7 +153,10 @@ def _connection(*, small: bool = False) -> _duckdb.DuckDBPyConnection:
             database = duckdb.connect(config={**config, **(_SMALL_CONFIG if small else {})})
             database.execute(_sql_parts()[0])
             _DATABASES[small] = database
-        return database.cursor()
+        cursor = database.cursor()
+    if small:
+        cursor.execute("PRAGMA disable_optimizer")
+    return cursor
 
 
 def _is_small(spec: Spec) -> bool:

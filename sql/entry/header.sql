@@ -11,10 +11,10 @@
 --       by := ['system', 'day'], query := 'qid', item := 'doc_id', score := 'sim',
 --       relevance := 'grade');
 --
--- rankeval_per_query(run_table, qrels_table, measures VARCHAR[], by := [], query := 'query',
---     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
---     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
---     duplicates := 'error')
+-- rankeval_per_query(run_table, qrels_table, measures VARCHAR[] := NULL, by := [],
+--     query := 'query', item := 'item', score := 'score', rank := NULL,
+--     relevance := 'relevance', rel := 1, complete := false, conventions := 'trec_eval',
+--     ties := 'first', top := NULL, duplicates := 'error', k := NULL)
 --   -> <by columns>, <query column>, measure, value      (one row per query and measure)
 -- rankeval_summary(... the same arguments ...)
 --   -> <by columns>, measure, value   (the mean over queries; the sum for NumRet, NumRel,
@@ -25,6 +25,10 @@
 -- measures: names as polars_rankeval parses them, echoed as given in `measure`:
 --   'MAP', 'nDCG@10', 'P(rel=2)@5', 'AP(norm=min)@10', 'RBP(p=0.8)', 'IPrec@0.1' and the
 --   trec_eval names ('map', 'ndcg_cut_10', 'P_5', 'recall_100', 'recip_rank', ...).
+--   Without measures: AP, AP@k, nDCG, nDCG@k, P@k, R@k, RR, Rprec, Bpref, Success@k,
+--   NumRet, NumRel, NumRelRet, with k := 10 unless given (k only applies to these).
+--   rankeval_evaluate(run_table, qrels_table, k := 10, rel := 1) is rankeval_per_query
+--   with these.
 -- by: run columns evaluated separately (systems, days, arms); the qrels serve every group.
 -- query / item / score / rank / relevance: your column names (kept in the output).
 -- rank: rank by this column (1 = top) instead of the score.

@@ -295,18 +295,44 @@ SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
 FROM _values AS v
 JOIN _qnames AS n ON n._q = v._q;
 
+-- The measures of a call that names none: trec_eval's default families with their
+-- cutoffs at k (10 by default), named as the polars engine prints them (P(rel=2)@10 with
+-- rel := 2).  k := sets those cutoffs only: with named measures, name the cutoffs in them.
+CREATE OR REPLACE MACRO rankeval_default_measure(family, cut, k, rel) AS
+    family
+    || CASE WHEN rel = 1 THEN ''
+            WHEN CAST(rel AS DOUBLE) = FLOOR(CAST(rel AS DOUBLE))
+                THEN '(rel=' || CAST(CAST(rel AS BIGINT) AS VARCHAR) || ')'
+            ELSE '(rel=' || CAST(CAST(rel AS DOUBLE) AS VARCHAR) || ')' END
+    || CASE WHEN cut THEN '@' || CAST(COALESCE(k, 10) AS VARCHAR) ELSE '' END;
+
+CREATE OR REPLACE MACRO rankeval_measures_or_default(measures, k, rel) AS CASE
+    WHEN measures IS NULL THEN [
+        rankeval_default_measure('AP', false, k, rel), rankeval_default_measure('AP', true, k, rel),
+        rankeval_default_measure('nDCG', false, k, rel), rankeval_default_measure('nDCG', true, k, rel),
+        rankeval_default_measure('P', true, k, rel), rankeval_default_measure('R', true, k, rel),
+        rankeval_default_measure('RR', false, k, rel), rankeval_default_measure('Rprec', false, k, rel),
+        rankeval_default_measure('Bpref', false, k, rel),
+        rankeval_default_measure('Success', true, k, rel),
+        rankeval_default_measure('NumRet', false, k, rel),
+        rankeval_default_measure('NumRel', false, k, rel),
+        rankeval_default_measure('NumRelRet', false, k, rel)]
+    WHEN k IS NOT NULL THEN error('k := ' || CAST(k AS VARCHAR) || ' sets the cutoffs of the '
+        || 'default measures only: with named measures, give each its cutoff (''P@10'')')
+    ELSE measures END;
+
 -- One row per (by..., query, measure): <by columns>, <query column>, measure, value.
 CREATE OR REPLACE MACRO rankeval_per_query(
-    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    run_table, qrels_table, measures := NULL, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error', subtopic := NULL, intent_weight := NULL
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL, k := NULL
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
 FROM (
     SELECT unnest(x._g), unnest(x._qs), x.measure, x.value,
         x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
-    FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
+    FROM rankeval_rows(run_table, qrels_table, rankeval_measures_or_default(measures, k, rel), "by" := "by", query := query,
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
         complete := complete, conventions := conventions, ties := ties, top := top,
             duplicates := duplicates, subtopic := subtopic,
@@ -318,10 +344,10 @@ ORDER BY __rk_og, __rk_oq, __rk_oi;
 -- evaluated queries; the sum for the counts; exp(mean(ln(max(x, 1e-5)))) for GMAP and
 -- GMBpref.
 CREATE OR REPLACE MACRO rankeval_summary(
-    run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
+    run_table, qrels_table, measures := NULL, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error', subtopic := NULL, intent_weight := NULL
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL, k := NULL
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_og, __rk_oi)
 FROM (
@@ -333,7 +359,7 @@ FROM (
         -- (_sqlentry.summary_sql, shared with sql.render and the dbt package)
         SELECT x._g, x._idx, x.measure,
             {{SUMMARY}} AS value
-        FROM rankeval_rows(run_table, qrels_table, measures, "by" := "by", query := query,
+        FROM rankeval_rows(run_table, qrels_table, rankeval_measures_or_default(measures, k, rel), "by" := "by", query := query,
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,
             duplicates := duplicates, subtopic := subtopic,

@@ -148,10 +148,11 @@ def test_statements_are_only_macros() -> None:
 
 
 def _cli_session(tmp_path: Path) -> duckdb.DuckDBPyConnection:
-    """What `.read sql/_shared.sql` then `.read` of every other file does in the CLI."""
+    """What the README's `cat sql/_shared.sql sql/[!_]*.sql sql/_evaluate.sql | duckdb`
+    does (the glob takes the family files and rankeval.sql, whose entry point
+    `rankeval_summary` / `rankeval_evaluate` call)."""
     con = duckdb.connect()
-    families = sorted(p.name for p in SQL.glob("[!_]*.sql") if p.name != "rankeval.sql")
-    order = ["_shared.sql", *families, "_evaluate.sql"]
+    order = ["_shared.sql", *sorted(p.name for p in SQL.glob("[!_]*.sql")), "_evaluate.sql"]
     for name in order:
         con.execute((SQL / name).read_text(encoding="utf-8"))
     return con
