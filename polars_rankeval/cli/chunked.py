@@ -28,8 +28,10 @@ import functools
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Self
 
 import polars as pl
 
@@ -201,64 +203,85 @@ def _evaluate_chunks(
     # prepared here without (numbering costs about what it saves; a run of one chunk,
     # the last, is evaluated with text queries anyway)
     chunks.prepare = functools.partial(prepare, numbered=not args.judged_only)
-    evaluator = _Evaluator(qrels, measures, name=name, args=args)
     # `ready` (2 groups or more) is evaluated when the chunks after it have 2 groups
     # too; the last one takes what follows it
     ready: _Chunk | None = None
     filling: list[_Chunk] = []
     groups = 0
-    for run, prepared in chunks:
-        chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)
-        filling.append(chunk)
-        groups += chunk.judged
-        if groups >= 2:
-            if ready is not None:
-                evaluator.evaluate(ready, last=False)
-            ready, filling, groups = _Chunk.merged(filling), [], 0
-    evaluator.evaluate(_Chunk.merged([*([] if ready is None else [ready]), *filling]), last=True)
+    with _warnings_as_whole() as skipped, _Evaluator(qrels, measures, name, args) as evaluator:
+        for run, prepared in chunks:
+            chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)
+            filling.append(chunk)
+            groups += chunk.judged
+            if groups >= 2:
+                if ready is not None:
+                    evaluator.submit(ready, last=False)
+                ready, filling, groups = _Chunk.merged(filling), [], 0
+        evaluator.submit(_Chunk.merged([*([] if ready is None else [ready]), *filling]), last=True)
     result = finish_run(evaluator.parts, qrels, measures, name=name, args=args)
     tag = chunks.chunks.last_tag if isinstance(chunks.chunks, RunChunks) else None
     result.runid = tag or name
-    if evaluator.skipped:
-        _warn_skipped(pl.concat(evaluator.skipped))
+    if skipped:  # the warning once, for the whole run
+        queries = pl.concat(evaluator.seen)
+        _warn_skipped(queries.filter(~queries.is_in(qrels.get_column("query").implode())))
     return result
 
 
+# chunks evaluated at once, in threads: polars collects without the GIL, so one chunk's
+# collect runs while the other's plan is built (Python) or collected; under -J one at a
+# time (its evaluation changes the warning filters, which are global)
+_AT_ONCE = 2
+
+
 class _Evaluator:
-    """Evaluates chunks, each with the qrels of its queries; keeps the parts and the run
-    queries the qrels lack.  (One plan collected for every chunk, its run and qrels
-    read from polars IO sources, took more CPU than building a plan a chunk.)"""
+    """Evaluates chunks, each with the qrels of its queries, ``_AT_ONCE`` at a time in
+    threads; ``parts`` in the order of the chunks once the ``with`` block ends.  (One
+    plan collected for every chunk, its run and qrels read from polars IO sources, took
+    more CPU than building a plan a chunk.)"""
 
     def __init__(
-        self, qrels: pl.DataFrame, measures: Measures, *, name: str, args: argparse.Namespace
+        self, qrels: pl.DataFrame, measures: Measures, name: str, args: argparse.Namespace
     ) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
         self.qrels = qrels
         self.seen: list[pl.Series] = []
         self.parts: list[Part] = []
-        self.skipped: list[pl.Series] = []
+        self._at_once = 1 if args.judged_only else _AT_ONCE
+        self._pool = ThreadPoolExecutor(max_workers=self._at_once)
+        self._running: list[Future[Part]] = []
         # one partition: a chunk is far below evaluate's rows a partition (its default
         # would count the rows again, a plan and a collect a chunk)
-        self.evaluate_part = lambda run, qrels: evaluate_part(
+        self._evaluate_part = lambda run, qrels: evaluate_part(
             run, qrels, measures, name=name, args=args, partitions=1
         )
 
-    def evaluate(self, chunk: _Chunk, *, last: bool) -> None:
+    def submit(self, chunk: _Chunk, *, last: bool) -> None:
         """Evaluate a chunk of whole queries with its qrels (``last``: with every qrels
-        query no chunk has); a warning but "run queries not in the qrels" raises
-        :class:`_Whole`."""
+        query no chunk has), once fewer than ``_AT_ONCE`` chunks are being evaluated."""
         if last:  # with the qrels of queries in no chunk: as text
             chunk = chunk.texts()
             seen = pl.concat(self.seen).to_frame() if self.seen else None
             qrels = self.qrels if seen is None else self.qrels.join(seen, on="query", how="anti")
             chunk = replace(chunk, qrels=qrels)
-        with _warnings_as_whole() as skipped:
-            part = self.evaluate_part(chunk.run.lazy(), chunk.qrels)
-        self.parts.append(part if chunk.names is None else _part_texts(part, chunk.names))
-        if skipped:
-            queries = chunk.queries
-            known = self.qrels.get_column("query").unique().implode()
-            self.skipped.append(queries.filter(~queries.is_in(known)))
         self.seen.append(chunk.queries)
+        if len(self._running) >= self._at_once:
+            self.parts.append(self._running.pop(0).result())
+        self._running.append(self._pool.submit(self._evaluate, chunk))
+
+    def _evaluate(self, chunk: _Chunk) -> Part:
+        part = self._evaluate_part(chunk.run.lazy(), chunk.qrels)
+        return part if chunk.names is None else _part_texts(part, chunk.names)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *error: object) -> None:
+        try:
+            if error[0] is None:
+                self.parts += [future.result() for future in self._running]
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _part_texts(part: Part, names: pl.Series) -> Part:
@@ -270,8 +293,9 @@ def _part_texts(part: Part, names: pl.Series) -> Part:
 
 @contextlib.contextmanager
 def _warnings_as_whole() -> Iterator[list[str]]:
-    """Records the warnings of the block: "run queries not in the qrels" in the list it
-    gives (non-empty: the chunk had some), any other raises :class:`_Whole`."""
+    """Records the warnings of the block (in any thread): "run queries not in the
+    qrels" in the list it gives (non-empty: a chunk had some), any other raises
+    :class:`_Whole`."""
     skipped: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
