@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import itertools
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -134,38 +135,52 @@ class _Chunk:
         if not ids.len() or number[-1] + 1 != self.queries.len():
             return self
         names = ids.rle().struct.field("value")
-        numbers = pl.Series(range(names.len()), dtype=pl.UInt32)
         run = self.run.with_columns(number.alias("query").set_sorted())
-        return replace(self, run=run, qrels=_renamed(self.qrels, names, numbers), names=names)
+        qrels = _renamed(self.qrels, names, _numbers(names.len()))
+        return replace(self, run=run, qrels=qrels, names=names)
 
     def texts(self) -> _Chunk:
         """The chunk with its queries as text."""
         if self.names is None:
             return self
-        numbers = pl.Series(range(self.names.len()), dtype=pl.UInt32)
-        run = self.run.with_columns(_text(self.names))
-        return replace(self, run=run, qrels=_renamed(self.qrels, numbers, self.names), names=None)
+        run, qrels = (frame.with_columns(_text(self.names)) for frame in (self.run, self.qrels))
+        return replace(self, run=run, qrels=qrels, names=None)
 
     @staticmethod
     def merged(chunks: list[_Chunk]) -> _Chunk:
-        """Consecutive chunks as one (their queries are distinct: grouped run)."""
+        """Consecutive chunks as one (their queries are distinct: grouped run); by
+        number when they all are, each one's numbers after those of the chunks before."""
         if len(chunks) == 1:
             return chunks[0]
-        numbered = any(c.names is not None for c in chunks)
-        chunks = [c.texts() for c in chunks]  # numbered again below
-        merged = _Chunk(
-            pl.concat([c.run for c in chunks]), pl.concat([c.queries for c in chunks]),
-            pl.concat([c.qrels for c in chunks]), sum(c.judged for c in chunks),
-        )  # fmt: skip
-        return merged.numbered() if numbered else merged
+        names = [c.names for c in chunks if c.names is not None]
+        if len(names) < len(chunks):  # some by text: all as text, numbered again
+            merged = _Chunk._joined([c.texts() for c in chunks], [pl.col("query")] * len(chunks))
+            return merged.numbered() if names else merged
+        offsets = itertools.accumulate((n.len() for n in names), initial=0)
+        merged = _Chunk._joined(chunks, [pl.col("query") + pl.lit(o, pl.UInt32) for o in offsets])
+        run = merged.run.with_columns(pl.col("query").set_sorted())
+        return replace(merged, run=run, names=pl.concat(names))
+
+    @staticmethod
+    def _joined(chunks: list[_Chunk], query: list[pl.Expr]) -> _Chunk:
+        """The chunks one after the other, each one's ``query`` as ``query[i]``."""
+        return _Chunk(
+            pl.concat([c.run.with_columns(q) for c, q in zip(chunks, query)]),
+            pl.concat([c.queries for c in chunks]),
+            pl.concat([c.qrels.with_columns(q) for c, q in zip(chunks, query)]),
+            sum(c.judged for c in chunks),
+        )
+
+
+def _numbers(count: int) -> pl.Series:
+    """The numbers of a chunk's ``count`` queries: 0, 1, ..., count - 1 (UInt32)."""
+    return pl.int_range(count, dtype=pl.UInt32, eager=True)
 
 
 def _text(names: pl.Series) -> pl.Expr:
     """``query`` numbers (or their text, as the -nan frame casts them) back to the
     queries' text (``names[number]``)."""
-    numbers = pl.Series(range(names.len()), dtype=pl.UInt32)
-    number = pl.col("query").cast(pl.UInt32)
-    return number.replace_strict(numbers, names, return_dtype=pl.String).alias("query")
+    return pl.lit(names).gather(pl.col("query").cast(pl.UInt32)).alias("query")
 
 
 def _renamed(frame: pl.DataFrame, old: pl.Series, new: pl.Series) -> pl.DataFrame:
