@@ -108,15 +108,19 @@ def _parse(block: bytes, layout: Layout) -> pl.DataFrame | None:
         )  # fmt: skip
     except pl.exceptions.PolarsError:
         return None
+    typed = {name: pl.col(columns[i]) for name, (i, _) in layout.fields.items()}
     # a missing field (fewer fields, or two spaces in a row) or (qrels) a fifth field:
-    # the line-numbered reader reports it
+    # the line-numbered reader reports it; none of them (and no blank line) when the
+    # columns' null counts (kept by the columns, no pass over the rows) say so
     required = columns[: layout.width - 1] if layout.exact else columns
+    nulls = raw.null_count().row(0)
+    if not any(nulls[: len(required)]) and (not layout.exact or nulls[-1] == raw.height):
+        return raw.select(**typed)
     bad = pl.any_horizontal(
         *(pl.col(name).is_null() for name in required),
         *([pl.col(columns[-1]).is_not_null()] if layout.exact else []),
     )
     blank = pl.all_horizontal(pl.all().is_null())  # an empty line: skipped
-    typed = {name: pl.col(columns[i]) for name, (i, _) in layout.fields.items()}
     frame = raw.select(**typed, _bad=bad & ~blank, _blank=blank)
     if frame.height and frame.get_column("_bad").any():
         return None
