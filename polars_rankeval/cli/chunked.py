@@ -40,7 +40,7 @@ from polars_rankeval._errors import InputError
 from polars_rankeval.cli.eval import Part, evaluate_part, evaluate_run, finish_run
 from polars_rankeval.cli.inputs import RunSource
 from polars_rankeval.cli.output import RunResult
-from polars_rankeval.cli.plain import NotGrouped, NotPlain, RunChunks
+from polars_rankeval.cli.plain import NotGrouped, NotPlain, RunChunks, distinct_runs
 from polars_rankeval.cli.trec import Measures
 
 __all__ = ["ReadAhead", "evaluate_source", "read_first"]
@@ -122,7 +122,7 @@ class _Chunk:
         """``run`` with its queries' rows of ``qrels`` (``judged_only``: -J, whose judged
         rows are those with a relevance >= 0; ``numbered``: queries by number, when each
         query's lines are together)."""
-        queries = run.get_column("query").unique()
+        queries = distinct_runs(run.get_column("query"))
         mine = qrels.filter(pl.col("query").is_in(queries.implode()))
         pairs = mine.filter(pl.col("relevance") >= 0) if judged_only else mine
         chunk = cls(run, queries, mine, _judged_queries(run, pairs.select("query", "item")))

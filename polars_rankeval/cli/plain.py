@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["QRELS", "RUN", "Layout", "read_plain"]
+__all__ = ["QRELS", "RUN", "Layout", "distinct_runs", "read_plain"]
 
 # bytes read at a time, whole lines: 1 MiB (a 2M-line run, read ahead of the evaluation,
 # 6 alternating runs under load: 152.5 MiB peak against 162 with 2 MiB blocks, the same
@@ -267,17 +267,35 @@ class RunChunks:
 def _cut_last_query(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The frame before the trailing lines of its last query, and those lines (slices,
     no copy).  Lines of that query further up stay in the first part: the query is then
-    seen twice, which :func:`_new_queries` reports."""
-    other = frame.get_column("query") != frame.item(-1, "query")
-    if not other.any():
-        return frame.clear(), frame
-    cut = frame.height - (other.reverse().arg_max() or 0)
-    return frame.head(cut), frame.slice(cut)
+    seen twice, which :func:`_new_queries` reports.  (Searched for in the last rows
+    first: a query's lines are usually far fewer.)"""
+    ids = frame.get_column("query")
+    for rows in (1 << 13, None):
+        tail = ids if rows is None else ids.tail(rows)
+        other = tail != ids[-1]
+        if other.any():
+            cut = frame.height - (other.reverse().arg_max() or 0)
+            return frame.head(cut), frame.slice(cut)
+        if tail.len() == frame.height:
+            break
+    return frame.clear(), frame
 
 
 def _new_queries(frame: pl.DataFrame, finished: pl.Series) -> pl.Series:
     """``finished`` with the frame's queries; NotGrouped if one of them is in it."""
-    queries = frame.get_column("query").unique()
+    queries = distinct_runs(frame.get_column("query"))
     if queries.is_in(finished.implode()).any():
         raise NotGrouped(queries.filter(queries.is_in(finished.implode())).item(0))
     return pl.concat([finished, queries])
+
+
+def distinct_runs(ids: pl.Series) -> pl.Series:
+    """The distinct values of ``ids``, in order of first appearance when equal values
+    are together (a run's queries): its runs of equal values (comparing neighbours is
+    cheaper than hashing every value), or ``unique()`` when a value comes back.
+
+    >>> distinct_runs(pl.Series(["b", "b", "a"])).to_list()
+    ['b', 'a']
+    """
+    runs = ids.rle().struct.field("value").alias(ids.name)
+    return runs if runs.n_unique() == runs.len() else runs.unique(maintain_order=True)
