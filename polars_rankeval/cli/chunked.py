@@ -1,8 +1,8 @@
 """Evaluating a TREC text run in chunks of whole queries: the memory of a chunk, not
 of the run (a 2M-line run: ~160-190 MiB peak instead of ~460; each chunk costs ~15 ms
 of planning, hence chunks of ~100k lines, four 1 MiB blocks, rather than smaller).
-The next chunk is read in a thread while one is evaluated (:class:`ReadAhead`), the
-first one while the qrels are read.
+The next chunk is read in a thread while chunks are evaluated (:class:`ReadAhead`), the
+first one while the qrels are read; two chunks are evaluated at once (:class:`_Evaluator`).
 
 Every measure is a function of one query's rows and its qrels, so each chunk is
 evaluated by :func:`.eval.evaluate_part` with the qrels of its queries, and
