@@ -1,8 +1,8 @@
 """Evaluating a TREC text run in chunks of whole queries: the memory of a chunk, not
 of the run (a 2M-line run: ~160-190 MiB peak instead of ~460; each chunk costs ~15 ms
 of planning, hence chunks of ~100k lines, four 1 MiB blocks, rather than smaller).
-The next chunk is read in a thread while one is evaluated (:class:`ReadAhead`), the
-first one while the qrels are read.
+The next chunk is read in a thread while chunks are evaluated (:class:`ReadAhead`), the
+first one while the qrels are read; two chunks are evaluated at once (:class:`_Evaluator`).
 
 Every measure is a function of one query's rows and its qrels, so each chunk is
 evaluated by :func:`.eval.evaluate_part` with the qrels of its queries, and
@@ -25,11 +25,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import itertools
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Self
 
 import polars as pl
 
@@ -37,7 +40,7 @@ from polars_rankeval._errors import InputError
 from polars_rankeval.cli.eval import Part, evaluate_part, evaluate_run, finish_run
 from polars_rankeval.cli.inputs import RunSource
 from polars_rankeval.cli.output import RunResult
-from polars_rankeval.cli.plain import NotGrouped, NotPlain, RunChunks
+from polars_rankeval.cli.plain import NotGrouped, NotPlain, RunChunks, distinct_runs
 from polars_rankeval.cli.trec import Measures
 
 __all__ = ["ReadAhead", "evaluate_source", "read_first"]
@@ -119,7 +122,7 @@ class _Chunk:
         """``run`` with its queries' rows of ``qrels`` (``judged_only``: -J, whose judged
         rows are those with a relevance >= 0; ``numbered``: queries by number, when each
         query's lines are together)."""
-        queries = run.get_column("query").unique()
+        queries = distinct_runs(run.get_column("query"))
         mine = qrels.filter(pl.col("query").is_in(queries.implode()))
         pairs = mine.filter(pl.col("relevance") >= 0) if judged_only else mine
         chunk = cls(run, queries, mine, _judged_queries(run, pairs.select("query", "item")))
@@ -132,38 +135,52 @@ class _Chunk:
         if not ids.len() or number[-1] + 1 != self.queries.len():
             return self
         names = ids.rle().struct.field("value")
-        numbers = pl.Series(range(names.len()), dtype=pl.UInt32)
         run = self.run.with_columns(number.alias("query").set_sorted())
-        return replace(self, run=run, qrels=_renamed(self.qrels, names, numbers), names=names)
+        qrels = _renamed(self.qrels, names, _numbers(names.len()))
+        return replace(self, run=run, qrels=qrels, names=names)
 
     def texts(self) -> _Chunk:
         """The chunk with its queries as text."""
         if self.names is None:
             return self
-        numbers = pl.Series(range(self.names.len()), dtype=pl.UInt32)
-        run = self.run.with_columns(_text(self.names))
-        return replace(self, run=run, qrels=_renamed(self.qrels, numbers, self.names), names=None)
+        run, qrels = (frame.with_columns(_text(self.names)) for frame in (self.run, self.qrels))
+        return replace(self, run=run, qrels=qrels, names=None)
 
     @staticmethod
     def merged(chunks: list[_Chunk]) -> _Chunk:
-        """Consecutive chunks as one (their queries are distinct: grouped run)."""
+        """Consecutive chunks as one (their queries are distinct: grouped run); by
+        number when they all are, each one's numbers after those of the chunks before."""
         if len(chunks) == 1:
             return chunks[0]
-        numbered = any(c.names is not None for c in chunks)
-        chunks = [c.texts() for c in chunks]  # numbered again below
-        merged = _Chunk(
-            pl.concat([c.run for c in chunks]), pl.concat([c.queries for c in chunks]),
-            pl.concat([c.qrels for c in chunks]), sum(c.judged for c in chunks),
-        )  # fmt: skip
-        return merged.numbered() if numbered else merged
+        names = [c.names for c in chunks if c.names is not None]
+        if len(names) < len(chunks):  # some by text: all as text, numbered again
+            merged = _Chunk._joined([c.texts() for c in chunks], [pl.col("query")] * len(chunks))
+            return merged.numbered() if names else merged
+        offsets = itertools.accumulate((n.len() for n in names), initial=0)
+        merged = _Chunk._joined(chunks, [pl.col("query") + pl.lit(o, pl.UInt32) for o in offsets])
+        run = merged.run.with_columns(pl.col("query").set_sorted())
+        return replace(merged, run=run, names=pl.concat(names))
+
+    @staticmethod
+    def _joined(chunks: list[_Chunk], query: list[pl.Expr]) -> _Chunk:
+        """The chunks one after the other, each one's ``query`` as ``query[i]``."""
+        return _Chunk(
+            pl.concat([c.run.with_columns(q) for c, q in zip(chunks, query)]),
+            pl.concat([c.queries for c in chunks]),
+            pl.concat([c.qrels.with_columns(q) for c, q in zip(chunks, query)]),
+            sum(c.judged for c in chunks),
+        )
+
+
+def _numbers(count: int) -> pl.Series:
+    """The numbers of a chunk's ``count`` queries: 0, 1, ..., count - 1 (UInt32)."""
+    return pl.int_range(count, dtype=pl.UInt32, eager=True)
 
 
 def _text(names: pl.Series) -> pl.Expr:
     """``query`` numbers (or their text, as the -nan frame casts them) back to the
     queries' text (``names[number]``)."""
-    numbers = pl.Series(range(names.len()), dtype=pl.UInt32)
-    number = pl.col("query").cast(pl.UInt32)
-    return number.replace_strict(numbers, names, return_dtype=pl.String).alias("query")
+    return pl.lit(names).gather(pl.col("query").cast(pl.UInt32)).alias("query")
 
 
 def _renamed(frame: pl.DataFrame, old: pl.Series, new: pl.Series) -> pl.DataFrame:
@@ -201,64 +218,85 @@ def _evaluate_chunks(
     # prepared here without (numbering costs about what it saves; a run of one chunk,
     # the last, is evaluated with text queries anyway)
     chunks.prepare = functools.partial(prepare, numbered=not args.judged_only)
-    evaluator = _Evaluator(qrels, measures, name=name, args=args)
     # `ready` (2 groups or more) is evaluated when the chunks after it have 2 groups
     # too; the last one takes what follows it
     ready: _Chunk | None = None
     filling: list[_Chunk] = []
     groups = 0
-    for run, prepared in chunks:
-        chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)
-        filling.append(chunk)
-        groups += chunk.judged
-        if groups >= 2:
-            if ready is not None:
-                evaluator.evaluate(ready, last=False)
-            ready, filling, groups = _Chunk.merged(filling), [], 0
-    evaluator.evaluate(_Chunk.merged([*([] if ready is None else [ready]), *filling]), last=True)
+    with _warnings_as_whole() as skipped, _Evaluator(qrels, measures, name, args) as evaluator:
+        for run, prepared in chunks:
+            chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)
+            filling.append(chunk)
+            groups += chunk.judged
+            if groups >= 2:
+                if ready is not None:
+                    evaluator.submit(ready, last=False)
+                ready, filling, groups = _Chunk.merged(filling), [], 0
+        evaluator.submit(_Chunk.merged([*([] if ready is None else [ready]), *filling]), last=True)
     result = finish_run(evaluator.parts, qrels, measures, name=name, args=args)
     tag = chunks.chunks.last_tag if isinstance(chunks.chunks, RunChunks) else None
     result.runid = tag or name
-    if evaluator.skipped:
-        _warn_skipped(pl.concat(evaluator.skipped))
+    if skipped:  # the warning once, for the whole run
+        queries = pl.concat(evaluator.seen)
+        _warn_skipped(queries.filter(~queries.is_in(qrels.get_column("query").implode())))
     return result
 
 
+# chunks evaluated at once, in threads: polars collects without the GIL, so one chunk's
+# collect runs while the other's plan is built (Python) or collected; under -J one at a
+# time (its evaluation changes the warning filters, which are global)
+_AT_ONCE = 2
+
+
 class _Evaluator:
-    """Evaluates chunks, each with the qrels of its queries; keeps the parts and the run
-    queries the qrels lack.  (One plan collected for every chunk, its run and qrels
-    read from polars IO sources, took more CPU than building a plan a chunk.)"""
+    """Evaluates chunks, each with the qrels of its queries, ``_AT_ONCE`` at a time in
+    threads; ``parts`` in the order of the chunks once the ``with`` block ends.  (One
+    plan collected for every chunk, its run and qrels read from polars IO sources, took
+    more CPU than building a plan a chunk.)"""
 
     def __init__(
-        self, qrels: pl.DataFrame, measures: Measures, *, name: str, args: argparse.Namespace
+        self, qrels: pl.DataFrame, measures: Measures, name: str, args: argparse.Namespace
     ) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
         self.qrels = qrels
         self.seen: list[pl.Series] = []
         self.parts: list[Part] = []
-        self.skipped: list[pl.Series] = []
+        self._at_once = 1 if args.judged_only else _AT_ONCE
+        self._pool = ThreadPoolExecutor(max_workers=self._at_once)
+        self._running: list[Future[Part]] = []
         # one partition: a chunk is far below evaluate's rows a partition (its default
         # would count the rows again, a plan and a collect a chunk)
-        self.evaluate_part = lambda run, qrels: evaluate_part(
+        self._evaluate_part = lambda run, qrels: evaluate_part(
             run, qrels, measures, name=name, args=args, partitions=1
         )
 
-    def evaluate(self, chunk: _Chunk, *, last: bool) -> None:
+    def submit(self, chunk: _Chunk, *, last: bool) -> None:
         """Evaluate a chunk of whole queries with its qrels (``last``: with every qrels
-        query no chunk has); a warning but "run queries not in the qrels" raises
-        :class:`_Whole`."""
+        query no chunk has), once fewer than ``_AT_ONCE`` chunks are being evaluated."""
         if last:  # with the qrels of queries in no chunk: as text
             chunk = chunk.texts()
             seen = pl.concat(self.seen).to_frame() if self.seen else None
             qrels = self.qrels if seen is None else self.qrels.join(seen, on="query", how="anti")
             chunk = replace(chunk, qrels=qrels)
-        with _warnings_as_whole() as skipped:
-            part = self.evaluate_part(chunk.run.lazy(), chunk.qrels)
-        self.parts.append(part if chunk.names is None else _part_texts(part, chunk.names))
-        if skipped:
-            queries = chunk.queries
-            known = self.qrels.get_column("query").unique().implode()
-            self.skipped.append(queries.filter(~queries.is_in(known)))
         self.seen.append(chunk.queries)
+        if len(self._running) >= self._at_once:
+            self.parts.append(self._running.pop(0).result())
+        self._running.append(self._pool.submit(self._evaluate, chunk))
+
+    def _evaluate(self, chunk: _Chunk) -> Part:
+        part = self._evaluate_part(chunk.run.lazy(), chunk.qrels)
+        return part if chunk.names is None else _part_texts(part, chunk.names)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *error: object) -> None:
+        try:
+            if error[0] is None:
+                self.parts += [future.result() for future in self._running]
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _part_texts(part: Part, names: pl.Series) -> Part:
@@ -270,8 +308,9 @@ def _part_texts(part: Part, names: pl.Series) -> Part:
 
 @contextlib.contextmanager
 def _warnings_as_whole() -> Iterator[list[str]]:
-    """Records the warnings of the block: "run queries not in the qrels" in the list it
-    gives (non-empty: the chunk had some), any other raises :class:`_Whole`."""
+    """Records the warnings of the block (in any thread): "run queries not in the
+    qrels" in the list it gives (non-empty: a chunk had some), any other raises
+    :class:`_Whole`."""
     skipped: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["QRELS", "RUN", "Layout", "read_plain"]
+__all__ = ["QRELS", "RUN", "Layout", "distinct_runs", "read_plain"]
 
 # bytes read at a time, whole lines: 1 MiB (a 2M-line run, read ahead of the evaluation,
 # 6 alternating runs under load: 152.5 MiB peak against 162 with 2 MiB blocks, the same
@@ -108,15 +108,19 @@ def _parse(block: bytes, layout: Layout) -> pl.DataFrame | None:
         )  # fmt: skip
     except pl.exceptions.PolarsError:
         return None
+    typed = {name: pl.col(columns[i]) for name, (i, _) in layout.fields.items()}
     # a missing field (fewer fields, or two spaces in a row) or (qrels) a fifth field:
-    # the line-numbered reader reports it
+    # the line-numbered reader reports it; none of them (and no blank line) when the
+    # columns' null counts (kept by the columns, no pass over the rows) say so
     required = columns[: layout.width - 1] if layout.exact else columns
+    nulls = raw.null_count().row(0)
+    if not any(nulls[: len(required)]) and (not layout.exact or nulls[-1] == raw.height):
+        return raw.select(**typed)
     bad = pl.any_horizontal(
         *(pl.col(name).is_null() for name in required),
         *([pl.col(columns[-1]).is_not_null()] if layout.exact else []),
     )
     blank = pl.all_horizontal(pl.all().is_null())  # an empty line: skipped
-    typed = {name: pl.col(columns[i]) for name, (i, _) in layout.fields.items()}
     frame = raw.select(**typed, _bad=bad & ~blank, _blank=blank)
     if frame.height and frame.get_column("_bad").any():
         return None
@@ -263,17 +267,35 @@ class RunChunks:
 def _cut_last_query(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The frame before the trailing lines of its last query, and those lines (slices,
     no copy).  Lines of that query further up stay in the first part: the query is then
-    seen twice, which :func:`_new_queries` reports."""
-    other = frame.get_column("query") != frame.item(-1, "query")
-    if not other.any():
-        return frame.clear(), frame
-    cut = frame.height - (other.reverse().arg_max() or 0)
-    return frame.head(cut), frame.slice(cut)
+    seen twice, which :func:`_new_queries` reports.  (Searched for in the last rows
+    first: a query's lines are usually far fewer.)"""
+    ids = frame.get_column("query")
+    for rows in (1 << 13, None):
+        tail = ids if rows is None else ids.tail(rows)
+        other = tail != ids[-1]
+        if other.any():
+            cut = frame.height - (other.reverse().arg_max() or 0)
+            return frame.head(cut), frame.slice(cut)
+        if tail.len() == frame.height:
+            break
+    return frame.clear(), frame
 
 
 def _new_queries(frame: pl.DataFrame, finished: pl.Series) -> pl.Series:
     """``finished`` with the frame's queries; NotGrouped if one of them is in it."""
-    queries = frame.get_column("query").unique()
+    queries = distinct_runs(frame.get_column("query"))
     if queries.is_in(finished.implode()).any():
         raise NotGrouped(queries.filter(queries.is_in(finished.implode())).item(0))
     return pl.concat([finished, queries])
+
+
+def distinct_runs(ids: pl.Series) -> pl.Series:
+    """The distinct values of ``ids``, in order of first appearance when equal values
+    are together (a run's queries): its runs of equal values (comparing neighbours is
+    cheaper than hashing every value), or ``unique()`` when a value comes back.
+
+    >>> distinct_runs(pl.Series(["b", "b", "a"])).to_list()
+    ['b', 'a']
+    """
+    runs = ids.rle().struct.field("value").alias(ids.name)
+    return runs if runs.n_unique() == runs.len() else runs.unique(maintain_order=True)

@@ -189,3 +189,32 @@ def test_read_ahead_gives_the_chunks_in_order_and_the_reader_error_in_its_place(
             counts.append(count)
     assert got == [0, 1, 2]
     assert counts[0] in (None, 0) and counts[1:] == [10, 20]
+
+
+def test_numbered_chunks_merge_as_their_texts_numbered_again() -> None:
+    """Merging chunks whose queries are numbered shifts each one's numbers after those of
+    the chunks before it: the same frames as merging them as text and numbering the
+    whole again, and their texts are the rows read."""
+    import polars as pl
+
+    run = pl.DataFrame(
+        {"query": ["b", "b", "a", "c", "c", "c"], "item": list("xyzxyz"), "score": [1.0] * 6}
+    )
+    qrels = pl.DataFrame({"query": ["c", "a", "b", "z"], "item": list("xzyq"),
+                          "relevance": [1, 1, 0, 2]})  # fmt: skip
+    chunks = [
+        chunked._Chunk.of(run.slice(*cut), qrels, judged_only=False, numbered=True)
+        for cut in ((0, 2), (2, 1), (3, 3))
+    ]
+    assert all(c.names is not None for c in chunks)
+    merged = chunked._Chunk.merged(chunks)
+    again = chunked._Chunk.merged([c.texts() for c in chunks]).numbered()
+    assert merged.run.equals(again.run) and merged.qrels.equals(again.qrels)
+    assert merged.names is not None and merged.names.to_list() == ["b", "a", "c"]
+    assert merged.run.get_column("query").to_list() == [0, 0, 1, 2, 2, 2]
+    assert merged.run.get_column("query").flags["SORTED_ASC"]
+    mixed = chunked._Chunk.merged([chunks[0].texts(), *chunks[1:]])
+    assert mixed.run.equals(merged.run) and mixed.qrels.equals(merged.qrels)
+    assert merged.texts().run.equals(run)
+    texts = merged.texts().qrels.sort("query")
+    assert texts.equals(qrels.filter(pl.col("query") != "z").sort("query"))
