@@ -452,6 +452,16 @@ _CWL_EQUIVALENT: dict[tuple[str, str, str], str] = {
     **{
         (
             "measures:cwl.py",
+            f'expression=lambda m, j: _weighted(m, j, _table("{kind}", 0.0, _depth(m)), stopping=True),',
+            f'expression=lambda m, j: _weighted(m, j, _table("{kind}", {value}, _depth(m)), stopping=True),',
+        ): f"{name}'s base weight ({weight}) has no parameter: _table's \"{kind}\" entry ignores "
+        "value (it only keys the table's cache)"
+        for kind, name, weight in (("one", "NERR8", "1"), ("harmonic", "NERR9", "1 / i"))
+        for value in ("-1.0", "1.0")
+    },
+    **{
+        (
+            "measures:cwl.py",
             "tail = tail + term if numerator > 0 else tail - term",
             f"tail = tail + term if numerator {op} else tail - term",
         ): "TRIGAMMA_TAIL's numerators are 1, -1 and 5 (constants): the mutated test splits "
