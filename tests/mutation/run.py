@@ -460,6 +460,18 @@ _CWL_EQUIVALENT: dict[tuple[str, str, str], str] = {
         for value in ("-1.0", "1.0")
     },
     **{
+        ("measures:cwl.py", line, line.replace("1.0", "2.0", 1)): (
+            f"{name}'s weights are ratios of sums of this base weight (numerator and "
+            "normaliser alike): doubling every base weight doubles every table value "
+            "exactly (a power of 2), so each ratio is the same to the bit"
+        )
+        for name, line in (
+            ("NERR8", '"one": lambda i: 1.0,  # NERR8'),
+            ("NERR9", '"harmonic": lambda i: 1.0 / i,  # NERR9: prod_{j<i} j / (j + 1) = 1 / i'),
+            ("SDCG", '"log": lambda i: 1.0 / math.log2(i + 1),'),
+        )
+    },
+    **{
         (
             "measures:cwl.py",
             "tail = tail + term if numerator > 0 else tail - term",
