@@ -450,6 +450,24 @@ def _cwl_order_moves() -> dict[tuple[str, str, str], str]:
 _CWL_EQUIVALENT: dict[tuple[str, str, str], str] = {
     **_cwl_order_moves(),
     **{
+        ("measures:cwl.py", line, mutated): (
+            "BPM's branch for a goal T <= 0 is never taken: T is validated before any "
+            "expression is built (GOAL's open minimum 0: 'BPM(T=0)@3' and 'BPM(T=-1)@3' are "
+            "MeasureErrors, 'T must be > 0.0'), so its test and its body can change without "
+            "effect (its negation, taken for every T, is killed by "
+            "oracles/test_measure_cwl.py::test_cwl_by_hand)"
+        )
+        for line, mutated in (
+            ("stop = pl.lit(1.0)", "stop = pl.lit( 0.0)"),
+            ("stop = pl.lit(1.0)", "stop = pl.lit( 2.0)"),
+            *(
+                ("if goal <= 0:  # reached at position 1, judged or not",
+                 f"if goal {test}:  # reached at position 1, judged or not")
+                for test in ("< 0", "<= -1")
+            ),
+        )
+    },
+    **{
         (
             "measures:cwl.py",
             f'expression=lambda m, j: _weighted(m, j, _table("{kind}", 0.0, _depth(m)), stopping=True),',
@@ -1155,6 +1173,9 @@ _CWL_KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "TRIGAMMA_TAIL = ((1, 1, 1), (1, 2, 2), (1, 6, 3), (-1, 30, 5), (1, 42, 7), (-1, 30, 9), (5, 66, 11))",
         "TRIGAMMA_TAIL = ((1, 1, 1), (1, 2, 2), (1, 6, 3), (-1, 30, 5), (1, 42, 7), (-1, 30, 9), (5, 65, 11))",
     ): f"{_CWL_SURV}::test_cwl_trigamma_within_5e_15_of_its_closed_forms",
+    ("measures:cwl.py", "TRIGAMMA_HEAD = 10", "TRIGAMMA_HEAD = 9"): (
+        f"{_CWL_SURV}::test_cwl_trigamma_within_5e_15_of_its_closed_forms"
+    ),
 }
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     # session 19 (mutcwl): measures:cwl.py, its first run in full
