@@ -1176,6 +1176,11 @@ _CWL_KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ("measures:cwl.py", "TRIGAMMA_HEAD = 10", "TRIGAMMA_HEAD = 9"): (
         f"{_CWL_SURV}::test_cwl_trigamma_within_5e_15_of_its_closed_forms"
     ),
+    (
+        "measures:cwl.py",
+        """params=(Param("p", 0.9, "persistence (ir_measures' p)", minimum=0.0, maximum=1.0,""",
+        """params=(Param("p", 0.9, "persistence (ir_measures' p)", minimum= -1.0, maximum=1.0,""",
+    ): f"{_CWL_SURV}::test_nerr10_persistence_below_0_is_refused_by_name",
 }
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     # session 19 (mutcwl): measures:cwl.py, its first run in full

@@ -88,3 +88,13 @@ def test_nerr10_with_p_0_is_the_first_items_gain(grades: list[float | None]) -> 
     want = _cwl_eval("NERReq10CWLMetric", (0.0,), gains)
     assert want == (gains[0] or 0.0)
     assert _ours(grades, ["NERR10(p=0,max_rel=2)"])["NERR10(p=0,max_rel=2)"] == want
+
+
+@pytest.mark.parametrize("p", ["-0.5", "-1", "-1e-9"])
+def test_nerr10_persistence_below_0_is_refused_by_name(p: str) -> None:
+    # p is a probability (cwl-eval's phi: the user continues with probability
+    # phi (1 - g)), so it lies in [0, 1]: a negative p is an error naming it
+    run = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    with pytest.raises(rk.MeasureError, match=r"p must be >= 0"):
+        rk.evaluate(run, qrels, [f"NERR10(p={p})"])
