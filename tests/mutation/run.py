@@ -461,8 +461,10 @@ _CWL_EQUIVALENT: dict[tuple[str, str, str], str] = {
             ("stop = pl.lit(1.0)", "stop = pl.lit( 0.0)"),
             ("stop = pl.lit(1.0)", "stop = pl.lit( 2.0)"),
             *(
-                ("if goal <= 0:  # reached at position 1, judged or not",
-                 f"if goal {test}:  # reached at position 1, judged or not")
+                (
+                    "if goal <= 0:  # reached at position 1, judged or not",
+                    f"if goal {test}:  # reached at position 1, judged or not",
+                )
                 for test in ("< 0", "<= -1")
             ),
         )
@@ -1163,11 +1165,16 @@ _MEASURES = "oracles/test_mutation_survivors_measures.py"
 _NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 _CWL_SURV = "oracles/test_mutation_survivors_cwl.py"  # session 19 (mutcwl)
 _CWL_KILLED_AFTER: dict[tuple[str, str, str], str] = {
-    (
-        "measures:cwl.py",
-        '"geometric": lambda i: value ** (i - 1),  # NERR10: p^(i - 1)',
-        '"geometric": lambda i: value ** (i + 1),  # NERR10: p^(i - 1)',
-    ): f"{_CWL_SURV}::test_nerr10_with_p_0_is_the_first_items_gain",
+    # p^i or p^(i - 2) scale every weight by p^(+-1) (the same ratios but for rounding):
+    # at p = 0 they are 0 everywhere (NaN) or 0^-1 (an error)
+    **{
+        (
+            "measures:cwl.py",
+            '"geometric": lambda i: value ** (i - 1),  # NERR10: p^(i - 1)',
+            f'"geometric": lambda i: value ** (i {power}),  # NERR10: p^(i - 1)',
+        ): f"{_CWL_SURV}::test_nerr10_with_p_0_is_the_first_items_gain"
+        for power in ("+ 1", "- 0", "- 2")
+    },
     (
         "measures:cwl.py",
         "TRIGAMMA_TAIL = ((1, 1, 1), (1, 2, 2), (1, 6, 3), (-1, 30, 5), (1, 42, 7), (-1, 30, 9), (5, 66, 11))",
