@@ -480,6 +480,15 @@ _CWL_EQUIVALENT: dict[tuple[str, str, str], str] = {
         for value in ("-1.0", "1.0")
     },
     **{
+        (
+            "measures:cwl.py",
+            '_SDCG = _linear("log", lambda m: 0.0, _depth)',
+            f'_SDCG = _linear("log", lambda m: {value}, _depth)',
+        ): "SDCG's base weight 1 / log2(i + 1) has no parameter: _table's \"log\" entry "
+        "ignores value (it only keys the table's cache)"
+        for value in ("-1.0", "1.0")
+    },
+    **{
         ("measures:cwl.py", line, line.replace("1.0", "2.0", 1)): (
             f"{name}'s weights are ratios of sums of this base weight (numerator and "
             "normaliser alike): doubling every base weight doubles every table value "
