@@ -1217,6 +1217,11 @@ _CWL_KILLED_AFTER: dict[tuple[str, str, str], str] = {
         """params=(Param("p", 0.9, "persistence (ir_measures' p)", minimum=0.0, maximum=1.0,""",
         """params=(Param("p", 0.9, "persistence (ir_measures' p)", minimum= -1.0, maximum=1.0,""",
     ): f"{_CWL_SURV}::test_nerr10_persistence_below_0_is_refused_by_name",
+    (
+        "measures:cwl.py",
+        "clipped = j.rel.clip(lower_bound=0.0).clip(lo, hi)",
+        "clipped = j.rel.clip(lower_bound= -1.0).clip(lo, hi)",
+    ): f"{_CWL_SURV}::test_negative_judgments_gain_as_0_before_a_negative_min_rel",
 }
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     # session 19 (mutcwl): measures:cwl.py, its first run in full

@@ -10,8 +10,11 @@ positions), or closed forms / hand computations from the measures' definitions.
 from __future__ import annotations
 
 import decimal
+import math
+import warnings
 from decimal import Decimal
 
+import ir_measures
 import numpy as np
 import polars as pl
 import pytest
@@ -98,3 +101,28 @@ def test_nerr10_persistence_below_0_is_refused_by_name(p: str) -> None:
     qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
     with pytest.raises(rk.MeasureError, match=r"p must be >= 0"):
         rk.evaluate(run, qrels, [f"NERR10(p={p})"])
+
+
+def test_negative_judgments_gain_as_0_before_a_negative_min_rel() -> None:
+    # ir_measures' cwl_eval provider (the gain convention the C/W/L measures follow)
+    # first raises a negative judgment to 0 ("following trec_eval convention"), then clips
+    # to [min_rel, max_rel] and scales: with min_rel = -1, max_rel = 1 a judgment of -1
+    # gains (0 + 1) / 2 = 0.5, not 0.  Grades -1, 1, unjudged: gains 0.5, 1, 0;
+    # SDCG@3 = (0.5 + 1 / log2 3) / (1 + 1 / log2 3 + 1 / 2); NERR8@2 = 0.5 + 0.5 * 1
+    # over 1 + 0.5
+    sdcg = (0.5 + 1 / math.log2(3)) / (1 + 1 / math.log2(3) + 1 / 2)
+    names = ["SDCG(min_rel=-1,max_rel=1)@3", "NERR8(min_rel=-1,max_rel=1)@2"]
+    want = {names[0]: sdcg, names[1]: 1.0 / 1.5}
+    # (ir_measures' name parser takes no negative numbers: the measures built directly)
+    measures = {
+        ir_measures.SDCG(min_rel=-1, max_rel=1) @ 3: names[0],
+        ir_measures.NERR8(min_rel=-1, max_rel=1) @ 2: names[1],
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = {measures[r.measure]: r.value for r in ir_measures.cwl_eval.iter_calc(
+            list(measures), {"q": {"d0": -1, "d1": 1}}, {"q": {"d0": 3.0, "d1": 2.0, "d2": 1.0}})}  # fmt: skip
+    assert theirs == pytest.approx(want, abs=1e-15)
+    got = _ours([-1, 1, None], names)
+    for name in names:
+        assert got[name] == pytest.approx(want[name], abs=1e-15), name
