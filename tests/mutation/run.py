@@ -449,6 +449,11 @@ def _cwl_order_moves() -> dict[tuple[str, str, str], str]:
 
 _CWL_EQUIVALENT: dict[tuple[str, str, str], str] = {
     **_cwl_order_moves(),
+    (
+        "measures:cwl.py",
+        "m: Measure, j: Judged, table: pl.Series, *, stopping: bool, gain: pl.Expr | None = None",
+        "m: Measure, j: Judged, table: pl.Series, /, stopping: bool, gain: pl.Expr | None = None",
+    ): _KEYWORD_ONLY + " (cwl.py's _weighted: its 6 callers pass m, j, table by position)",
     **{
         ("measures:cwl.py", line, mutated): (
             "BPM's branch for a goal T <= 0 is never taken: T is validated before any "
