@@ -137,6 +137,7 @@ _CWL = tuple(
         "test_cwl_eval_command_line_on_its_test_files",
     )
 )  # fmt: skip
+_SURV_CWL = "tests/oracles/test_mutation_survivors_cwl.py"  # session 19's, cwl-eval / closed forms
 _MEASURES_NARROW: dict[str, tuple[str, ...]] = {
     **{
         f"{_M}{m}.py": (*_TREC, _PYTREC)
@@ -165,7 +166,7 @@ _MEASURES_NARROW: dict[str, tuple[str, ...]] = {
     ),
     # RBP's random-data oracle (ranx, ~45 s with numba's start) last: for survivors only
     f"{_M}rbp.py": (*_RBP, "tests/oracles/test_oracle_ranx.py"),
-    f"{_M}cwl.py": (*_CWL, _SURV_FULL),
+    f"{_M}cwl.py": (*_CWL, _SURV_FULL, _SURV_CWL),
     f"{_M}rbp_resid.py": _RBP,
     f"{_M}interp_ap.py": (_SURV_FULL, "tests/oracles/test_measure_interp_ap.py"),
     f"{_M}yaap.py": ("tests/oracles/test_measure_yaap.py",),
@@ -297,6 +298,7 @@ TARGETS = {
             "tests/oracles/test_measure_yaap.py",
             "tests/oracles/test_measure_compat.py",
             *_CWL,
+            _SURV_CWL,
             "tests/oracles/test_exact_division.py",
             "tests/oracles/test_rbp_trec_eval_bits.py",
             "tests/docs/test_readme.py::test_every_generated_readme_section_is_fresh",
@@ -403,6 +405,146 @@ _KEYWORD_ONLY = (
     "a private helper's keyword-only marker made a positional-only one: every caller "
     "passes the options after it by keyword, which both allow"
 )
+
+# C/W/L's families, (order, name) -> the name sorted first when another family's order
+# ties a mutated one: INST 320 .. BPM 327, one apart, nothing at 319 or 328
+_CWL_ORDERS = {"INST": 320, "INSQ": 321, "NERR8": 322, "NERR9": 323, "NERR10": 324,
+               "NERR11": 325, "SDCG": 326, "BPM": 327}  # fmt: skip
+_CWL_FAMILY_LINES = {
+    "INST": '"INST", {}, cutoff=False, params=(GOAL, MIN_REL, MAX_REL),',
+    "INSQ": '"INSQ", {}, cutoff=False, params=(GOAL, MIN_REL, MAX_REL),',
+    "NERR8": '"NERR8", {}, params=(MIN_REL, MAX_REL), examples=("NERR8(max_rel=4)@5",),',
+    "NERR9": '"NERR9", {}, params=(MIN_REL, MAX_REL), examples=("NERR9(max_rel=4)@5",),',
+    "NERR10": '"NERR10", {}, cutoff=False, examples=("NERR10(p=0.5,max_rel=4)",),',
+    "NERR11": '"NERR11", {}, cutoff=False, params=(GOAL, MIN_REL, MAX_REL),',
+    "SDCG": '"SDCG", {}, params=(MIN_REL, MAX_REL), examples=("SDCG(max_rel=4)@5",),',
+    "BPM": '"BPM", {}, params=(GOAL, MIN_REL, MAX_REL), examples=("BPM(T=2,max_rel=4)@5",),',
+}
+
+
+def _cwl_order_moves() -> dict[tuple[str, str, str], str]:
+    """The C/W/L families' order moves by one that keep the (order, name) sequence: to a
+    free value, or onto a neighbour's that the name tie-break keeps on the same side."""
+    out = {}
+    for name, order in _CWL_ORDERS.items():
+        for new in (order - 1, order + 1):
+            other = next((n for n, o in _CWL_ORDERS.items() if o == new), None)
+            if other is not None and (new > order) != (other > name):
+                continue  # the tie-break puts it past the other family: killed (README)
+            why = (
+                f"{name}'s order {order} -> {new} ties {other}'s, and the tables' tie-break "
+                f"by name ({min(name, other)} before {max(name, other)}) keeps the same "
+                "sequence"
+                if other
+                else f"{name}'s order {order} -> {new}: no family has order {new}, so the "
+                "sorted sequence is the same"
+            )
+            line = _CWL_FAMILY_LINES[name]
+            out["measures:cwl.py", line.format(order), line.format(new)] = (
+                f"{why}; order is read only to sort the registry (the README's and the "
+                "docs' tables)"
+            )
+    return out
+
+
+_CWL_EQUIVALENT: dict[tuple[str, str, str], str] = {
+    **_cwl_order_moves(),
+    (
+        "measures:cwl.py",
+        "m: Measure, j: Judged, table: pl.Series, *, stopping: bool, gain: pl.Expr | None = None",
+        "m: Measure, j: Judged, table: pl.Series, /, stopping: bool, gain: pl.Expr | None = None",
+    ): _KEYWORD_ONLY + " (cwl.py's _weighted: its 6 callers pass m, j, table by position)",
+    **{
+        ("measures:cwl.py", line, mutated): (
+            "BPM's branch for a goal T <= 0 is never taken: T is validated before any "
+            "expression is built (GOAL's open minimum 0: 'BPM(T=0)@3' and 'BPM(T=-1)@3' are "
+            "MeasureErrors, 'T must be > 0.0'), so its test and its body can change without "
+            "effect (its negation, taken for every T, is killed by "
+            "oracles/test_measure_cwl.py::test_cwl_by_hand)"
+        )
+        for line, mutated in (
+            ("stop = pl.lit(1.0)", "stop = pl.lit( 0.0)"),
+            ("stop = pl.lit(1.0)", "stop = pl.lit( 2.0)"),
+            *(
+                (
+                    "if goal <= 0:  # reached at position 1, judged or not",
+                    f"if goal {test}:  # reached at position 1, judged or not",
+                )
+                for test in ("< 0", "<= -1")
+            ),
+        )
+    },
+    **{
+        (
+            "measures:cwl.py",
+            f'expression=lambda m, j: _weighted(m, j, _table("{kind}", 0.0, _depth(m)), stopping=True),',
+            f'expression=lambda m, j: _weighted(m, j, _table("{kind}", {value}, _depth(m)), stopping=True),',
+        ): f"{name}'s base weight ({weight}) has no parameter: _table's \"{kind}\" entry ignores "
+        "value (it only keys the table's cache)"
+        for kind, name, weight in (("one", "NERR8", "1"), ("harmonic", "NERR9", "1 / i"))
+        for value in ("-1.0", "1.0")
+    },
+    **{
+        (
+            "measures:cwl.py",
+            '_SDCG = _linear("log", lambda m: 0.0, _depth)',
+            f'_SDCG = _linear("log", lambda m: {value}, _depth)',
+        ): "SDCG's base weight 1 / log2(i + 1) has no parameter: _table's \"log\" entry "
+        "ignores value (it only keys the table's cache)"
+        for value in ("-1.0", "1.0")
+    },
+    **{
+        ("measures:cwl.py", line, line.replace("1.0", "2.0", 1)): (
+            f"{name}'s weights are ratios of sums of this base weight (numerator and "
+            "normaliser alike): doubling every base weight doubles every table value "
+            "exactly (a power of 2), so each ratio is the same to the bit"
+        )
+        for name, line in (
+            ("NERR8", '"one": lambda i: 1.0,  # NERR8'),
+            ("NERR9", '"harmonic": lambda i: 1.0 / i,  # NERR9: prod_{j<i} j / (j + 1) = 1 / i'),
+            ("SDCG", '"log": lambda i: 1.0 / math.log2(i + 1),'),
+        )
+    },
+    **{
+        (
+            "measures:cwl.py",
+            "tail = tail + term if numerator > 0 else tail - term",
+            f"tail = tail + term if numerator {op} else tail - term",
+        ): "TRIGAMMA_TAIL's numerators are 1, -1 and 5 (constants): the mutated test splits "
+        "them as > 0 does (1 and 5 added, -1 subtracted)"
+        for op in ("> -1", ">= 0")
+    },
+    (
+        "measures:cwl.py",
+        "return pl.Series([0.0] + [base(i) for i in range(1, depth + 1)]).cum_sum()",
+        "return pl.Series([0.0] + [base(i) for i in range(1, depth + 2)]).cum_sum()",
+    ): "the table gains an entry B(depth + 1) that no lookup reads: the indices looked up "
+    "are positions within the depth (rows are kept at pos <= depth), a position minus 1 "
+    "(>= 0), the next row's position or depth (the last row's fill) and the first "
+    "position or depth (no row): all in 0..depth, where the two tables agree",
+    (
+        "measures:cwl.py",
+        "TRIGAMMA_TAIL = ((1, 1, 1), (1, 2, 2), (1, 6, 3), (-1, 30, 5), (1, 42, 7), (-1, 30, 9), (5, 66, 11))",
+        "TRIGAMMA_TAIL = ((1, 1, 1), (1, 2, 2), (1, 6, 3), (-1, 30, 5), (1, 42, 7), (-1, 30, 9), (5, 67, 11))",
+    ): "the series' last term 5 / (66 z^11) made 5 / (67 z^11) (4e-15 at most, x near 1) "
+    "offsets part of the first omitted term, -691 / (2730 z^13): psi' gets closer to its "
+    "closed forms (at most 2.0e-15 relative off on x = 0.5, 1, .., 20, the code 4.3e-15) "
+    "and INST closer to its 40-digit value from the definition (8 rankings, T 0.05-3: at "
+    "most 2.4e-15 relative off, the code 5.0e-15); a change below the code's own error, "
+    "towards the true value, which no oracle can hold against it (5 / 65 is killed by "
+    "oracles/test_mutation_survivors_cwl.py::test_cwl_trigamma_within_5e_15_of_its_closed_"
+    "forms)",
+    ("measures:cwl.py", "TRIGAMMA_HEAD = 10", "TRIGAMMA_HEAD = 11"): (
+        "one more head term moves the asymptotic series to z = x + 11, where its first "
+        "omitted term is smaller: psi' gets closer to its closed forms (at most 1.5e-15 "
+        "relative off on x = 0.5, 1, .., 20, the code 4.3e-15) and INST closer to its "
+        "40-digit value from the definition (8 rankings, T 0.05-3: at most 1.7e-15 relative "
+        "off, the code 5.0e-15); a change below the code's own error, in the direction of "
+        "the true value, which no oracle can hold against it (one term fewer is killed by "
+        "oracles/test_mutation_survivors_cwl.py::test_cwl_trigamma_within_5e_15_of_its_"
+        "closed_forms)"
+    ),
+}
 
 # Survivors that cannot be killed because the mutant behaves like the original:
 # (target, the source line, the mutated line), both stripped -> why.
@@ -928,6 +1070,8 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         for file, size in (("rbp.py", 16), ("cwl.py", 64))
         for new in (size - 1, size + 1)
     },
+    # session 19 (mutcwl): measures:cwl.py, its first run in full (--narrow-only)
+    **_CWL_EQUIVALENT,
     (
         "measures:rndcg.py",
         "extra = (npos >= 1) & (retrieved >= npos + 2)",
@@ -1053,7 +1197,40 @@ _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 _MEASURES = "oracles/test_mutation_survivors_measures.py"
 _NAN_ORACLE = "cli/test_trec_eval_oracle.py"
+_CWL_SURV = "oracles/test_mutation_survivors_cwl.py"  # session 19 (mutcwl)
+_CWL_KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # p^i or p^(i - 2) scale every weight by p^(+-1) (the same ratios but for rounding):
+    # at p = 0 they are 0 everywhere (NaN) or 0^-1 (an error)
+    **{
+        (
+            "measures:cwl.py",
+            '"geometric": lambda i: value ** (i - 1),  # NERR10: p^(i - 1)',
+            f'"geometric": lambda i: value ** (i {power}),  # NERR10: p^(i - 1)',
+        ): f"{_CWL_SURV}::test_nerr10_with_p_0_is_the_first_items_gain"
+        for power in ("+ 1", "- 0", "- 2")
+    },
+    (
+        "measures:cwl.py",
+        "TRIGAMMA_TAIL = ((1, 1, 1), (1, 2, 2), (1, 6, 3), (-1, 30, 5), (1, 42, 7), (-1, 30, 9), (5, 66, 11))",
+        "TRIGAMMA_TAIL = ((1, 1, 1), (1, 2, 2), (1, 6, 3), (-1, 30, 5), (1, 42, 7), (-1, 30, 9), (5, 65, 11))",
+    ): f"{_CWL_SURV}::test_cwl_trigamma_within_5e_15_of_its_closed_forms",
+    ("measures:cwl.py", "TRIGAMMA_HEAD = 10", "TRIGAMMA_HEAD = 9"): (
+        f"{_CWL_SURV}::test_cwl_trigamma_within_5e_15_of_its_closed_forms"
+    ),
+    (
+        "measures:cwl.py",
+        """params=(Param("p", 0.9, "persistence (ir_measures' p)", minimum=0.0, maximum=1.0,""",
+        """params=(Param("p", 0.9, "persistence (ir_measures' p)", minimum= -1.0, maximum=1.0,""",
+    ): f"{_CWL_SURV}::test_nerr10_persistence_below_0_is_refused_by_name",
+    (
+        "measures:cwl.py",
+        "clipped = j.rel.clip(lower_bound=0.0).clip(lo, hi)",
+        "clipped = j.rel.clip(lower_bound= -1.0).clip(lo, hi)",
+    ): f"{_CWL_SURV}::test_negative_judgments_gain_as_0_before_a_negative_min_rel",
+}
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # session 19 (mutcwl): measures:cwl.py, its first run in full
+    **_CWL_KILLED_AFTER,
     # session 17 (2026-11-26): measures, per module with --narrow-only
     **{
         ("measures:precision.py", 'if m["norm"] == "ret":', mutated): (
