@@ -230,6 +230,11 @@ def _in_order(rank: str) -> pl.Expr:
     return step.min() == step.max()
 
 
+def _given_rank_flags(rank: str) -> list[pl.Expr]:
+    """The per-query flags of the rank-given fast path (the run numbered by ``_ROW``)."""
+    return [_misranked(rank).alias(MISRANKED), _in_order(rank).alias(IN_ORDER)]
+
+
 # ranks in different buckets differ: a query's distinct ranks are the sum over its
 # buckets, so one long query is counted in many small hash sets, in parallel
 _RANK_BUCKET = 1 << 16
@@ -338,13 +343,11 @@ def _join(
         return Joined(rows, None, qstats, lambda s: pl.col(s.column).max(), pl.len())
     # one row per run query: its count and the run checks' counts (the checks cover every
     # row, also beyond top)
-    given = [] if given_rank is None else [
-        _misranked(given_rank).alias(MISRANKED), _in_order(given_rank).alias(IN_ORDER)
-    ]
-    queries = (run if given_rank is None else run.with_row_index(_ROW)).group_by(keys).agg(
+    numbered = run if given_rank is None else run.with_row_index(_ROW)
+    queries = numbered.group_by(keys).agg(
         _retrieved(top).alias(NUM_RET),
         *[check.counter.alias(check.name) for check in run_checks],
-        *given,
+        *([] if given_rank is None else _given_rank_flags(given_rank)),
         pl.lit(True).alias(IN_RUN),
     )
     # the stats joined to the judged rows (half the judgments at 10M rows), not to every
@@ -430,9 +433,7 @@ def judge(
     1023 are an error (see :func:`~.checks.exp_gain_check`).  ``user_names``: the
     user's names of aliased columns (``prepare/names.py``), for error messages.
     ``given_ranks``: ranks as positions, no window (judged-only rows); ``queries`` flags
-    (:data:`MISRANKED`) queries not ranked 1..n, to redo ``only=`` their keys, ranked,
-    and (:data:`IN_ORDER`) those whose ranks are proved distinct (the others are checked
-    by :func:`repeated_ranks` on ``given_run``).
+    queries not ranked 1..n (:data:`MISRANKED`, :data:`IN_ORDER`) to redo them ranked.
     ``part``: (partition, partitions): only the queries of that partition (see
     :func:`in_partition`); the checks' examples still read the whole ``run``.
     """
