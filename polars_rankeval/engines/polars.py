@@ -127,7 +127,8 @@ def _misranked(frame: pl.DataFrame, judgement: Judgement, rank: str | None) -> p
     if judgement.given_run is None or rank is None or not unproven.any():
         return misranked
     only = frame.filter(unproven).select(keys)
-    repeated = repeated_ranks(judgement.given_run, keys, rank, only).collect()
+    every = bool(unproven.sum() * 2 > in_run.sum())
+    repeated = repeated_ranks(judgement.given_run, keys, rank, only, every=every).collect()
     flagged = frame.select(keys).join(
         repeated.with_columns(pl.lit(True).alias("_repeated")),
         on=keys, how="left", nulls_equal=True, maintain_order="left",

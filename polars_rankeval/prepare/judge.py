@@ -241,10 +241,13 @@ _RANK_BUCKET = 1 << 16
 
 
 def repeated_ranks(
-    run: pl.LazyFrame, keys: Sequence[str], rank: str, only: pl.DataFrame
+    run: pl.LazyFrame, keys: Sequence[str], rank: str, only: pl.DataFrame, *,
+    every: bool = False,
 ) -> pl.LazyFrame:
     """The keys of ``only`` (a frame of ``keys``) whose queries in ``run`` repeat a rank:
-    the exact check behind :func:`_in_order`, for the queries it could not prove.
+    the exact check behind :func:`_in_order`, for the queries it could not prove
+    (``every``: they are most of ``run``'s queries, so its rows are read unfiltered,
+    measured cheaper than filtering 10M shuffled rows to them: 8.6 against 11.4 s CPU).
 
     >>> run = pl.LazyFrame({"query": ["a", "a", "b", "b"], "rank": [2, 1, 1, 1]})
     >>> only = pl.DataFrame({"query": ["a", "b"]})
@@ -254,14 +257,15 @@ def repeated_ranks(
     keys = list(keys)
     value = pl.col(rank).cast(pl.Int64, strict=False)
     query = keys[-1]
-    rows = run.filter(pl.col(query).is_in(only[query].implode(), nulls_equal=True)).join(
-        only.lazy(), on=keys, how="semi", nulls_equal=True
+    rows = run if every else run.filter(
+        pl.col(query).is_in(only[query].implode(), nulls_equal=True)
     )
     buckets = rows.group_by([*keys, (value // _RANK_BUCKET).alias("_b")]).agg(
         value.n_unique().alias("_distinct"), pl.len().alias("_n")
     )
     per_query = buckets.group_by(keys).agg(pl.col("_distinct").sum(), pl.col("_n").sum())
-    return per_query.filter(pl.col("_distinct") != pl.col("_n")).select(keys)
+    repeated = per_query.filter(pl.col("_distinct") != pl.col("_n")).select(keys)
+    return repeated.join(only.lazy(), on=keys, how="semi", nulls_equal=True)
 
 
 def _first_of_duplicates(

@@ -141,9 +141,9 @@ def test_only_unproven_queries_are_checked_for_repeats(monkeypatch: pytest.Monke
     redone: list[list[str]] = []
     original_check, original_judgement = engine.repeated_ranks, engine.judgement_for
 
-    def check_spy(run, keys, rank, only):
+    def check_spy(run, keys, rank, only, **options):
         checked.append(sorted(only["query"].to_list()))
-        return original_check(run, keys, rank, only)
+        return original_check(run, keys, rank, only, **options)
 
     def judgement_spy(spec, *, given_ranks=False, only=None):
         if only is not None:
