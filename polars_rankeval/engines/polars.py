@@ -19,7 +19,14 @@ from polars_rankeval.engines.finish import (
 )
 from polars_rankeval.engines.partitions import partition_count
 from polars_rankeval.engines.spec import Spec
-from polars_rankeval.prepare.judge import IN_RUN, MISRANKED, Judgement, judge
+from polars_rankeval.prepare.judge import (
+    IN_ORDER,
+    IN_RUN,
+    MISRANKED,
+    Judgement,
+    judge,
+    repeated_ranks,
+)
 from polars_rankeval.prepare.ties import tie_needs
 
 __all__ = ["NAME", "per_query", "supports"]
@@ -108,21 +115,43 @@ def _joined(judgement: Judgement, spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     return values.join(qstats, on=judgement.query, how="full", coalesce=True), stat_columns
 
 
-def _ranked_where_misranked(frame: pl.DataFrame, spec: Spec, keys: list[str]) -> pl.DataFrame:
+def _misranked(frame: pl.DataFrame, judgement: Judgement, rank: str | None) -> pl.Series:
+    """Per query of ``frame``: its ranks are not 1..n.  Not ranked from 1 to n
+    (:data:`MISRANKED`), or, for a query whose ranks :data:`IN_ORDER` could not prove
+    distinct, a repeated rank (:func:`repeated_ranks`, on those queries only)."""
+    keys = judgement.keys
+    misranked = frame[MISRANKED].fill_null(False)
+    # a query only in the qrels (full join) has no ranks to check
+    in_run = frame[IN_RUN].fill_null(False)
+    unproven = in_run & ~(misranked | frame[IN_ORDER].fill_null(False))
+    if judgement.given_run is None or rank is None or not unproven.any():
+        return misranked
+    only = frame.filter(unproven).select(keys)
+    every = bool(unproven.sum() * 2 > in_run.sum())
+    repeated = repeated_ranks(judgement.given_run, keys, rank, only, every=every).collect()
+    flagged = frame.select(keys).join(
+        repeated.with_columns(pl.lit(True).alias("_repeated")),
+        on=keys, how="left", nulls_equal=True, maintain_order="left",
+    )["_repeated"]
+    return misranked | flagged.fill_null(False)
+
+
+def _ranked_where_misranked(frame: pl.DataFrame, spec: Spec, judgement: Judgement) -> pl.DataFrame:
     """The rank-given fast path's fix-up, at collect time: the queries whose ranks are
-    not 1..n (:data:`MISRANKED`) are evaluated again, ranked trec_eval's way (only
+    not 1..n (:func:`_misranked`) are evaluated again, ranked trec_eval's way (only
     they: a run of valid ranks pays nothing more, one with a gap in every query 1.6x the
     CPU time of ranking it directly, benchmarks/RESULTS.md)."""
     if MISRANKED not in frame.columns:
         return frame
-    misranked = frame[MISRANKED].fill_null(False)
+    keys = judgement.keys
+    misranked = _misranked(frame, judgement, spec.columns.rank)
     if not misranked.any():
         return frame
     only = frame.filter(misranked).select(keys)
     ranked, _ = _joined(judgement_for(spec, only=only), spec)
     redone = (
         ranked.join(only.lazy(), on=keys, how="semi", nulls_equal=True)
-        .with_columns(pl.lit(False).alias(MISRANKED))
+        .with_columns(pl.lit(False).alias(MISRANKED), pl.lit(True).alias(IN_ORDER))
         .select(frame.columns)
         .collect()
         .cast(frame.schema)
@@ -141,10 +170,10 @@ def _partitioned(spec: Spec, parts: int, *, given_ranks: bool) -> pl.LazyFrame:
     for part in range(parts):
         judgement = judgement_for(spec, given_ranks=given_ranks, part=(part, parts))
         joined, _ = _joined(judgement, spec)
-        pieces.append((joined, judgement.keys))
+        pieces.append((joined, judgement))
 
     def collected() -> pl.DataFrame:
-        frames = [_ranked_where_misranked(plan.collect(), spec, keys) for plan, keys in pieces]
+        frames = [_ranked_where_misranked(plan.collect(), spec, judged) for plan, judged in pieces]
         return pl.concat(frames, how="vertical")
 
     return pl.defer(collected, schema=pieces[0][0].collect_schema())
@@ -168,7 +197,7 @@ def _per_query_judged(
 
     def checked_frame(frame: pl.DataFrame) -> pl.DataFrame:
         if parts == 1:
-            frame = _ranked_where_misranked(frame, spec, judgement.keys)
+            frame = _ranked_where_misranked(frame, spec, judgement)
         return check_per_query(
             frame, judgement, has_qrels=has_qrels, complete=complete, names=spec.names
         )

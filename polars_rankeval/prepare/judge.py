@@ -49,7 +49,8 @@ from polars_rankeval.prepare.schema import (
 from polars_rankeval.prepare.ties import REL, with_ties
 
 __all__ = [
-    "IN_RUN", "MISRANKED", "NUM_RET", "POS", "REL", "Judgement", "in_partition", "judge"
+    "IN_ORDER", "IN_RUN", "MISRANKED", "NUM_RET", "POS", "REL", "Judgement", "in_partition",
+    "judge", "repeated_ranks",
 ]
 
 NUM_RET = "_num_ret"
@@ -57,9 +58,14 @@ IN_RUN = "_in_run"
 # with given ranks taken as positions: the query's ranks are not 1..n (see judge's
 # ``given_ranks``), so its values must come from the ranked plan
 MISRANKED = "_misranked"
+# with given ranks: the query's ranks are distinct, proved in row order without hashing
+# them (see :func:`_in_order`); a query without this proof is checked by
+# :func:`repeated_ranks`
+IN_ORDER = "_in_order"
+_ROW = "_row"  # the run's row number, for :func:`_in_order`
 # names the engines give their own columns; a user column used as a key may not take one
 _RESERVED = re.compile(
-    r"_(pos|rel|num_ret|in_run|in_qrels|misranked|dropped|first|order|q|n|m\d+|b\d+|stat_.*|check_.*|tie_.*|ideal_.*)"
+    r"_(pos|rel|num_ret|in_run|in_qrels|misranked|in_order|row|dropped|first|order|q|n|m\d+|b\d+|stat_.*|check_.*|tie_.*|ideal_.*)"
 )
 
 
@@ -81,6 +87,9 @@ class Judgement:
     qrels: pl.LazyFrame | None
     duplicates_dropped: pl.LazyFrame | None  # keys + _dropped, with duplicates="first"
     user_names: Mapping[str, str] = field(default_factory=dict)  # alias -> user's name
+    # with given ranks taken as positions: every run row evaluated (keys aligned, before
+    # ``top``), for :func:`repeated_ranks`
+    given_run: pl.LazyFrame | None = None
 
 
 @dataclass(frozen=True)
@@ -203,11 +212,60 @@ def _rank(
 
 
 def _misranked(rank: str) -> pl.Expr:
-    """Per query: its ranks are not exactly 1..n (n = its rows), so the given rank is not
-    trec_eval's position (a gap, a repeated rank broken by item).  An aggregation beside
-    the run checks' counters, in the same pass."""
+    """Per query: its ranks are certainly not exactly 1..n (n = its rows), so the given
+    rank is not trec_eval's position (a gap, not starting at 1).  An aggregation beside
+    the run checks' counters, in the same pass.  Repeated ranks within 1..n are found
+    by :func:`_in_order`, or failing that :func:`repeated_ranks`."""
     column, rows = pl.col(rank), pl.len()
-    return (column.min() != 1) | (column.max() != rows) | (column.n_unique() != rows)
+    return (column.min() != 1) | (column.max() != rows)
+
+
+def _in_order(rank: str) -> pl.Expr:
+    """Per query: ``rank - row`` is one value on every row (``row``: the run's row
+    number), so rank = row + c and the ranks are as distinct as the rows: a proof
+    without hashing (two streaming aggregations, where a per-query ``n_unique`` builds
+    one hash set per query: on one query of 10M rows, one hash set of 10M on one
+    thread).  Holds for a query whose rows are in rank order, one after the other."""
+    step = pl.col(rank).cast(pl.Int64, strict=False) - pl.col(_ROW).cast(pl.Int64)
+    return step.min() == step.max()
+
+
+def _given_rank_flags(rank: str) -> list[pl.Expr]:
+    """The per-query flags of the rank-given fast path (the run numbered by ``_ROW``)."""
+    return [_misranked(rank).alias(MISRANKED), _in_order(rank).alias(IN_ORDER)]
+
+
+# ranks in different buckets differ: a query's distinct ranks are the sum over its
+# buckets, so one long query is counted in many small hash sets, in parallel
+_RANK_BUCKET = 1 << 16
+
+
+def repeated_ranks(
+    run: pl.LazyFrame, keys: Sequence[str], rank: str, only: pl.DataFrame, *,
+    every: bool = False,
+) -> pl.LazyFrame:
+    """The keys of ``only`` (a frame of ``keys``) whose queries in ``run`` repeat a rank:
+    the exact check behind :func:`_in_order`, for the queries it could not prove
+    (``every``: they are most of ``run``'s queries, so its rows are read unfiltered,
+    measured cheaper than filtering 10M shuffled rows to them: 8.6 against 11.4 s CPU).
+
+    >>> run = pl.LazyFrame({"query": ["a", "a", "b", "b"], "rank": [2, 1, 1, 1]})
+    >>> only = pl.DataFrame({"query": ["a", "b"]})
+    >>> repeated_ranks(run, ["query"], "rank", only).collect()["query"].to_list()
+    ['b']
+    """
+    keys = list(keys)
+    value = pl.col(rank).cast(pl.Int64, strict=False)
+    query = keys[-1]
+    rows = run if every else run.filter(
+        pl.col(query).is_in(only[query].implode(), nulls_equal=True)
+    )
+    buckets = rows.group_by([*keys, (value // _RANK_BUCKET).alias("_b")]).agg(
+        value.n_unique().alias("_distinct"), pl.len().alias("_n")
+    )
+    per_query = buckets.group_by(keys).agg(pl.col("_distinct").sum(), pl.col("_n").sum())
+    repeated = per_query.filter(pl.col("_distinct") != pl.col("_n")).select(keys)
+    return repeated.join(only.lazy(), on=keys, how="semi", nulls_equal=True)
 
 
 def _first_of_duplicates(
@@ -289,10 +347,11 @@ def _join(
         return Joined(rows, None, qstats, lambda s: pl.col(s.column).max(), pl.len())
     # one row per run query: its count and the run checks' counts (the checks cover every
     # row, also beyond top)
-    queries = run.group_by(keys).agg(
+    numbered = run if given_rank is None else run.with_row_index(_ROW)
+    queries = numbered.group_by(keys).agg(
         _retrieved(top).alias(NUM_RET),
         *[check.counter.alias(check.name) for check in run_checks],
-        *([] if given_rank is None else [_misranked(given_rank).alias(MISRANKED)]),
+        *([] if given_rank is None else _given_rank_flags(given_rank)),
         pl.lit(True).alias(IN_RUN),
     )
     # the stats joined to the judged rows (half the judgments at 10M rows), not to every
@@ -378,7 +437,7 @@ def judge(
     1023 are an error (see :func:`~.checks.exp_gain_check`).  ``user_names``: the
     user's names of aliased columns (``prepare/names.py``), for error messages.
     ``given_ranks``: ranks as positions, no window (judged-only rows); ``queries`` flags
-    (:data:`MISRANKED`) queries not ranked 1..n, to redo ``only=`` their keys, ranked.
+    queries not ranked 1..n (:data:`MISRANKED`, :data:`IN_ORDER`) to redo them ranked.
     ``part``: (partition, partitions): only the queries of that partition (see
     :func:`in_partition`); the checks' examples still read the whole ``run``.
     """
@@ -411,4 +470,5 @@ def judge(
         rows=rows, queries=joined.queries, qstats=joined.qstats, keys=keys, query=c.query,
         judged=judged, run_checks=run_checks, qrels_checks=qrels_checks, run=run,
         ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names or {},
+        given_run=prepared if given else None,
     )

@@ -107,3 +107,71 @@ def test_bad_ranks_keep_their_error() -> None:
     )
     with pytest.raises(rk.InputError, match="run column 'rank': rank must be a positive integer"):
         _per_query(bad, score=None)
+
+
+# r: ranks within 1..n (min 1, max n) with one repeated (3) and 2 missing: only an exact
+# check finds it; o: a valid permutation in row order, proved without one
+WITHIN = _run({"r": [3, 1, 3], "o": [1, 2, 3, 4], "v": [3, 1, 4, 2]})
+# trec_eval's positions by hand: r b c a (c and a tie at 3: item descending)
+WITHIN_POSITIONS = {"r": "bca", "o": "abcd", "v": "bdac"}
+WITHIN_QRELS = pl.DataFrame(
+    {"query": ["r", "r", "o", "o", "v", "v"], "item": ["a", "c", "b", "d", "b", "c"],
+     "relevance": [1, 2, 1, 2, 2, 1]}
+)  # fmt: skip
+
+
+def _within(run: pl.DataFrame, **options) -> pl.DataFrame:
+    got = rk.evaluate(run, WITHIN_QRELS, MEASURES, per_query=True, **options)
+    return got.sort(got.columns[:-1])
+
+
+def test_a_repeated_rank_within_1_to_n_is_evaluated_again() -> None:
+    pos = _by_score(WITHIN).with_columns(position(Columns(), "score", ["query"]).alias("pos"))
+    order = pos.sort("query", "pos").group_by("query", maintain_order=True).agg(pl.col("item"))
+    assert {q: "".join(items) for q, items in order.iter_rows()} == WITHIN_POSITIONS
+    for top in (None, 2):
+        got = _within(WITHIN, score=None, top=top)
+        assert got.equals(_within(_by_score(WITHIN), top=top))
+
+
+def test_only_unproven_queries_are_checked_for_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ranks in row order are proved distinct without the exact check; a query out of
+    row order (r, v) is checked exactly, and only a repeat (r) is evaluated again."""
+    checked: list[list[str]] = []
+    redone: list[list[str]] = []
+    original_check, original_judgement = engine.repeated_ranks, engine.judgement_for
+
+    def check_spy(run, keys, rank, only, **options):
+        checked.append(sorted(only["query"].to_list()))
+        return original_check(run, keys, rank, only, **options)
+
+    def judgement_spy(spec, *, given_ranks=False, only=None):
+        if only is not None:
+            redone.append(sorted(only["query"].to_list()))
+        return original_judgement(spec, given_ranks=given_ranks, only=only)
+
+    monkeypatch.setattr(engine, "repeated_ranks", check_spy)
+    monkeypatch.setattr(engine, "judgement_for", judgement_spy)
+    _within(WITHIN, score=None)
+    assert (checked, redone) == ([["r", "v"]], [["r"]])
+    checked.clear()
+    redone.clear()
+    _within(WITHIN.filter(pl.col("query") == "o"), score=None)
+    assert (checked, redone) == ([], [])
+
+
+@pytest.mark.parametrize("repeat", [False, True], ids=["valid", "repeated"])
+def test_one_long_query_out_of_row_order(repeat: bool) -> None:
+    """One query longer than a bucket of the exact check (2^16 ranks), its ranks out of
+    row order; with a repeated rank (rank 70,000 given twice, 69,999 missing) it is
+    evaluated again in trec_eval's order."""
+    n = 70_001
+    ranks = pl.int_range(1, n + 1, eager=True).shuffle(seed=15)
+    if repeat:
+        ranks = ranks.set(ranks == 69_999, 70_000)
+    run = pl.DataFrame({"query": ["q"] * n, "item": [f"d{i}" for i in range(n)], "rank": ranks})
+    qrels = pl.DataFrame({"query": ["q"] * 3, "item": ["d5", "d70", "d900"],
+                          "relevance": [1, 2, 1]})  # fmt: skip
+    measures = ["AP", "nDCG@10", "RR", "NumRet", "Rprec"]
+    got = rk.evaluate(run, qrels, measures, per_query=True, score=None)
+    assert got.equals(rk.evaluate(_by_score(run), qrels, measures, per_query=True))
