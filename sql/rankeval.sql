@@ -859,11 +859,17 @@ _specs AS (
         GROUP BY r._g, r._q
     ),
     _qq AS (
-        SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel, COUNT(*) AS _nj
-        FROM _qrels AS q
-        GROUP BY q._q
+        SELECT h._q, h._maxrel, h._nj,
+            len(list_filter(range(1, h._nj), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
+                AS _hdup
+        FROM (
+            SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel, COUNT(*) AS _nj,
+                list_sort(list(hash(q._item))) AS _hashes
+            FROM _qrels AS q
+            GROUP BY q._q
+        ) AS h
     ),
-    _qfp AS (SELECT COUNT(*) - COUNT(DISTINCT hash(q._q, q._item)) AS _h FROM _qrels AS q),
+    _qfp AS (SELECT COALESCE(SUM(x._hdup), 0) AS _h FROM _qq AS x),
     _qdup AS (
         SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
             MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
