@@ -935,6 +935,21 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "Npos = 0: no row has a positive gain, so every DCG share, at_ends and at_end are 0 "
     "and the value is 0 whatever the extra point adds to the count (checked by hand: rel=0 "
     "and rel=-1 on a query judged only 0 give 0 with and without it)",
+    # session 19 (mutrbp): rbp.py, rbp_resid.py, the rest of err.py and infap.py
+    **{
+        ("measures:rbp_resid.py", "@lru_cache(maxsize=16)", f"@lru_cache(maxsize= {new})"): (
+            "the size of the cache of a pure function's table (RBP_resid's values for n "
+            "unjudged rows): only how often the table is built again, never its values"
+        )
+        for new in (15, 17)
+    },
+    (
+        "measures:rbp_resid.py",
+        "judged = j.pos.filter((j.rel >= 0).fill_null(False))",
+        "judged = j.pos.filter((j.rel >= 0).fill_null(True))",
+    ): "the judged-only rows are the retrieved rows found in the qrels (an inner join), "
+    "and a null relevance in the qrels is refused (InputError naming the column), so rel "
+    "is never null on this path and fill_null has nothing to fill",
     # session 18 (mutmeasures2): the small trec_eval modules' narrow-list survivors
     **{
         ("measures:counts.py", f"order={a},", f"order= {b},"): (
