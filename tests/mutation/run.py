@@ -124,7 +124,9 @@ _PYTREC_13 = "tests/oracles/test_oracle_pytrec_eval_issue13.py"
 _IRM = "tests/oracles/test_oracle_ir_measures.py"  # Judged
 # the README's generated tables (a family's order=, cutoff, formula): ~0.5 s, every list
 _README = "tests/docs/test_readme.py::test_every_generated_readme_section_is_fresh"
-_RBP = (_SURV_FULL, _KNOWN, _EDGES_M, "tests/oracles/test_rbp_trec_eval_bits.py", _CONV)
+# session 19's hand-computed tests for the survivors of rbp, rbp_resid, err and infap
+_SURV_RBP = "tests/oracles/test_mutation_survivors_rbp.py"
+_RBP = (_SURV_RBP, _SURV_FULL, _KNOWN, _EDGES_M, "tests/oracles/test_rbp_trec_eval_bits.py", _CONV)
 # C/W/L: the hand computations and cwl-eval's own test files; not its two hypothesis
 # oracles (a failing one shrinks for minutes, past narrow.py's time-out)
 _CWL = tuple(
@@ -149,8 +151,9 @@ _MEASURES_NARROW: dict[str, tuple[str, ...]] = {
     },
     **{
         f"{_M}{m}.py": (_KNOWN, *_TREC, _PYTREC_MORE)
-        for m in ("gmap", "iprec", "iprec11pt", "numq", "infap")
+        for m in ("gmap", "iprec", "iprec11pt", "numq")
     },
+    f"{_M}infap.py": (_SURV_RBP, _KNOWN, *_TREC, _PYTREC_MORE),
     f"{_M}ap.py": (_LIT, _NORMS, _CONV, _PARAMS, _SURV, _KNOWN, _TIES_BRUTE, _PYTREC),
     f"{_M}ndcg.py": (_LIT, _CONV, _PARAMS, _LEVEL, _SURV, _KNOWN, _TIES_BRUTE, _PYTREC),
     f"{_M}rprec_mult.py": (_KNOWN, _EDGES_M, *_TREC, _PYTREC_MORE),
@@ -160,6 +163,7 @@ _MEASURES_NARROW: dict[str, tuple[str, ...]] = {
     f"{_M}unjudged.py": (_KNOWN, "tests/oracles/test_exact_division.py"),
     f"{_M}num_nonrel_judged_ret.py": ("tests/oracles/test_measure_num_nonrel_judged_ret.py",),
     f"{_M}err.py": (
+        _SURV_RBP,
         "tests/oracles/test_err_grade_clip.py",
         "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
     ),
@@ -293,6 +297,7 @@ TARGETS = {
             "tests/oracles/test_fixtures.py",
             "tests/oracles/test_mutation_survivors.py",
             "tests/oracles/test_mutation_survivors_full.py",
+            _SURV_RBP,
             "tests/oracles/test_measure_interp_ap.py",
             "tests/oracles/test_measure_yaap.py",
             "tests/oracles/test_measure_compat.py",
@@ -1067,6 +1072,7 @@ _SIG = "compare/test_mutation_survivors.py"
 _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 _MEASURES = "oracles/test_mutation_survivors_measures.py"
+_SURV_RBP_T = "oracles/test_mutation_survivors_rbp.py"
 _NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     # session 17 (2026-11-26): measures, per module with --narrow-only
@@ -1150,6 +1156,15 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names and {},",
         # an existing test, added to the ranking list
     ): "hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
+    # session 19 (mutrbp): tests/oracles/test_mutation_survivors_rbp.py
+    **{
+        (
+            "measures:rbp_resid.py",
+            "return pl.concat([pl.Series([0.0]), table[1:] + (1.0 - p) * table.cum_sum()[:-1]])",
+            f"return pl.concat([pl.Series([ {v}]), table[1:] + (1.0 - p) * table.cum_sum()[:-1]])",
+        ): f"{_SURV_RBP_T}::test_rbp_resid_of_a_query_missing_from_the_run_is_0_with_complete"
+        for v in ("1.0", "-1.0")
+    },
     # session 15: measures (a further random sample)
     (
         "measures:rbp.py",
