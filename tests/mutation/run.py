@@ -955,6 +955,22 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "the judged-only rows are the retrieved rows found in the qrels (an inner join), "
     "and a null relevance in the qrels is refused (InputError naming the column), so rel "
     "is never null on this path and fill_null has nothing to fill",
+    (
+        "measures:rbp.py",
+        "while not fixed and size < POWERS_MAX:",
+        "while not fixed and size <= POWERS_MAX:",
+    ): "size is 1 + a multiple of _CHUNK (4096): always odd, never equal to POWERS_MAX = "
+    "2^20, so < and <= stop the loop at the same chunk",
+    **{
+        (
+            "measures:rbp.py",
+            "chunks, last, size, fixed = [pl.Series([1.0])], 1.0, 1, False",
+            f"chunks, last, size, fixed = [pl.Series([1.0])], 1.0, {v}, False",
+        ): f"size only counts toward POWERS_MAX (2^20 = 256 chunks of 4096): from {v} as "
+        "from 1 the loop stops after the 256th chunk (or at the fixed point), so the table "
+        "holds the same products; size is not read after the loop (the table's length is)"
+        for v in (0, 2)
+    },
     # session 18 (mutmeasures2): the small trec_eval modules' narrow-list survivors
     **{
         ("measures:counts.py", f"order={a},", f"order= {b},"): (
@@ -1165,6 +1181,11 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         ): f"{_SURV_RBP_T}::test_rbp_resid_of_a_query_missing_from_the_run_is_0_with_complete"
         for v in ("1.0", "-1.0")
     },
+    (
+        "measures:rbp.py",
+        "clipped = index.cast(pl.Int64).clip(0, size - 1)",
+        "clipped = index.cast(pl.Int64).clip( -1, size - 1)",
+    ): f"{_SURV_RBP_T}::test_rbp_of_a_group_with_a_non_positive_rank_is_null",
     # session 15: measures (a further random sample)
     (
         "measures:rbp.py",

@@ -47,3 +47,22 @@ def test_rbp_resid_of_a_query_missing_from_the_run_is_0_with_complete(duplicates
     assert values[("r", "RBP")] == 0.0
     assert values[("q", "RBP_resid")] == pytest.approx(0.9, abs=1e-15)
     assert values[("q", "RBP")] == pytest.approx(0.1, abs=1e-15)
+
+
+@pytest.mark.parametrize("bad_rank", [0, -1])
+def test_rbp_of_a_group_with_a_non_positive_rank_is_null(bad_rank):
+    # polars_rankeval.expr's contract: a group whose rows cannot be a ranking (here a
+    # rank below 1) gives null, never an impossible value or an error; the weights are
+    # read by position - 1 >= 0 only.  Query 2 is a ranking: relevant at rank 1 only,
+    # RBP(p=0.5) = (1 - 0.5) * 1 * 0.5^0 = 0.5; every row judged: RBP_resid = 0
+    import polars_rankeval.expr as rx
+
+    frame = pl.DataFrame(
+        {"query": [1, 1, 2, 2], "rank": [bad_rank, 1, 1, 2], "relevant": [1, 1, 1, 0]}
+    )
+    got = (
+        frame.group_by("query")
+        .agg(rx.measure("RBP(p=0.5)").alias("rbp"), rx.measure("RBP_resid(p=0.5)").alias("resid"))
+        .sort("query")
+    )
+    assert got.rows() == [(1, None, None), (2, 0.5, 0.0)]
