@@ -971,6 +971,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "holds the same products; size is not read after the loop (the table's length is)"
         for v in (0, 2)
     },
+    (
+        "measures:rbp.py",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[- 0] == chunk[-2]",
+    ): "the products only decrease until the fixed point and then stay there, so chunk[0] "
+    "== chunk[-2] (the chunk is the fixed point from its start) sees it at most one chunk "
+    "later than chunk[-1] == chunk[-2]; the table is then cut at the fixed point's first "
+    "occurrence, the same table.  Where POWERS_MAX comes first, the table keeps copies of "
+    "the fixed point, and weight() reads that same value there and past the table's end",
     # session 18 (mutmeasures2): the small trec_eval modules' narrow-list survivors
     **{
         ("measures:counts.py", f"order={a},", f"order= {b},"): (

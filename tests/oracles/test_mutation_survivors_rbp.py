@@ -66,3 +66,13 @@ def test_rbp_of_a_group_with_a_non_positive_rank_is_null(bad_rank):
         .sort("query")
     )
     assert got.rows() == [(1, None, None), (2, 0.5, 0.0)]
+
+
+def test_rbp_graded_gain_is_not_scaled_up_when_the_top_level_is_below_1():
+    # the graded gain divides by max(1, the query's highest level) (trec_eval m_rbp.c
+    # scales only when that level is above 1): judged a:0.5 only, run a b, p = 0.5:
+    # RBP = (1 - 0.5) * (0.5 / 1) * 0.5^0 = 0.25, not 0.5 (0.5 / 0.5 = gain 1)
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [0.5]})
+    got = evaluate(run, qrels, ["RBP(p=0.5)"])["value"].item()
+    assert got == pytest.approx(0.25, abs=1e-15)
