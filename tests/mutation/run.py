@@ -980,6 +980,12 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     "later than chunk[-1] == chunk[-2]; the table is then cut at the fixed point's first "
     "occurrence, the same table.  Where POWERS_MAX comes first, the table keeps copies of "
     "the fixed point, and weight() reads that same value there and past the table's end",
+    (
+        "measures:infap.py",
+        "nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(False)  # judged non-relevant",
+        "nonrel = ((j.rel >= 0) & (j.rel <= m.rel)).fill_null(False)  # judged non-relevant",
+    ): "nonrel is read only in judged = relevant | nonrel: the rows the mutant adds to it "
+    "(relevance == rel) are relevant (relevance >= rel), so judged is the same set",
     # session 18 (mutmeasures2): the small trec_eval modules' narrow-list survivors
     **{
         ("measures:counts.py", f"order={a},", f"order= {b},"): (
