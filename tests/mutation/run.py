@@ -986,6 +986,28 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "nonrel = ((j.rel >= 0) & (j.rel <= m.rel)).fill_null(False)  # judged non-relevant",
     ): "nonrel is read only in judged = relevant | nonrel: the rows the mutant adds to it "
     "(relevance == rel) are relevant (relevance >= rel), so judged is the same set",
+    **{
+        ("measures:rbp.py", "_CHUNK = 4096", f"_CHUNK = {v}"): (
+            "the chunk length only decides where the table of products stops: every value "
+            "in it is the same product (cum_prod carries the last one over), the fixed point "
+            "is cut at its first occurrence whatever the chunk, and the cap stays within one "
+            f"chunk of POWERS_MAX ({v} x {-(-(1 << 20) // v)} + 1 values).  The one output that "
+            "can move: for p > 0.9993 (no fixed point within 2^20), positions between the "
+            "two table lengths of a ranking deeper than a million read a product instead of "
+            "the pow() fallback, a last-bit (~1e-16 relative) change that brings the value "
+            "nearer trec_eval's loop; no oracle prefers the original there"
+        )
+        for v in (4095, 4097)
+    },
+    **{
+        (
+            "measures:rbp.py",
+            "table = table.head(int((table == last).arg_max() or 0) + 1)",
+            f"table = table.head(int((table == last).arg_max() or {v}) + 1)",
+        ): "the `or` operand is never read: the table starts at 1.0 and last (the fixed "
+        "point, < 1 as 0 < p < 1) is one of its values, so arg_max is a position >= 1"
+        for v in (1, -1)
+    },
     # session 18 (mutmeasures2): the small trec_eval modules' narrow-list survivors
     **{
         ("measures:counts.py", f"order={a},", f"order= {b},"): (
