@@ -1008,6 +1008,45 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "point, < 1 as 0 < p < 1) is one of its values, so arg_max is a position >= 1"
         for v in (1, -1)
     },
+    **{
+        (
+            "measures:rbp.py",
+            "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
+            f"last, size, fixed = chunk[-1], size + _CHUNK, {test}",
+        ): "the products only decrease until the fixed point and then stay there, so this "
+        "test of two of the chunk's values sees the fixed point at most one chunk later; "
+        "the table is then cut at its first occurrence, the same table, and where "
+        "POWERS_MAX comes first the copies of the fixed point are read as the same value"
+        for test in (
+            "chunk[1] == chunk[-2]",
+            "chunk[+1] == chunk[-2]",
+            "chunk[-1] == chunk[2]",
+            "chunk[-1] == chunk[+2]",
+            "chunk[-1] == chunk[- 3]",
+        )
+    },
+    (
+        "measures:rbp.py",
+        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+        "if size <= POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+    ): "a table of POWERS_MAX values exactly was cut at a fixed point (uncut tables hold 1 + "
+    "a multiple of 4096 values, odd), so the test after `or` holds and lookup is taken anyway",
+    **{
+        (
+            "measures:rbp.py",
+            'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit(1.0))',
+            f'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null( {v}), pl.lit(1.0))',
+        ): "max_rel is null only for a query without any judgment, whose rows have no "
+        "relevance and all gain 0 (the otherwise branch) whatever top is; elsewhere the "
+        "fill is not read (max_horizontal skips a null as well)"
+        for v in ("2.0", "0.0")
+    },
+    (
+        "measures:rbp.py",
+        "return pl.when(j.rel > 0).then(j.rel / top).otherwise(pl.lit(0.0))",
+        "return pl.when(j.rel >= 0).then(j.rel / top).otherwise(pl.lit(0.0))",
+    ): "a row judged 0 then gains 0 / top (top >= 1) = +0.0 instead of the otherwise "
+    "branch's 0.0: the same term, 0.0 x weight",
     # session 18 (mutmeasures2): the small trec_eval modules' narrow-list survivors
     **{
         ("measures:counts.py", f"order={a},", f"order= {b},"): (
