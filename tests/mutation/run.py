@@ -1262,6 +1262,20 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "clipped = index.cast(pl.Int64).clip(0, size - 1)",
         "clipped = index.cast(pl.Int64).clip( -1, size - 1)",
     ): f"{_SURV_RBP_T}::test_rbp_of_a_group_with_a_non_positive_rank_is_null",
+    **{
+        ("measures:rbp.py", line, mutated): (
+            f"{_SURV_RBP_T}::test_rbp_persistence_is_a_probability_strictly_between_0_and_1"
+        )
+        for line, mutated in (
+            ("minimum=0.0,", "minimum= -1.0,"),
+            ("maximum=1.0,", "maximum= 2.0,"),
+        )
+    },
+    (
+        "measures:rbp.py",
+        'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit(1.0))',
+        'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit( 0.0))',
+    ): f"{_SURV_RBP_T}::test_rbp_graded_gain_is_not_scaled_up_when_the_top_level_is_below_1",
     # session 15: measures (a further random sample)
     (
         "measures:rbp.py",
