@@ -1047,6 +1047,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "return pl.when(j.rel >= 0).then(j.rel / top).otherwise(pl.lit(0.0))",
     ): "a row judged 0 then gains 0 / top (top >= 1) = +0.0 instead of the otherwise "
     "branch's 0.0: the same term, 0.0 x weight",
+    (
+        "measures:rbp.py",
+        "keys = pl.int_range(0, size, dtype=pl.Int64, eager=True)",
+        "keys = pl.int_range(0, size, dtype=pl.Int64, eager=False)",
+    ): "the keys 0..size-1 as an int_range expression instead of a Series: replace_strict "
+    "takes either for its old values, the same mapping onto the table (at most a change in "
+    "how polars plans it, not in any value)",
     # session 18 (mutmeasures2): the small trec_eval modules' narrow-list survivors
     **{
         ("measures:counts.py", f"order={a},", f"order= {b},"): (
