@@ -1842,6 +1842,18 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
 # Survivors neither killed nor equivalent, with what stands in the way (a bug to fix
 # first, reported to the lead): (target, the source line, the mutated line) -> the note.
 OPEN: dict[tuple[str, str, str], str] = {
+    # session 19 (mutrbp)
+    (
+        "measures:rbp.py",
+        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+        "if size < POWERS_MAX or table[-1] / p == table[-1]:  # a fixed point ends the table",
+    ): "not killed and not shown equivalent: the test matters only for a table that reached "
+    "POWERS_MAX.  Without a fixed point its last value x is normal and x / p != x as x * p "
+    "!= x (checked at p = 0.99999 and 1 - 2^-53); at the fixed point (x * p == x, a "
+    "subnormal of k units) x / p == x too at the p of test_rbp_weight_when_the_fixed_point_"
+    "is_the_tables_last_value.  They can differ where k (1 - p) < 1/2 <= k (1/p - 1), an "
+    "interval of k of length 1/2: a killing test needs a p whose fixed point is such a k "
+    "and falls on the table's last value (found by bisection, as that test's p was)",
     (
         "cli_trec",
         'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
