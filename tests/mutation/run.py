@@ -124,7 +124,9 @@ _PYTREC_13 = "tests/oracles/test_oracle_pytrec_eval_issue13.py"
 _IRM = "tests/oracles/test_oracle_ir_measures.py"  # Judged
 # the README's generated tables (a family's order=, cutoff, formula): ~0.5 s, every list
 _README = "tests/docs/test_readme.py::test_every_generated_readme_section_is_fresh"
-_RBP = (_SURV_FULL, _KNOWN, _EDGES_M, "tests/oracles/test_rbp_trec_eval_bits.py", _CONV)
+# session 19's hand-computed tests for the survivors of rbp, rbp_resid, err and infap
+_SURV_RBP = "tests/oracles/test_mutation_survivors_rbp.py"
+_RBP = (_SURV_RBP, _SURV_FULL, _KNOWN, _EDGES_M, "tests/oracles/test_rbp_trec_eval_bits.py", _CONV)
 # C/W/L: the hand computations and cwl-eval's own test files; not its two hypothesis
 # oracles (a failing one shrinks for minutes, past narrow.py's time-out)
 _CWL = tuple(
@@ -150,8 +152,9 @@ _MEASURES_NARROW: dict[str, tuple[str, ...]] = {
     },
     **{
         f"{_M}{m}.py": (_KNOWN, *_TREC, _PYTREC_MORE)
-        for m in ("gmap", "iprec", "iprec11pt", "numq", "infap")
+        for m in ("gmap", "iprec", "iprec11pt", "numq")
     },
+    f"{_M}infap.py": (_SURV_RBP, _KNOWN, *_TREC, _PYTREC_MORE),
     f"{_M}ap.py": (_LIT, _NORMS, _CONV, _PARAMS, _SURV, _KNOWN, _TIES_BRUTE, _PYTREC),
     f"{_M}ndcg.py": (_LIT, _CONV, _PARAMS, _LEVEL, _SURV, _KNOWN, _TIES_BRUTE, _PYTREC),
     f"{_M}rprec_mult.py": (_KNOWN, _EDGES_M, *_TREC, _PYTREC_MORE),
@@ -161,6 +164,7 @@ _MEASURES_NARROW: dict[str, tuple[str, ...]] = {
     f"{_M}unjudged.py": (_KNOWN, "tests/oracles/test_exact_division.py"),
     f"{_M}num_nonrel_judged_ret.py": ("tests/oracles/test_measure_num_nonrel_judged_ret.py",),
     f"{_M}err.py": (
+        _SURV_RBP,
         "tests/oracles/test_err_grade_clip.py",
         "tests/oracles/test_oracle_gdeval.py::test_err_matches_gdeval[polars]",
     ),
@@ -294,6 +298,7 @@ TARGETS = {
             "tests/oracles/test_fixtures.py",
             "tests/oracles/test_mutation_survivors.py",
             "tests/oracles/test_mutation_survivors_full.py",
+            _SURV_RBP,
             "tests/oracles/test_measure_interp_ap.py",
             "tests/oracles/test_measure_yaap.py",
             "tests/oracles/test_measure_compat.py",
@@ -1079,6 +1084,120 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "Npos = 0: no row has a positive gain, so every DCG share, at_ends and at_end are 0 "
     "and the value is 0 whatever the extra point adds to the count (checked by hand: rel=0 "
     "and rel=-1 on a query judged only 0 give 0 with and without it)",
+    # session 19 (mutrbp): rbp.py, rbp_resid.py, the rest of err.py and infap.py
+    **{
+        ("measures:rbp_resid.py", "@lru_cache(maxsize=16)", f"@lru_cache(maxsize= {new})"): (
+            "the size of the cache of a pure function's table (RBP_resid's values for n "
+            "unjudged rows): only how often the table is built again, never its values"
+        )
+        for new in (15, 17)
+    },
+    (
+        "measures:rbp_resid.py",
+        "judged = j.pos.filter((j.rel >= 0).fill_null(False))",
+        "judged = j.pos.filter((j.rel >= 0).fill_null(True))",
+    ): "the judged-only rows are the retrieved rows found in the qrels (an inner join), "
+    "and a null relevance in the qrels is refused (InputError naming the column), so rel "
+    "is never null on this path and fill_null has nothing to fill",
+    (
+        "measures:rbp.py",
+        "while not fixed and size < POWERS_MAX:",
+        "while not fixed and size <= POWERS_MAX:",
+    ): "size is 1 + a multiple of _CHUNK (4096): always odd, never equal to POWERS_MAX = "
+    "2^20, so < and <= stop the loop at the same chunk",
+    **{
+        (
+            "measures:rbp.py",
+            "chunks, last, size, fixed = [pl.Series([1.0])], 1.0, 1, False",
+            f"chunks, last, size, fixed = [pl.Series([1.0])], 1.0, {v}, False",
+        ): f"size only counts toward POWERS_MAX (2^20 = 256 chunks of 4096): from {v} as "
+        "from 1 the loop stops after the 256th chunk (or at the fixed point), so the table "
+        "holds the same products; size is not read after the loop (the table's length is)"
+        for v in (0, 2)
+    },
+    (
+        "measures:rbp.py",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
+        "last, size, fixed = chunk[-1], size + _CHUNK, chunk[- 0] == chunk[-2]",
+    ): "the products only decrease until the fixed point and then stay there, so chunk[0] "
+    "== chunk[-2] (the chunk is the fixed point from its start) sees it at most one chunk "
+    "later than chunk[-1] == chunk[-2]; the table is then cut at the fixed point's first "
+    "occurrence, the same table.  Where POWERS_MAX comes first, the table keeps copies of "
+    "the fixed point, and weight() reads that same value there and past the table's end",
+    (
+        "measures:infap.py",
+        "nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(False)  # judged non-relevant",
+        "nonrel = ((j.rel >= 0) & (j.rel <= m.rel)).fill_null(False)  # judged non-relevant",
+    ): "nonrel is read only in judged = relevant | nonrel: the rows the mutant adds to it "
+    "(relevance == rel) are relevant (relevance >= rel), so judged is the same set",
+    **{
+        ("measures:rbp.py", "_CHUNK = 4096", f"_CHUNK = {v}"): (
+            "the chunk length only decides where the table of products stops: every value "
+            "in it is the same product (cum_prod carries the last one over), the fixed point "
+            "is cut at its first occurrence whatever the chunk, and the cap stays within one "
+            f"chunk of POWERS_MAX ({v} x {-(-(1 << 20) // v)} + 1 values).  The one output that "
+            "can move: for p > 0.9993 (no fixed point within 2^20), positions between the "
+            "two table lengths of a ranking deeper than a million read a product instead of "
+            "the pow() fallback, a last-bit (~1e-16 relative) change that brings the value "
+            "nearer trec_eval's loop; no oracle prefers the original there"
+        )
+        for v in (4095, 4097)
+    },
+    **{
+        (
+            "measures:rbp.py",
+            "table = table.head(int((table == last).arg_max() or 0) + 1)",
+            f"table = table.head(int((table == last).arg_max() or {v}) + 1)",
+        ): "the `or` operand is never read: the table starts at 1.0 and last (the fixed "
+        "point, < 1 as 0 < p < 1) is one of its values, so arg_max is a position >= 1"
+        for v in (1, -1)
+    },
+    **{
+        (
+            "measures:rbp.py",
+            "last, size, fixed = chunk[-1], size + _CHUNK, chunk[-1] == chunk[-2]",
+            f"last, size, fixed = chunk[-1], size + _CHUNK, {test}",
+        ): "the products only decrease until the fixed point and then stay there, so this "
+        "test of two of the chunk's values sees the fixed point at most one chunk later; "
+        "the table is then cut at its first occurrence, the same table, and where "
+        "POWERS_MAX comes first the copies of the fixed point are read as the same value"
+        for test in (
+            "chunk[1] == chunk[-2]",
+            "chunk[+1] == chunk[-2]",
+            "chunk[-1] == chunk[2]",
+            "chunk[-1] == chunk[+2]",
+            "chunk[-1] == chunk[- 3]",
+        )
+    },
+    (
+        "measures:rbp.py",
+        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+        "if size <= POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+    ): "a table of POWERS_MAX values exactly was cut at a fixed point (uncut tables hold 1 + "
+    "a multiple of 4096 values, odd), so the test after `or` holds and lookup is taken anyway",
+    **{
+        (
+            "measures:rbp.py",
+            'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit(1.0))',
+            f'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null( {v}), pl.lit(1.0))',
+        ): "max_rel is null only for a query without any judgment, whose rows have no "
+        "relevance and all gain 0 (the otherwise branch) whatever top is; elsewhere the "
+        "fill is not read (max_horizontal skips a null as well)"
+        for v in ("2.0", "0.0")
+    },
+    (
+        "measures:rbp.py",
+        "return pl.when(j.rel > 0).then(j.rel / top).otherwise(pl.lit(0.0))",
+        "return pl.when(j.rel >= 0).then(j.rel / top).otherwise(pl.lit(0.0))",
+    ): "a row judged 0 then gains 0 / top (top >= 1) = +0.0 instead of the otherwise "
+    "branch's 0.0: the same term, 0.0 x weight",
+    (
+        "measures:rbp.py",
+        "keys = pl.int_range(0, size, dtype=pl.Int64, eager=True)",
+        "keys = pl.int_range(0, size, dtype=pl.Int64, eager=False)",
+    ): "the keys 0..size-1 as an int_range expression instead of a Series: replace_strict "
+    "takes either for its old values, the same mapping onto the table (at most a change in "
+    "how polars plans it, not in any value)",
     # session 18 (mutmeasures2): the small trec_eval modules' narrow-list survivors
     **{
         ("measures:counts.py", f"order={a},", f"order= {b},"): (
@@ -1196,6 +1315,7 @@ _SIG = "compare/test_mutation_survivors.py"
 _SIG_FULL = "compare/test_mutation_survivors_full.py"
 _ORACLES_FULL = "oracles/test_mutation_survivors_full.py"
 _MEASURES = "oracles/test_mutation_survivors_measures.py"
+_SURV_RBP_T = "oracles/test_mutation_survivors_rbp.py"
 _NAN_ORACLE = "cli/test_trec_eval_oracle.py"
 _CWL_SURV = "oracles/test_mutation_survivors_cwl.py"  # session 19 (mutcwl)
 _CWL_KILLED_AFTER: dict[tuple[str, str, str], str] = {
@@ -1312,6 +1432,34 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names and {},",
         # an existing test, added to the ranking list
     ): "hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
+    # session 19 (mutrbp): tests/oracles/test_mutation_survivors_rbp.py
+    **{
+        (
+            "measures:rbp_resid.py",
+            "return pl.concat([pl.Series([0.0]), table[1:] + (1.0 - p) * table.cum_sum()[:-1]])",
+            f"return pl.concat([pl.Series([ {v}]), table[1:] + (1.0 - p) * table.cum_sum()[:-1]])",
+        ): f"{_SURV_RBP_T}::test_rbp_resid_of_a_query_missing_from_the_run_is_0_with_complete"
+        for v in ("1.0", "-1.0")
+    },
+    (
+        "measures:rbp.py",
+        "clipped = index.cast(pl.Int64).clip(0, size - 1)",
+        "clipped = index.cast(pl.Int64).clip( -1, size - 1)",
+    ): f"{_SURV_RBP_T}::test_rbp_of_a_group_with_a_non_positive_rank_is_null",
+    **{
+        ("measures:rbp.py", line, mutated): (
+            f"{_SURV_RBP_T}::test_rbp_persistence_is_a_probability_strictly_between_0_and_1"
+        )
+        for line, mutated in (
+            ("minimum=0.0,", "minimum= -1.0,"),
+            ("maximum=1.0,", "maximum= 2.0,"),
+        )
+    },
+    (
+        "measures:rbp.py",
+        'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit(1.0))',
+        'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit( 0.0))',
+    ): f"{_SURV_RBP_T}::test_rbp_graded_gain_is_not_scaled_up_when_the_top_level_is_below_1",
     # session 15: measures (a further random sample)
     (
         "measures:rbp.py",
@@ -1871,6 +2019,18 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
 # Survivors neither killed nor equivalent, with what stands in the way (a bug to fix
 # first, reported to the lead): (target, the source line, the mutated line) -> the note.
 OPEN: dict[tuple[str, str, str], str] = {
+    # session 19 (mutrbp)
+    (
+        "measures:rbp.py",
+        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+        "if size < POWERS_MAX or table[-1] / p == table[-1]:  # a fixed point ends the table",
+    ): "not killed and not shown equivalent: the test matters only for a table that reached "
+    "POWERS_MAX.  Without a fixed point its last value x is normal and x / p != x as x * p "
+    "!= x (checked at p = 0.99999 and 1 - 2^-53); at the fixed point (x * p == x, a "
+    "subnormal of k units) x / p == x too at the p of test_rbp_weight_when_the_fixed_point_"
+    "is_the_tables_last_value.  They can differ where k (1 - p) < 1/2 <= k (1/p - 1), an "
+    "interval of k of length 1/2: a killing test needs a p whose fixed point is such a k "
+    "and falls on the table's last value (found by bisection, as that test's p was)",
     (
         "cli_trec",
         'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
