@@ -27,8 +27,9 @@ from tests.sql.postgres_cluster import Postgres
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     """A local SparkSession (``local[2]``, UI off, 2 shuffle partitions, bound to
-    127.0.0.1, the C1 JIT only).  Skips, saying why, only when pyspark or Java is absent;
-    ``.ci/install_engines.sh`` installs pyspark (Java 17 is expected on the machine)."""
+    127.0.0.1, the C1 JIT only, no generated code: test-only settings for tiny tables).
+    Skips, saying why, only when pyspark or Java is absent; ``.ci/install_engines.sh``
+    installs pyspark (Java 17 is expected on the machine)."""
     pytest.importorskip("pyspark", reason="pyspark not installed: run .ci/install_engines.sh")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime for Spark (install openjdk-17-jre)")
@@ -55,6 +56,13 @@ def spark() -> Iterator[Any]:
             "spark.sql.optimizer.excludedRules",
             "org.apache.spark.sql.catalyst.optimizer.ConvertToLocalRelation",
         )
+        # ... and much of the rest is Janino compiling the generated Java of those wide projections,
+        # for a few hundred rows: interpreted expressions, no whole-stage code, cost 22% less
+        # JVM CPU for a JVM's first 150-measure statement (42.0 -> 32.6 s) and 31% less for
+        # a later one (26.4 -> 17.9 s), load 20-25, benchmarks/TEST_TIMES.md (the results do
+        # not change: each statement still equals polars to 1e-9)
+        .config("spark.sql.codegen.wholeStage", "false")
+        .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
