@@ -5,7 +5,10 @@
   with ``HYPOTHESIS_PROFILE=full``, and ``fast`` (a twentieth, at least 2), which the
   inner loop ``pytest -m "not slow"`` loads unless HYPOTHESIS_PROFILE says otherwise.
   No deadline in either: on a loaded machine and under pytest-xdist a time limit per
-  example fails for reasons that are not bugs.
+  example fails for reasons that are not bugs.  The grids whose every call costs seconds
+  (``tests/parity.py``'s ``BATCH_SETTINGS``: the SQL parity and render grids) check
+  batches of datasets stacked into one call and run only their explicit example (a
+  seeded batch) unless the profile is ``full``.
 * The slow tier (``slow``): the modules and tests of :data:`SLOW`, the tests listed in
   ``tests/slow_tests.txt`` (measured at 0.25 s of CPU or more each, ``tests/tiers.py``),
   the tests asking for a server (:data:`SERVERS`) and the ``@pytest.mark.slow`` ones.

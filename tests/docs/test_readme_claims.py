@@ -60,6 +60,23 @@ def test_hypothesis_profiles_are_the_fractions_the_readme_gives(monkeypatch):
         assert any(module in path for path in conftest.SLOW), module
 
 
+def test_the_parity_grids_draw_batches_under_the_full_profile_only():
+    """'by default only each test's explicit example (a seeded batch), under full also
+    its drawn batches'."""
+    from hypothesis import Phase
+
+    from tests import parity
+
+    full = settings.get_current_profile_name() == "full"
+    assert parity.FULL_PROFILE == full
+    assert set(parity.BATCH_SETTINGS.phases) == (set(Phase) if full else {Phase.explicit})
+    assert parity.seeded_batch(1, 3, int_ids=False)["cases"] == 3
+    # every drawn batch of the grid module has its seeded explicit example beside it
+    source = (ROOT / "tests" / "engines" / "test_sql_parity.py").read_text()
+    drawn = source.count("@given(data=batches(")
+    assert drawn >= 5 and source.count("@example(data=seeded_batch(") == drawn
+
+
 def test_the_fast_tier_leaves_out_the_measured_tests_and_the_servers():
     """'the tests measured at 0.25 s of CPU or more each ... `tests/slow_tests.txt`' and
     'PostgreSQL, Spark' (any test asking for their fixtures) are in the slow tier."""

@@ -3,8 +3,12 @@ polars engine (eager, lazy in-memory, lazy streaming) and the DuckDB engine (eag
 lazy), equal to 1e-9 and equal to pytrec_eval (trec_eval 9.x) wherever it has the
 measure; the shape of polars' own ``assert_sql_matches``.
 
-The harness (``datasets``, ``measure_grid``, ``oracle``, ``assert_engines_match``) is in
-``tests/parity.py``, shared with the SQL render, PostgreSQL and Spark tests.
+The harness (``batches``, ``seeded_batch``, ``measure_grid``, ``oracle``,
+``assert_engines_match``) is in ``tests/parity.py``, shared with the SQL render, PostgreSQL
+and Spark tests.  Each example is a batch of datasets stacked into one call per engine
+(queries renamed apart): a call of the grid costs ~1.5 s of CPU per engine, ~1.7x that
+on six datasets.  By default each test runs its seeded explicit example; under
+``HYPOTHESIS_PROFILE=full`` also SETTINGS' drawn batches.
 """
 
 from __future__ import annotations
@@ -13,31 +17,38 @@ from typing import Any
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings
 
 import polars_rankeval as rk
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import REGISTRY
 from tests.helpers import POLARS_ONLY, examples
 from tests.parity import (
+    BATCH_SETTINGS,
     CUTOFFS,
     GRID,
-    SETTINGS,
     assert_engines_match,
     assert_oracle,
-    datasets,
+    batches,
+    one_system,
     oracle,
+    seeded_batch,
 )
 
 # ------------------------------------------------------------------------------ tests
+# Each test's data is a batch of datasets stacked into one call per engine: the explicit
+# example (a seeded batch, string ids in some tests, integer ids in the others), which
+# the default profile runs alone, and under the full profile SETTINGS' drawn batches
+# (parity.BATCH_SETTINGS).
+CASES = 3  # datasets per explicit example (a call on 6 costs ~1.7x a call on 1)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @pytest.mark.parametrize("complete", [False, True], ids=["both", "complete"])
-@SETTINGS
-@given(data=datasets())
+@BATCH_SETTINGS
+@given(data=batches())
+@example(data=seeded_batch(1, CASES, int_ids=False))
 def test_grid_with_qrels(data: dict[str, Any], complete: bool, per_query: bool) -> None:
     run, qrels = data["run"], data["qrels"]
     expected = oracle(run, qrels, GRID, complete=complete)
@@ -49,8 +60,9 @@ def test_grid_with_qrels(data: dict[str, Any], complete: bool, per_query: bool) 
 @pytest.mark.slow
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @pytest.mark.parametrize("complete", [False, True], ids=["both", "complete"])
-@SETTINGS
-@given(data=datasets(by=True))
+@BATCH_SETTINGS
+@given(data=batches(by=True))
+@example(data=seeded_batch(2, CASES, int_ids=True, by=True))
 def test_grid_by_groups(data: dict[str, Any], complete: bool, per_query: bool) -> None:
     """Each by-group is evaluated as its own run (pytrec_eval once per group)."""
     run, qrels = data["run"], data["qrels"]
@@ -63,13 +75,14 @@ def test_grid_by_groups(data: dict[str, Any], complete: bool, per_query: bool) -
 @pytest.mark.slow
 @pytest.mark.parametrize("by", [None, "sys"], ids=["one_run", "by"])
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
-@SETTINGS
-@given(data=st.data())
-def test_grid_without_qrels(data: st.DataObject, per_query: bool, by: str | None) -> None:
+@BATCH_SETTINGS
+@given(data=batches(by=True))
+@example(data=seeded_batch(3, CASES, int_ids=False, by=True))
+def test_grid_without_qrels(data: dict[str, Any], per_query: bool, by: str | None) -> None:
     """Relevance, R and the ideal ranking from the run's own labels (pytrec_eval with
-    the labels as qrels); NumRel is the number of relevant rows of the run."""
-    drawn = data.draw(datasets(by=by is not None))
-    labels = drawn["labels"]
+    the labels as qrels); NumRel is the number of relevant rows of the run.  One run:
+    system A's rows."""
+    labels = (data if by else one_system(data))["labels"]
     names = list(GRID)
     expected = oracle(labels, None, names, by=by)
     assert_engines_match(labels, None, names, expected=expected, by=by, per_query=per_query)
@@ -77,8 +90,9 @@ def test_grid_without_qrels(data: st.DataObject, per_query: bool, by: str | None
 
 @pytest.mark.slow
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
-@SETTINGS
-@given(data=datasets(ranks=True))
+@BATCH_SETTINGS
+@given(data=batches(ranks=True))
+@example(data=seeded_batch(4, CASES, int_ids=True, ranks=True))
 def test_grid_rank_column(data: dict[str, Any], per_query: bool) -> None:
     """score=None-style input: ranked by the rank column, ties by item id descending."""
     run, qrels = data["run"], data["qrels"]
@@ -88,12 +102,13 @@ def test_grid_rank_column(data: dict[str, Any], per_query: bool) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("by", [None, "sys"], ids=["one_run", "by"])
-@SETTINGS
-@given(data=st.data())
-def test_grid_duplicates_first(data: st.DataObject, by: str | None) -> None:
+@BATCH_SETTINGS
+@given(data=batches(duplicates=True, by=True))
+@example(data=seeded_batch(5, CASES, int_ids=False, duplicates=True, by=True))
+def test_grid_duplicates_first(data: dict[str, Any], by: str | None) -> None:
     """duplicates='first': rank, keep each (query, item)'s best row, positions keep
-    their gaps; no oracle (trec_eval refuses duplicates)."""
-    drawn = data.draw(datasets(duplicates=True, by=by is not None))
+    their gaps; no oracle (trec_eval refuses duplicates).  One run: system A's rows."""
+    drawn = data if by else one_system(data)
     assert_engines_match(
         drawn["run"], drawn["qrels"], GRID, by=by, duplicates="first", per_query=True
     )
@@ -102,8 +117,9 @@ def test_grid_duplicates_first(data: st.DataObject, by: str | None) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("conventions", sorted(rk.PRESETS))
 @pytest.mark.parametrize("rel", [None, 2])
-@settings(SETTINGS, max_examples=examples(6))
-@given(data=datasets())
+@settings(BATCH_SETTINGS, max_examples=examples(6))
+@given(data=batches())
+@example(data=seeded_batch(6, CASES, int_ids=True))
 def test_conventions_and_default_rel(data: dict[str, Any], conventions: str, rel: int | None):
     """Presets fill parameters a name leaves unset; rel= sets the default level."""
     names = [
@@ -140,8 +156,9 @@ def test_grid_covers_every_family_and_parameter() -> None:
                 assert set(param.choices) <= seen, (family.name, param.name)
 
 
-@settings(SETTINGS, max_examples=examples(6))
-@given(data=datasets())
+@settings(BATCH_SETTINGS, max_examples=examples(6))
+@given(data=batches())
+@example(data=seeded_batch(7, CASES, int_ids=False))
 def test_numrel_without_qrels_duckdb(data: dict[str, Any]) -> None:
     """NumRel without qrels = relevant rows of the run (R from the run's own labels)."""
     labels = data["labels"]

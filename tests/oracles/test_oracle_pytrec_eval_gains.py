@@ -1,7 +1,8 @@
 """Oracle test for trec_eval's gain measures ``G``, ``ndcg_rel`` and ``Rndcg`` (our
 ``G``, ``nDCG_rel``, ``RnDCG``; issue #13) against pytrec_eval (trec_eval's C code).
 
-Same data as ``test_oracle_pytrec_eval.py`` (``pytrec_data``) (its hypothesis strategy and pinned cases:
+Same data as ``test_oracle_pytrec_eval.py`` (``pytrec_data``) (its hypothesis strategy, drawn in batches of cases
+stacked into one call per engine, ``case_batches``, and pinned cases:
 graded levels -1..3, ties broken by item id in byte order, queries without relevant
 items, run-only and qrels-only queries, integer ids).  Each name is compared with
 pytrec_eval's value per query and for trec_eval's ``all`` line (the mean), through both
@@ -30,7 +31,7 @@ import pytest
 from hypothesis import given
 
 import polars_rankeval as rk
-from tests.oracles.pytrec_data import SETTINGS, Row, cases
+from tests.oracles.pytrec_data import BATCH_SETTINGS, Row, case_batches
 from tests.oracles.pytrec_data import frames as _frames
 from tests.oracles.pytrec_data import pinned as _pinned
 from tests.oracles.pytrec_data import pytrec_dicts as _dicts
@@ -114,29 +115,29 @@ def _both_engines(case, **options: Any) -> int:
 
 
 @_pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_matches_pytrec_eval(case) -> None:
     _both_engines(case)
 
 
 @_pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_matches_pytrec_eval_rel2(case) -> None:
     _both_engines(case, rel=2)
 
 
 @_pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_matches_pytrec_eval_complete(case) -> None:
     _both_engines(case, complete=True)
 
 
 @_pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_every_row_path(case) -> None:
     """duplicates="first" makes the polars engine aggregate every run row (unjudged ones
     too) instead of the judged ones only; with no repeated rows the numbers are the same."""
@@ -148,8 +149,8 @@ def test_every_row_path(case) -> None:
 
 
 @_pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_without_qrels(case) -> None:
     """No qrels: the run's own labels are the judged set (every retrieved item judged),
     i.e. pytrec_eval with qrels made of the run's rows and their labels."""

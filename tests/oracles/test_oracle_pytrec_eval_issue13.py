@@ -1,6 +1,7 @@
 """Oracle test for the all_trec measures added by issue #13, against pytrec_eval.
 
-Same data as ``test_oracle_pytrec_eval.py`` (its hypothesis strategy and pinned cases:
+Same data as ``test_oracle_pytrec_eval.py`` (its hypothesis strategy, drawn in batches of cases
+stacked into one call per engine, ``case_batches``, and pinned cases:
 ties broken by item id in byte order, -1 judgments, queries without relevant items,
 run-only and qrels-only queries, integer ids).  Each of our names is compared with
 pytrec_eval's key, per query and for trec_eval's ``all`` line, through both engines
@@ -31,7 +32,7 @@ import pytest
 from hypothesis import given
 
 import polars_rankeval as rk
-from tests.oracles.pytrec_data import SETTINGS, Row, cases
+from tests.oracles.pytrec_data import BATCH_SETTINGS, Row, case_batches
 from tests.oracles.pytrec_data import frames as _frames
 from tests.oracles.pytrec_data import pinned as _pinned
 from tests.oracles.pytrec_data import pytrec_dicts as _dicts
@@ -131,22 +132,22 @@ def _both_engines(case, **options: Any) -> None:
 
 
 @_pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_matches_pytrec_eval(case) -> None:
     _both_engines(case)
 
 
 @_pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_matches_pytrec_eval_rel2(case) -> None:
     _both_engines(case, rel=2)
 
 
 @_pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_matches_pytrec_eval_complete(case) -> None:
     _both_engines(case, complete=True)
 
@@ -174,8 +175,8 @@ def _utility_oracle(run_rows: list[Row], qrels_rows: list[Row], weights) -> dict
 
 
 @_pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_utility_weights(case) -> None:
     id_dtype, run_rows, qrels_rows = case
     run, qrels = _frames(id_dtype, run_rows, qrels_rows)

@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import polars_rankeval as rk
@@ -23,7 +23,7 @@ from polars_rankeval._registry import REGISTRY
 from polars_rankeval._sqlentry import FAMILIES_SQL
 from polars_rankeval.sql import DIALECTS, render
 from tests.helpers import examples
-from tests.parity import GRID, SETTINGS, assert_same, datasets
+from tests.parity import BATCH_SETTINGS, GRID, assert_same, batches, seeded_batch
 
 sqlglot = pytest.importorskip("sqlglot")
 
@@ -43,10 +43,14 @@ def _polars(run: pl.DataFrame, qrels: pl.DataFrame | None, names: list[str], **k
         return rk.evaluate(run, qrels, names, **kw)
 
 
+# The grid tests check a batch of datasets stacked into one statement (parity.batches):
+# by default their seeded explicit example only, under the full profile also the drawn
+# batches (parity.BATCH_SETTINGS).
 @pytest.mark.slow
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
-@settings(SETTINGS, max_examples=examples(6))
-@given(data=datasets())
+@settings(BATCH_SETTINGS, max_examples=examples(6))
+@given(data=batches())
+@example(data=seeded_batch(21, 3, int_ids=True))
 def test_rendered_duckdb_equals_polars(data: dict[str, Any], per_query: bool) -> None:
     run, qrels = data["run"], data["qrels"]
     sql = render(GRID, "duckdb", run_table="run", qrels_table="qrels", per_query=per_query)
@@ -59,8 +63,9 @@ def test_rendered_duckdb_equals_polars(data: dict[str, Any], per_query: bool) ->
 
 
 @pytest.mark.slow
-@settings(SETTINGS, max_examples=examples(4))
-@given(data=datasets(ranks=True))
+@settings(BATCH_SETTINGS, max_examples=examples(4))
+@given(data=batches(ranks=True))
+@example(data=seeded_batch(22, 3, int_ids=False, ranks=True))
 def test_rendered_rank_column_and_no_qrels(data: dict[str, Any]) -> None:
     run, qrels = data["run"], data["qrels"]
     sql = render(GRID, "duckdb", run_table="r", qrels_table="q", score=None)
