@@ -24,10 +24,10 @@ The data (seeded, 1000 documents a query, ~5% judged with grades 0-2) is written
 ``--data`` (default ``benchmarks/data/``, gitignored) once and reused.
 
     python benchmarks/cli_vs_trec_eval.py --smoke     # CI: small files, 1 pair, < 30 s
-    python benchmarks/cli_vs_trec_eval.py             # 2M and 50k lines, 7 pairs each
+    python benchmarks/cli_vs_trec_eval.py             # 2M and 50k lines, 7 and 21 pairs
     python benchmarks/cli_vs_trec_eval.py --sorted    # each query's lines in score order
     python benchmarks/cli_vs_trec_eval.py --lines 500000 --repeat 5
-    python benchmarks/cli_vs_trec_eval.py --data /work/main/benchmarks/data  # existing files
+    python benchmarks/cli_vs_trec_eval.py --data DIR     # TREC files already written in DIR
 """
 
 from __future__ import annotations
