@@ -7,24 +7,27 @@ change in the machine's load hits both alike:
 * a ``--lines`` (default 2M) line run: ``rankeval`` vs ``trec_eval``
   (goal: <= 0.5x its wall time at <= 1.0x its peak memory);
 * a ``--small-lines`` (default 50k) line run: ``rankeval`` vs a bare
-  ``python -c "import polars"`` (goal: <= 1.25x its wall time).
+  ``python -c "import polars"`` (goal: <= 1.25x its wall time), with ``--small-repeat``
+  pairs (default 3x ``--repeat``: these ~0.25 s processes' pair ratios spread widely, and
+  7 pairs' median moved by 0.1 between runs of the same code).
 
 Each run's wall time (``time.perf_counter`` around ``fork``/``wait``), CPU time
 (user + system) and peak RSS (``ru_maxrss``) come from ``os.wait4``; the report gives
-the medians and the median of the pair-by-pair ratios, with the load average before and
-after.  Before timing, both commands' outputs on the data are compared: rankeval must
+the medians, the median of the pair-by-pair ratios and the ratio of the medians (when
+the two differ much, the pairs were noisy), with the load average before and after.  Before timing, both commands' outputs on the data are compared: rankeval must
 print exactly what trec_eval prints (exit status 1 otherwise).
 
 The package's modules are byte-compiled first (``compileall``, as ``pip install``
 does): with ``PYTHONDONTWRITEBYTECODE`` set, every run would otherwise compile them.
 trec_eval is built from the shared tarball by ``tests/cli/_trec_eval.py`` (cached).
 The data (seeded, 1000 documents a query, ~5% judged with grades 0-2) is written to
-``benchmarks/data/`` (gitignored) once.
+``--data`` (default ``benchmarks/data/``, gitignored) once and reused.
 
     python benchmarks/cli_vs_trec_eval.py --smoke     # CI: small files, 1 pair, < 30 s
-    python benchmarks/cli_vs_trec_eval.py             # 2M and 50k lines, 7 pairs each
+    python benchmarks/cli_vs_trec_eval.py             # 2M and 50k lines, 7 and 21 pairs
     python benchmarks/cli_vs_trec_eval.py --sorted    # each query's lines in score order
     python benchmarks/cli_vs_trec_eval.py --lines 500000 --repeat 5
+    python benchmarks/cli_vs_trec_eval.py --data DIR     # TREC files already written in DIR
 """
 
 from __future__ import annotations
@@ -123,6 +126,11 @@ def report(title: str, names: tuple[str, str], samples: tuple[list[Sample], list
     }
     rows.append(f"| {title} | **{names[0]} / {names[1]}** (median of pairs) | "
                 f"**{ratio['wall']:.2f}x** | {ratio['cpu']:.2f}x | {ratio['rss']:.2f}x |")  # fmt: skip
+    medians = [{f: statistics.median(getattr(s, f) for s in runs) for f in ("wall", "cpu", "rss")}
+               for runs in samples]  # fmt: skip
+    of = {f: medians[0][f] / medians[1][f] for f in ("wall", "cpu", "rss")}
+    rows.append(f"| {title} | {names[0]} / {names[1]} (ratio of the medians) | "
+                f"{of['wall']:.2f}x | {of['cpu']:.2f}x | {of['rss']:.2f}x |")  # fmt: skip
     return "\n".join(rows)
 
 
@@ -142,13 +150,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lines", type=int, default=2_000_000, help="big run (vs trec_eval)")
     parser.add_argument("--small-lines", type=int, default=50_000, help="vs import polars")
     parser.add_argument("--repeat", type=int, default=7, help="pairs timed (after a warm-up)")
+    parser.add_argument(
+        "--small-repeat", type=int, default=None,
+        help="pairs timed for the small run (default: 3x --repeat)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--data", type=Path, default=DATA,
+        help="folder of the TREC files (written there once when missing; default %(default)s)",
+    )  # fmt: skip
     parser.add_argument("--smoke", action="store_true", help="CI: 20k and 2k lines, 1 pair")
     parser.add_argument(
         "--sorted", action="store_true", help="runs in score order (default: random scores)"
     )
     args = parser.parse_args(argv)
     if args.smoke:
-        args.lines, args.small_lines, args.repeat = 20_000, 2_000, 1
+        args.lines, args.small_lines, args.repeat, args.small_repeat = 20_000, 2_000, 1, 1
+    small_repeat = 3 * args.repeat if args.small_repeat is None else args.small_repeat
     try:
         trec_eval = str(trec_eval_binary())
     except BuildUnavailable as error:
@@ -159,14 +176,18 @@ def main(argv: list[str] | None = None) -> None:
     rankeval = [python, "-m", "polars_rankeval.cli", "--quiet"]
     before = load()
     rows = []
-    for lines, base in ((args.lines, "trec_eval"), (args.small_lines, "import polars")):
-        qrels, run = (str(p) for p in write_files(DATA, lines, sorted_scores=args.sorted))
+    runs = (
+        (args.lines, "trec_eval", args.repeat),
+        (args.small_lines, "import polars", small_repeat),
+    )
+    for lines, base, repeat in runs:
+        qrels, run = (str(p) for p in write_files(args.data, lines, sorted_scores=args.sorted))
         same_output([*rankeval, qrels, run], [trec_eval, qrels, run])
         other = [trec_eval, qrels, run] if base == "trec_eval" else [python, "-c", "import polars"]
-        samples = paired([*rankeval, qrels, run], other, args.repeat)
+        samples = paired([*rankeval, qrels, run], other, repeat)
         rows.append(report(f"{lines:,} lines", ("rankeval", base), samples))
     print(f"load average before {before}, after {load()}; {os.cpu_count()} cores; "
-          f"{args.repeat} pairs each, after a warm-up; runs with "
+          f"{args.repeat} and {small_repeat} pairs, after a warm-up each; runs with "
           f"{'sorted' if args.sorted else 'random'} scores; outputs identical to trec_eval's\n")  # fmt: skip
     print("| run | command | wall s, median (min–max) | CPU s | peak RSS MiB |")
     print("|---|---|---|---|---|")
