@@ -1191,6 +1191,21 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "return pl.when(j.rel >= 0).then(j.rel / top).otherwise(pl.lit(0.0))",
     ): "a row judged 0 then gains 0 / top (top >= 1) = +0.0 instead of the otherwise "
     "branch's 0.0: the same term, 0.0 x weight",
+    # session 20 (mut20a): session 19's open one, settled
+    (
+        "measures:rbp.py",
+        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+        "if size < POWERS_MAX or table[-1] / p == table[-1]:  # a fixed point ends the table",
+    ): "x / p == x implies x * p == x (1/p - 1 > 1 - p), and the converse fails only at a "
+    "subnormal fixed point of k units with k (1/p - 1) >= 1/2.  The test is read only for a "
+    "table of 2^20 or more values: cut at a fixed point first reached at index 2^20 - 1, or "
+    "uncut with it at index 2^20 (earlier, the chunk-end test cuts the table shorter; a "
+    "table ending on a normal or non-fixed x has x / p != x as x * p != x).  The index of "
+    "the fixed point grows with p (cur_p is monotone in p); by bisection on trec_eval's "
+    "loop (numpy cum_prod, scanned 0.9990-0.9996) it is 2^20 - 1 or 2^20 only for p in "
+    "[0.9992966652638091, 0.9992966666127774], where the fixed point is 710 units and 710 "
+    "(1/p - 1) = 0.49972 < 1/2 at both ends (41 p's between checked): x / p == x there too, "
+    "so the mutant takes lookup() wherever the code does",
     (
         "measures:rbp.py",
         "keys = pl.int_range(0, size, dtype=pl.Int64, eager=True)",
@@ -1460,6 +1475,12 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit(1.0))',
         'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit( 0.0))',
     ): f"{_SURV_RBP_T}::test_rbp_graded_gain_is_not_scaled_up_when_the_top_level_is_below_1",
+    # session 20 (mut20a)
+    (
+        "measures:rbp.py",
+        "return terms if j.judged_only else terms.sort_by(j.pos)",
+        "return terms if not j.judged_only else terms.sort_by(j.pos)",
+    ): f"{_SURV_RBP_T}::test_rbp_adds_its_terms_in_rank_order_whatever_the_row_order",
     # session 15: measures (a further random sample)
     (
         "measures:rbp.py",
@@ -2019,18 +2040,6 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
 # Survivors neither killed nor equivalent, with what stands in the way (a bug to fix
 # first, reported to the lead): (target, the source line, the mutated line) -> the note.
 OPEN: dict[tuple[str, str, str], str] = {
-    # session 19 (mutrbp)
-    (
-        "measures:rbp.py",
-        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
-        "if size < POWERS_MAX or table[-1] / p == table[-1]:  # a fixed point ends the table",
-    ): "not killed and not shown equivalent: the test matters only for a table that reached "
-    "POWERS_MAX.  Without a fixed point its last value x is normal and x / p != x as x * p "
-    "!= x (checked at p = 0.99999 and 1 - 2^-53); at the fixed point (x * p == x, a "
-    "subnormal of k units) x / p == x too at the p of test_rbp_weight_when_the_fixed_point_"
-    "is_the_tables_last_value.  They can differ where k (1 - p) < 1/2 <= k (1/p - 1), an "
-    "interval of k of length 1/2: a killing test needs a p whose fixed point is such a k "
-    "and falls on the table's last value (found by bisection, as that test's p was)",
     (
         "cli_trec",
         'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',
