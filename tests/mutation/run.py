@@ -328,12 +328,22 @@ TARGETS = {
             ),
             # the rank-given fast path (issue 15): where it applies (judge), the ranks
             # taken as positions (_rank), the queries it gets wrong (_misranked) and
-            # their fall-back to trec_eval's order (engines/polars.py)
-            Code("polars_rankeval/prepare/judge.py", ("judge", "_rank", "_misranked")),
-            Code("polars_rankeval/engines/polars.py", ("per_query", "_ranked_where_misranked")),
+            # their fall-back to trec_eval's order (engines/polars.py); session 19's
+            # rank checks (perf19): ranks proved distinct in row order (_in_order, the
+            # flags beside _misranked), the exact check of the rest (repeated_ranks) and
+            # the engine's choice of queries for it (engines/polars.py's _misranked)
+            Code(
+                "polars_rankeval/prepare/judge.py",
+                ("judge", "_rank", "_misranked", "_in_order", "_given_rank_flags", "repeated_ranks"),
+            ),
+            Code(
+                "polars_rankeval/engines/polars.py",
+                ("per_query", "_ranked_where_misranked", "_misranked"),
+            ),
         ),
         (
             "tests/engines/test_rank_given.py",
+            "tests/engines/test_partitions.py::test_rank_given_misranked_queries_same_bits",
             "tests/oracles/test_tie_break_known_answers.py",
             f"{_CONFORMANCE}::test_all_trec_per_query[polars]",
             "tests/oracles/test_mutation_survivors.py",
