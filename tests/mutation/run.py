@@ -858,6 +858,79 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         ".with_columns(pl.lit(True).alias(MISRANKED))",
     ): "the redone queries' flag is read by nothing after the fix-up (check_per_query does "
     "not look at it and select_evaluated keeps only the keys and the values)",
+    # session 20 (mut20a): session 19's rank checks (perf19), first run
+    (
+        "ranking",
+        "run: pl.LazyFrame, keys: Sequence[str], rank: str, only: pl.DataFrame, *,",
+        "run: pl.LazyFrame, keys: Sequence[str], rank: str, only: pl.DataFrame, /,",
+    ): "repeated_ranks's keyword-only marker made a positional-only one: its callers (the "
+    "engine's _misranked, the doctest, test_rank_given.py's spy) pass run, keys, rank and "
+    "only by position and every= by keyword, which both allow",
+    ("ranking", "every: bool = False,", "every: bool = True,"): (
+        "repeated_ranks's default: the engine always passes every=, and every only chooses "
+        "whether the run's rows are read filtered to the queries of only or unfiltered: the "
+        "answer is the semi join of the per-query counts with only either way"
+    ),
+    (
+        "ranking",
+        "rows = run if every else run.filter(",
+        "rows = run if not every else run.filter(",
+    ): "every (or its negation) only chooses whether the run is filtered to the queries of "
+    "only before the per-query counts; a query's counts do not depend on other queries' "
+    "rows and the answer is semi-joined with only, so it is the same",
+    ("ranking", "query = keys[-1]", "query = keys[- 0]"): (
+        "the filter by the first key (a by column, or the query itself without by) keeps a "
+        "superset of the rows of only's queries (every row of their by groups, nulls equal): "
+        "the per-(by, query) counts are the same and the answer is semi-joined with only"
+    ),
+    (
+        "ranking",
+        "pl.col(query).is_in(only[query].implode(), nulls_equal=True)",
+        "pl.col(query).is_in(only[query].implode(), nulls_equal=False)",
+    ): "a null query id is refused by the run's check (InputError: query id is null; checked: "
+    "the error is raised whatever the values), so no evaluated query has a null id here",
+    **{
+        ("ranking", "every = bool(unproven.sum() * 2 > in_run.sum())", mutated): (
+            "every only chooses whether repeated_ranks reads the run's rows filtered to the "
+            "unproven queries or unfiltered (measured cheaper when they are most queries); "
+            "its answer is the same either way (semi-joined with them): only the cost moves"
+        )
+        for mutated in (
+            "every = bool(unproven.sum() / 2 > in_run.sum())",
+            "every = bool(unproven.sum() ** 2 > in_run.sum())",
+            "every = bool(unproven.sum() * 2 < in_run.sum())",
+            "every = bool(unproven.sum() * 2 >= in_run.sum())",
+            "every = bool(unproven.sum() * 3 > in_run.sum())",
+            "every = bool(unproven.sum() * 1 > in_run.sum())",
+        )
+    },
+    **{
+        (
+            "ranking",
+            ".with_columns(pl.lit(False).alias(MISRANKED), pl.lit(True).alias(IN_ORDER))",
+            mutated,
+        ): "the redone queries' flags are read by nothing after the fix-up (check_per_query "
+        "does not look at them, select_evaluated keeps only the keys and the values; "
+        "MISRANKED and IN_ORDER are read only in engines/polars.py's _misranked, before)"
+        for mutated in (
+            ".with_columns(pl.lit(False).alias(MISRANKED), pl.lit(False).alias(IN_ORDER))",
+            ".with_columns(pl.lit(True).alias(MISRANKED), pl.lit(True).alias(IN_ORDER))",
+        )
+    },
+    (
+        "ranking",
+        "unproven = in_run & ~(misranked | frame[IN_ORDER].fill_null(False))",
+        "unproven = in_run & ~(misranked | frame[IN_ORDER].fill_null(True))",
+    ): "IN_ORDER is null only for a query only in the qrels (in_run is false: not unproven "
+    "either way) or one none of whose ranks casts to Int64 (null, NaN, out of range), which "
+    "the rank check refuses (InputError naming the column; checked with null ranks)",
+    (
+        "ranking",
+        "if judgement.given_run is None or rank is None or not unproven.any():",
+        "if judgement.given_run is None and rank is None or not unproven.any():",
+    ): "_misranked runs only on a frame with MISRANKED, which judge adds only on the given "
+    "path, where given_run is set and the rank column named: both None tests are false "
+    "there (they narrow the types for mypy), so either form reads not unproven.any()",
     # session 12 (the full significance and measures sets)
     (
         "significance",
@@ -1457,6 +1530,27 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names and {},",
         # an existing test, added to the ranking list
     ): "hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
+    # session 20 (mut20a): the ranking's rank checks (perf19's), first run
+    **{
+        ("ranking", line, mutated): (
+            f"{_RANKING}::test_a_repeated_rank_in_a_null_by_group_is_evaluated_again"
+        )
+        for line, mutated in (
+            (
+                'return repeated.join(only.lazy(), on=keys, how="semi", nulls_equal=True)',
+                'return repeated.join(only.lazy(), on=keys, how="semi", nulls_equal=False)',
+            ),
+            (
+                'on=keys, how="left", nulls_equal=True, maintain_order="left",',
+                'on=keys, how="left", nulls_equal=False, maintain_order="left",',
+            ),
+        )
+    },
+    (
+        "ranking",
+        "value = pl.col(rank).cast(pl.Int64, strict=False)",
+        "value = pl.col(rank).cast(pl.Int64, strict=True)",
+    ): f"{_RANKING}::test_a_nan_rank_is_the_rank_error_also_when_the_repeat_check_reads_every_row",
     # session 19 (mutrbp): tests/oracles/test_mutation_survivors_rbp.py
     **{
         (
