@@ -328,12 +328,22 @@ TARGETS = {
             ),
             # the rank-given fast path (issue 15): where it applies (judge), the ranks
             # taken as positions (_rank), the queries it gets wrong (_misranked) and
-            # their fall-back to trec_eval's order (engines/polars.py)
-            Code("polars_rankeval/prepare/judge.py", ("judge", "_rank", "_misranked")),
-            Code("polars_rankeval/engines/polars.py", ("per_query", "_ranked_where_misranked")),
+            # their fall-back to trec_eval's order (engines/polars.py); session 19's
+            # rank checks (perf19): ranks proved distinct in row order (_in_order, the
+            # flags beside _misranked), the exact check of the rest (repeated_ranks) and
+            # the engine's choice of queries for it (engines/polars.py's _misranked)
+            Code(
+                "polars_rankeval/prepare/judge.py",
+                ("judge", "_rank", "_misranked", "_in_order", "_given_rank_flags", "repeated_ranks"),
+            ),
+            Code(
+                "polars_rankeval/engines/polars.py",
+                ("per_query", "_ranked_where_misranked", "_misranked"),
+            ),
         ),
         (
             "tests/engines/test_rank_given.py",
+            "tests/engines/test_partitions.py::test_rank_given_misranked_queries_same_bits",
             "tests/oracles/test_tie_break_known_answers.py",
             f"{_CONFORMANCE}::test_all_trec_per_query[polars]",
             "tests/oracles/test_mutation_survivors.py",
@@ -848,6 +858,79 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         ".with_columns(pl.lit(True).alias(MISRANKED))",
     ): "the redone queries' flag is read by nothing after the fix-up (check_per_query does "
     "not look at it and select_evaluated keeps only the keys and the values)",
+    # session 20 (mut20a): session 19's rank checks (perf19), first run
+    (
+        "ranking",
+        "run: pl.LazyFrame, keys: Sequence[str], rank: str, only: pl.DataFrame, *,",
+        "run: pl.LazyFrame, keys: Sequence[str], rank: str, only: pl.DataFrame, /,",
+    ): "repeated_ranks's keyword-only marker made a positional-only one: its callers (the "
+    "engine's _misranked, the doctest, test_rank_given.py's spy) pass run, keys, rank and "
+    "only by position and every= by keyword, which both allow",
+    ("ranking", "every: bool = False,", "every: bool = True,"): (
+        "repeated_ranks's default: the engine always passes every=, and every only chooses "
+        "whether the run's rows are read filtered to the queries of only or unfiltered: the "
+        "answer is the semi join of the per-query counts with only either way"
+    ),
+    (
+        "ranking",
+        "rows = run if every else run.filter(",
+        "rows = run if not every else run.filter(",
+    ): "every (or its negation) only chooses whether the run is filtered to the queries of "
+    "only before the per-query counts; a query's counts do not depend on other queries' "
+    "rows and the answer is semi-joined with only, so it is the same",
+    ("ranking", "query = keys[-1]", "query = keys[- 0]"): (
+        "the filter by the first key (a by column, or the query itself without by) keeps a "
+        "superset of the rows of only's queries (every row of their by groups, nulls equal): "
+        "the per-(by, query) counts are the same and the answer is semi-joined with only"
+    ),
+    (
+        "ranking",
+        "pl.col(query).is_in(only[query].implode(), nulls_equal=True)",
+        "pl.col(query).is_in(only[query].implode(), nulls_equal=False)",
+    ): "a null query id is refused by the run's check (InputError: query id is null; checked: "
+    "the error is raised whatever the values), so no evaluated query has a null id here",
+    **{
+        ("ranking", "every = bool(unproven.sum() * 2 > in_run.sum())", mutated): (
+            "every only chooses whether repeated_ranks reads the run's rows filtered to the "
+            "unproven queries or unfiltered (measured cheaper when they are most queries); "
+            "its answer is the same either way (semi-joined with them): only the cost moves"
+        )
+        for mutated in (
+            "every = bool(unproven.sum() / 2 > in_run.sum())",
+            "every = bool(unproven.sum() ** 2 > in_run.sum())",
+            "every = bool(unproven.sum() * 2 < in_run.sum())",
+            "every = bool(unproven.sum() * 2 >= in_run.sum())",
+            "every = bool(unproven.sum() * 3 > in_run.sum())",
+            "every = bool(unproven.sum() * 1 > in_run.sum())",
+        )
+    },
+    **{
+        (
+            "ranking",
+            ".with_columns(pl.lit(False).alias(MISRANKED), pl.lit(True).alias(IN_ORDER))",
+            mutated,
+        ): "the redone queries' flags are read by nothing after the fix-up (check_per_query "
+        "does not look at them, select_evaluated keeps only the keys and the values; "
+        "MISRANKED and IN_ORDER are read only in engines/polars.py's _misranked, before)"
+        for mutated in (
+            ".with_columns(pl.lit(False).alias(MISRANKED), pl.lit(False).alias(IN_ORDER))",
+            ".with_columns(pl.lit(True).alias(MISRANKED), pl.lit(True).alias(IN_ORDER))",
+        )
+    },
+    (
+        "ranking",
+        "unproven = in_run & ~(misranked | frame[IN_ORDER].fill_null(False))",
+        "unproven = in_run & ~(misranked | frame[IN_ORDER].fill_null(True))",
+    ): "IN_ORDER is null only for a query only in the qrels (in_run is false: not unproven "
+    "either way) or one none of whose ranks casts to Int64 (null, NaN, out of range), which "
+    "the rank check refuses (InputError naming the column; checked with null ranks)",
+    (
+        "ranking",
+        "if judgement.given_run is None or rank is None or not unproven.any():",
+        "if judgement.given_run is None and rank is None or not unproven.any():",
+    ): "_misranked runs only on a frame with MISRANKED, which judge adds only on the given "
+    "path, where given_run is set and the rank column named: both None tests are false "
+    "there (they narrow the types for mypy), so either form reads not unproven.any()",
     # session 12 (the full significance and measures sets)
     (
         "significance",
@@ -1191,6 +1274,21 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "return pl.when(j.rel >= 0).then(j.rel / top).otherwise(pl.lit(0.0))",
     ): "a row judged 0 then gains 0 / top (top >= 1) = +0.0 instead of the otherwise "
     "branch's 0.0: the same term, 0.0 x weight",
+    # session 20 (mut20a): session 19's open one, settled
+    (
+        "measures:rbp.py",
+        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
+        "if size < POWERS_MAX or table[-1] / p == table[-1]:  # a fixed point ends the table",
+    ): "x / p == x implies x * p == x (1/p - 1 > 1 - p), and the converse fails only at a "
+    "subnormal fixed point of k units with k (1/p - 1) >= 1/2.  The test is read only for a "
+    "table of 2^20 or more values: cut at a fixed point first reached at index 2^20 - 1, or "
+    "uncut with it at index 2^20 (earlier, the chunk-end test cuts the table shorter; a "
+    "table ending on a normal or non-fixed x has x / p != x as x * p != x).  The index of "
+    "the fixed point grows with p (cur_p is monotone in p); by bisection on trec_eval's "
+    "loop (numpy cum_prod, scanned 0.9990-0.9996) it is 2^20 - 1 or 2^20 only for p in "
+    "[0.9992966652638091, 0.9992966666127774], where the fixed point is 710 units and 710 "
+    "(1/p - 1) = 0.49972 < 1/2 at both ends (41 p's between checked): x / p == x there too, "
+    "so the mutant takes lookup() wherever the code does",
     (
         "measures:rbp.py",
         "keys = pl.int_range(0, size, dtype=pl.Int64, eager=True)",
@@ -1432,6 +1530,27 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         "ranked=ranked, qrels=qrels, duplicates_dropped=dropped, user_names=user_names and {},",
         # an existing test, added to the ranking list
     ): "hostile/test_column_names.py::test_errors_name_the_users_columns_not_their_aliases",
+    # session 20 (mut20a): the ranking's rank checks (perf19's), first run
+    **{
+        ("ranking", line, mutated): (
+            f"{_RANKING}::test_a_repeated_rank_in_a_null_by_group_is_evaluated_again"
+        )
+        for line, mutated in (
+            (
+                'return repeated.join(only.lazy(), on=keys, how="semi", nulls_equal=True)',
+                'return repeated.join(only.lazy(), on=keys, how="semi", nulls_equal=False)',
+            ),
+            (
+                'on=keys, how="left", nulls_equal=True, maintain_order="left",',
+                'on=keys, how="left", nulls_equal=False, maintain_order="left",',
+            ),
+        )
+    },
+    (
+        "ranking",
+        "value = pl.col(rank).cast(pl.Int64, strict=False)",
+        "value = pl.col(rank).cast(pl.Int64, strict=True)",
+    ): f"{_RANKING}::test_a_nan_rank_is_the_rank_error_also_when_the_repeat_check_reads_every_row",
     # session 19 (mutrbp): tests/oracles/test_mutation_survivors_rbp.py
     **{
         (
@@ -1460,6 +1579,12 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
         'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit(1.0))',
         'top = pl.max_horizontal(j.stat(Stat("max_rel")).fill_null(1.0), pl.lit( 0.0))',
     ): f"{_SURV_RBP_T}::test_rbp_graded_gain_is_not_scaled_up_when_the_top_level_is_below_1",
+    # session 20 (mut20a)
+    (
+        "measures:rbp.py",
+        "return terms if j.judged_only else terms.sort_by(j.pos)",
+        "return terms if not j.judged_only else terms.sort_by(j.pos)",
+    ): f"{_SURV_RBP_T}::test_rbp_adds_its_terms_in_rank_order_whatever_the_row_order",
     # session 15: measures (a further random sample)
     (
         "measures:rbp.py",
@@ -2019,18 +2144,6 @@ KILLED_AFTER: dict[tuple[str, str, str], str] = {
 # Survivors neither killed nor equivalent, with what stands in the way (a bug to fix
 # first, reported to the lead): (target, the source line, the mutated line) -> the note.
 OPEN: dict[tuple[str, str, str], str] = {
-    # session 19 (mutrbp)
-    (
-        "measures:rbp.py",
-        "if size < POWERS_MAX or table[-1] * p == table[-1]:  # a fixed point ends the table",
-        "if size < POWERS_MAX or table[-1] / p == table[-1]:  # a fixed point ends the table",
-    ): "not killed and not shown equivalent: the test matters only for a table that reached "
-    "POWERS_MAX.  Without a fixed point its last value x is normal and x / p != x as x * p "
-    "!= x (checked at p = 0.99999 and 1 - 2^-53); at the fixed point (x * p == x, a "
-    "subnormal of k units) x / p == x too at the p of test_rbp_weight_when_the_fixed_point_"
-    "is_the_tables_last_value.  They can differ where k (1 - p) < 1/2 <= k (1/p - 1), an "
-    "interval of k of length 1/2: a killing test needs a p whose fixed point is such a k "
-    "and falls on the table's last value (found by bisection, as that test's p was)",
     (
         "cli_trec",
         'grades = qrels.lazy().filter(pl.col("relevance") >= 0).group_by("query").agg(',

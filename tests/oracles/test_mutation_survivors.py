@@ -123,6 +123,46 @@ def test_a_misranked_query_in_a_null_by_group_is_evaluated_again():
     ]  # fmt: skip
 
 
+def test_a_repeated_rank_in_a_null_by_group_is_evaluated_again():
+    from polars_rankeval import evaluate
+
+    # session 20: the exact check of repeated ranks (repeated_ranks) matches its answer
+    # back to the (arm, query) keys, null equal to null.  arm null: a, b, c ranked 3, 1, 3
+    # (1..n by their ends, out of row order, 3 repeated): trec_eval's order by hand is
+    # b (1), then c before a (the tie at 3, item descending): relevant c, a at positions 2
+    # and 3 -> AP (1/2 + 2/3) / 2 = 7/12, RR 1/2, P@1 0.  arm x: a, b ranked 1, 2 (a valid
+    # ranking in row order): a relevant at 1 -> AP 1/2 (R = 2), RR 1, P@1 1
+    run = pl.DataFrame(
+        {"arm": [None, None, None, "x", "x"], "query": ["q"] * 5,
+         "item": ["a", "b", "c", "a", "b"], "rank": [3, 1, 3, 1, 2]}
+    )  # fmt: skip
+    qrels = pl.DataFrame({"query": ["q", "q"], "item": ["a", "c"], "relevance": [1, 1]})
+    got = evaluate(run, qrels, ["AP", "RR", "P@1"], per_query=True, by="arm", score=None)
+    values = {(a, m): v for a, m, v in got.select("arm", "measure", "value").iter_rows()}
+    assert values == {
+        (None, "AP"): pytest.approx(7 / 12, abs=1e-15), (None, "RR"): 0.5, (None, "P@1"): 0.0,
+        ("x", "AP"): 0.5, ("x", "RR"): 1.0, ("x", "P@1"): 1.0,
+    }  # fmt: skip
+
+
+def test_a_nan_rank_is_the_rank_error_also_when_the_repeat_check_reads_every_row():
+    from polars_rankeval import evaluate
+
+    # session 20: q1 and q2 are valid rankings out of row order (2, 1), so the exact check
+    # of repeated ranks runs on 2 of the 3 queries: more than half, it reads every row of
+    # the run, q3's NaN among them.  The NaN is the rank check's error (InputError naming
+    # the column and the row), not a cast failure inside that check
+    run = pl.DataFrame(
+        {"query": ["q1", "q1", "q2", "q2", "q3", "q3"], "item": ["a", "b"] * 3,
+         "rank": [2.0, 1.0, 2.0, 1.0, 1.0, float("nan")]}
+    )  # fmt: skip
+    qrels = pl.DataFrame({"query": ["q1"], "item": ["a"], "relevance": [1]})
+    with pytest.raises(
+        InputError, match=r"run column 'rank': rank must be a positive integer.*'q3'"
+    ):
+        evaluate(run, qrels, ["AP"], per_query=True, score=None)
+
+
 def test_duplicate_rows_are_an_error_unless_duplicates_first():
     from polars_rankeval import evaluate
 

@@ -76,3 +76,29 @@ def test_rbp_graded_gain_is_not_scaled_up_when_the_top_level_is_below_1():
     qrels = pl.DataFrame({"query": ["q"], "item": ["a"], "relevance": [0.5]})
     got = evaluate(run, qrels, ["RBP(p=0.5)"])["value"].item()
     assert got == pytest.approx(0.25, abs=1e-15)
+
+
+def _m_rbp_loop(rels_in_rank_order: list[int], p: float) -> float:
+    # trec_eval 10's m_rbp.c, line by line: graded gains scaled by the highest level when
+    # it is above 1, sum += gain * cur_p in rank order, cur_p *= p, then (1 - p) * sum
+    top = max(max(rels_in_rank_order), 1)
+    total, cur_p = 0.0, 1.0
+    for rel in rels_in_rank_order:
+        if rel > 0:
+            total += rel / top * cur_p
+        cur_p = cur_p * p
+    return (1.0 - p) * total
+
+
+def test_rbp_adds_its_terms_in_rank_order_whatever_the_row_order():
+    # polars_rankeval.expr over a group whose rows come in reverse rank order: the terms
+    # are added in rank order, as m_rbp.c's loop adds them.  Relevance 1, 3, 1 at ranks
+    # 1, 2, 3 (p = 0.9): 1/3 + 0.9 + 0.81/3 in that order rounds to 0.15033333333333332
+    # after (1 - p) *, the reverse order (row order here) to 0.1503333333333333
+    import polars_rankeval.expr as rx
+
+    expected = _m_rbp_loop([1, 3, 1], 0.9)
+    assert expected == 0.15033333333333332  # the case is there: the order shows
+    reversed_rows = pl.DataFrame({"rank": [3, 2, 1], "relevant": [1, 3, 1]})
+    assert reversed_rows.select(rx.measure("RBP")).item() == expected
+    assert reversed_rows.select(rx.measure("RBP(p=0.9)")).item() == expected
