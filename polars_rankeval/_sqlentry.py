@@ -708,10 +708,12 @@ def _repeats_sql(d: Dialect) -> str:
         fingerprint = (
             f"CASE WHEN {d.no_groups} THEN {d.fingerprint('r._q, r._item')} ELSE {fingerprint} END"
         )
-    flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f"
-    if d.judged_positions:
-        item_hash = d.fingerprint("r._item")
+    if d.judged_positions:  # the exact count only over the queries the pre-check flags
+        flagged = (f"\n        JOIN (SELECT {g('f')}f._q FROM _rq AS f WHERE f._hdup > 0) AS f"
+                   f"\n            ON {d.gj('f', 'r')}f._q = r._q")
+        item_hash = f"CAST({d.fingerprint('r._item')} >> 32 AS UINTEGER)"
         return _listed_repeats_sql(d, exact.replace("@@FLAGGED@@", flagged), item_hash)
+    flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f"
     return f"""_rq AS (
         SELECT {g('r')}r._q, COUNT(*) AS _n FROM _run AS r GROUP BY {g('r')}r._q
     ),
@@ -725,12 +727,16 @@ def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     """``_rq`` and ``_rdup`` as :func:`_repeats_sql`, in one aggregate over the run with
     the judged rows' lists (:func:`_judged_positions_sql`): per (group, query) its rows,
     its keys (``_keys``; not with duplicates='first') and its repeated item hashes
-    (``_hdup``, a collision only over-counting); the exact count per query only when
-    some query has one.  ``_hdup`` counts the neighbours that are equal in the sorted
-    list of hashes, which is the rows less the distinct hashes: the same number as
-    ``COUNT(*) - list_unique(...)``: a hash set per query cost more than sorting its
-    64-bit values (0.5 CPU s less as a single statement at 10M rows, ~3-6% of a call;
-    benchmarks/RESULTS.md, session 18)."""
+    (``_hdup``, a collision only over-counting); the exact count (``exact``, joined by
+    the caller to the queries with ``_hdup > 0``) runs only on the queries flagged.
+    ``_hdup`` counts the neighbours that are equal in the sorted list of hashes, which
+    is the rows less the distinct hashes: the same number as ``COUNT(*) -
+    list_unique(...)``: a hash set per query cost more than sorting its 64-bit values
+    (0.5 CPU s less as a single statement at 10M rows, ~3-6% of a call;
+    benchmarks/RESULTS.md, session 18).  ``item_hash`` is 32 bits (sorted faster than
+    64): a collision in one of 100k queries of 100 items is expected in ~1 run in 9,
+    and then costs the exact count of that query alone (benchmarks/RESULTS.md,
+    session 20)."""
     g = d.g
     return f"""_rq AS (
         SELECT {g('h')}h._q, h._n, h._keys,
@@ -743,7 +749,6 @@ def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
             FROM _run AS r GROUP BY {g('r')}r._q
         ) AS h
     ),
-    _fp AS (SELECT COALESCE(SUM(x._hdup), 0) AS _h FROM _rq AS x),
     _rdup AS (
         {exact}
     ),"""

@@ -847,15 +847,15 @@ _specs AS (
         FROM (
             SELECT r._g, r._q, COUNT(*) AS _n,
                 list(r._key) FILTER (WHERE NOT (duplicates = 'first')) AS _keys,
-                list_sort(list(hash(r._item))) AS _hashes
+                list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes
             FROM _run AS r GROUP BY r._g, r._q
         ) AS h
     ),
-    _fp AS (SELECT COALESCE(SUM(x._hdup), 0) AS _h FROM _rq AS x),
     _rdup AS (
         SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
         FROM _run AS r
-        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f
+        JOIN (SELECT f._g, f._q FROM _rq AS f WHERE f._hdup > 0) AS f
+            ON f._g IS NOT DISTINCT FROM r._g AND f._q = r._q
         GROUP BY r._g, r._q
     ),
     _qq AS (
