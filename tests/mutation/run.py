@@ -357,6 +357,28 @@ TARGETS = {
                 ("trec_text", "_per_query_lines", "_line", "_format_value"),
             ),
             Code("polars_rankeval/cli/trec.py"),
+            # the chunked evaluation (every grouped plain-text run): which rows make a
+            # chunk's queries, their numbers and their text again, chunks merged (by
+            # number), each chunk's qrels, the last chunk's missing qrels queries (-c)
+            Code(
+                "polars_rankeval/cli/chunked.py",
+                (
+                    "_chunked",
+                    "of",
+                    "numbered",
+                    "texts",
+                    "merged",
+                    "_joined",
+                    "_numbers",
+                    "_text",
+                    "_renamed",
+                    "_judged_queries",
+                    "_evaluate_chunks",
+                    "submit",
+                    "_evaluate",
+                    "_part_texts",
+                ),
+            ),
         ),
         (
             "tests/cli/test_cli.py",
@@ -373,6 +395,8 @@ TARGETS = {
                     "test_a_measure_takes_its_first_parameters",
                 )
             ),
+            # chunked against the whole-run evaluation, byte for byte (hypothesis)
+            "tests/cli/test_chunked.py",
         ),
     ),
 }
