@@ -578,22 +578,93 @@ _CWL_EQUIVALENT: dict[tuple[str, str, str], str] = {
 
 # session 20 (mut20b): cli_trec's run on the current CLI, cli/chunked.py new in the target
 _CHUNKS = "cli/test_mutation_survivors_chunked.py"
+_MERGED = "test_chunks_are_merged_until_they_have_two_judged_queries"
+_JUDGED_LINE = "if count >= 2 or rows is None or rows >= chunk.height:"
 _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
     (
         "cli_trec",
         "if not ids.len() or number[-1] + 1 != self.queries.len():",
         "if not ids.len() and number[-1] + 1 != self.queries.len():",
     ): f"{_CHUNKS}::test_a_chunk_with_a_query_apart_is_evaluated_by_text",
-}
-_CLI20_EQUIVALENT: dict[tuple[str, str, str], str] = {
+    **{
+        ("cli_trec", _JUDGED_LINE, mutated): (
+            f"{_CHUNKS}::test_judged_queries_beyond_the_first_8192_rows"
+        )
+        for mutated in (
+            "if count >= 1 or rows is None or rows >= chunk.height:",
+            "if count >= 2 or rows is not None or rows >= chunk.height:",
+            "if not (count >= 2 or rows is None or rows >= chunk.height):",
+            "if count >= 2 or rows is None and rows >= chunk.height:",
+            "if count >= 2 and rows is None or rows >= chunk.height:",
+        )
+    },
     (
         "cli_trec",
-        "if count >= 2 or rows is None or rows >= chunk.height:",
-        "if count >= 1 or rows is None or rows >= chunk.height:",
-    ): "_judged_queries may then return 1 from a chunk's first 8192 rows where the whole "
-    "chunk has more judged queries: an undercount (never an overcount: the head's count is "
-    "at most the chunk's) only merges the chunk with its neighbour, whose evaluation is the "
-    "same bytes (every evaluated chunk still has >= 2 groups); it costs time, not output",
+        'part = chunk.select("query", "item").head(rows) if rows else chunk',
+        'part = chunk.select("query", "item").head(rows) if not rows else chunk',
+    ): f"{_CHUNKS}::test_judged_queries_beyond_the_first_8192_rows",
+    **{
+        ("cli_trec", line, line.replace(old, new)): f"{_CHUNKS}::{test}"
+        for line, old, new, test in (
+            *(
+                ("if groups >= 2:", ">= 2", mutated, _MERGED)
+                for mutated in ("> 2", ">= 1", ">= 3")
+            ),
+            *(
+                (
+                    "ready, filling, groups = _Chunk.merged(filling), [], 0",
+                    "[], 0",
+                    mutated,
+                    _MERGED,
+                )
+                for mutated in ("[], 1", "[], -1")
+            ),
+            *(
+                (
+                    "self.parts.append(self._running.pop(0).result())",
+                    "pop(0)",
+                    mutated,
+                    _MERGED,
+                )
+                for mutated in ("pop( 1)", "pop( -1)")
+            ),
+            *(
+                (
+                    'pairs = mine.filter(pl.col("relevance") >= 0) if judged_only else mine',
+                    old,
+                    new,
+                    "test_judged_only_counts_the_judgments_it_keeps",
+                )
+                for old, new in (
+                    (">= 0", "> 0"),
+                    (">= 0", ">= 1"),
+                    (">= 0", ">= -1"),
+                    ("if judged_only", "if not judged_only"),
+                )
+            ),
+        )
+    },
+}
+_CLI20_EQUIVALENT: dict[tuple[str, str, str], str] = {
+    **{
+        ("cli_trec", _JUDGED_LINE, _JUDGED_LINE.replace(old, new)): (
+            "_judged_queries then takes the count of all the chunk's rows where it could "
+            "stop at its first 8192 (they hold 2 judged queries already): the same count, "
+            "more time"
+        )
+        for old, new in (
+            ("count >= 2", "count >= 3"),
+            ("count >= 2", "count > 2"),
+            ("rows >= chunk.height", "rows > chunk.height"),
+        )
+    },
+    **{
+        ("cli_trec", "for rows in (8192, None):", f"for rows in ( {n}, None):"): (
+            "_judged_queries' first look at a chunk, its first 8192 rows, one row longer or "
+            "shorter: the count of the rows looked at when they hold 2, else of all rows"
+        )
+        for n in ("8193", "8191")
+    },
 }
 
 # Survivors that cannot be killed because the mutant behaves like the original:
