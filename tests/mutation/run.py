@@ -603,6 +603,11 @@ _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
         'part = chunk.select("query", "item").head(rows) if rows else chunk',
         'part = chunk.select("query", "item").head(rows) if not rows else chunk',
     ): f"{_CHUNKS}::test_judged_queries_beyond_the_first_8192_rows",
+    (
+        "cli_trec",
+        "chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)",
+        "chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=True)",
+    ): f"{_CHUNKS}::test_judged_only_counts_the_judgments_it_keeps",
     **{
         ("cli_trec", line, line.replace(old, new)): f"{_CHUNKS}::{test}"
         for line, old, new, test in (
@@ -646,6 +651,29 @@ _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
     },
 }
 _CLI20_EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("cli_trec", "if len(chunks) == 1:", "if len(chunks) == 0:"): (
+        "merged's shortcut for one chunk not taken (it is never called without a chunk: the "
+        "reader yields at least one or raises NotPlain): one numbered chunk is joined with "
+        "its numbers + 0, one text chunk as its texts, not numbered (no names): the same "
+        "frames, one concat more"
+    ),
+    ("cli_trec", "if len(names) < len(chunks):", "if len(names) <= len(chunks):"): (
+        "chunks all numbered then merge as text and are numbered again, which gives the same "
+        "frames as shifting their numbers (what test_chunked.py::test_numbered_chunks_merge_"
+        "as_their_texts_numbered_again asserts): time, not output"
+    ),
+    (
+        "cli_trec",
+        "if len(self._running) >= self._at_once:",
+        "if len(self._running) > self._at_once:",
+    ): "three chunks evaluated at once instead of two: the parts are still taken in the "
+    "order the chunks were submitted (pop(0)), so finish_run gets the same list; memory "
+    "and threads, not output",
+    (
+        "cli_trec",
+        "def submit(self, chunk: _Chunk, *, last: bool) -> None:",
+        "def submit(self, chunk: _Chunk, /, last: bool) -> None:",
+    ): _KEYWORD_ONLY,
     **{
         ("cli_trec", _JUDGED_LINE, _JUDGED_LINE.replace(old, new)): (
             "_judged_queries then takes the count of all the chunk's rows where it could "
