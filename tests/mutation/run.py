@@ -2559,8 +2559,11 @@ def _baseline(target: Target, narrow_only: bool) -> list[str]:
     shared step and the narrowed lists of the mutated files (what the mutants will meet)."""
     if not (narrow_only and target.narrow):
         return list(target.tests)
-    lists = [target.narrow.get(c.path, ()) for c in target.code]
-    return list(dict.fromkeys([*target.shared, *(t for tests in lists for t in tests)]))
+    # narrowed per file (measures) or per function (significance)
+    keys = [key for c in target.code for key in (c.path, *c.functions)]
+    lists = [target.narrow.get(key, ()) for key in keys]
+    tests = list(dict.fromkeys([*target.shared, *(t for tests in lists for t in tests)]))
+    return tests or list(target.tests)  # never pytest without paths: the whole suite
 
 
 def _passes(passes: list[dict]) -> list[str]:
