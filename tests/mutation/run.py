@@ -613,8 +613,8 @@ _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
         ("cli_trec", line, line.replace(old, new)): f"{_CHUNKS}::{test}"
         for line, old, new, test in (
             *(
-                ("if groups >= 2:", ">= 2", mutated, _MERGED)
-                for mutated in ("> 2", ">= 1", ">= 3")
+                ("if groups >= 2:", "if groups >= 2", mutated, _MERGED)
+                for mutated in ("if groups > 2", "if groups >= 1", "if groups >= 3", "if not groups >= 2")
             ),
             *(
                 (
@@ -674,6 +674,11 @@ _CLI20_EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "three chunks evaluated at once instead of two: the parts are still taken in the "
     "order the chunks were submitted (pop(0)), so finish_run gets the same list; memory "
     "and threads, not output",
+    (
+        "cli_trec",
+        "chunks: ReadAhead, qrels: pl.DataFrame, measures: Measures, *, name: str,",
+        "chunks: ReadAhead, qrels: pl.DataFrame, measures: Measures, /, name: str,",
+    ): _KEYWORD_ONLY + " (_evaluate_chunks)",
     (
         "cli_trec",
         "def submit(self, chunk: _Chunk, *, last: bool) -> None:",
