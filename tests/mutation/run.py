@@ -582,6 +582,7 @@ _HEAD = "  # its first rows usually have 2 already (~1/10 the cost)"
 _MERGED = "test_chunks_are_merged_until_they_have_two_judged_queries"
 _JUDGED_LINE = "if count >= 2 or rows is None or rows >= chunk.height:"
 _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    ("cli_trec", "groups = 0", "groups = 1"): f"{_CHUNKS}::{_MERGED}",
     (
         "cli_trec",
         'judged = pl.col("relevance").filter(pl.col("relevance") >= 0)',
