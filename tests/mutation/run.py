@@ -203,7 +203,9 @@ _SIGNIFICANCE_NARROW: dict[str, tuple[str, ...]] = {
         f"{_COMPARE}::test_corrections_hand_computed",
         f"{_COMPARE}::test_bh_equals_scipy",
     ),
-    **{f: _T for f in ("paired_t", "t_two_sided_p", "_betacf", "_betainc")},
+    **{f: _T for f in ("t_two_sided_p", "_betacf", "_betainc")},
+    # session 20: p = 1 when every difference is 0 (se 0), held by the whole list only
+    "paired_t": (*_T, f"{_COMPARE}::test_degenerate_differences"),
     **{f: ("tests/compare/test_mutation_survivors.py", *_T) for f in ("t_ppf", "_short_of")},
     "run_tests": (*_RESAMPLING, f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch"),
     "_check": (
@@ -582,6 +584,12 @@ _HEAD = "  # its first rows usually have 2 already (~1/10 the cost)"
 _MERGED = "test_chunks_are_merged_until_they_have_two_judged_queries"
 _JUDGED_LINE = "if count >= 2 or rows is None or rows >= chunk.height:"
 _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    (
+        "significance",
+        "return TestResult(1.0 if mean == 0.0 else 0.0, mean, mean)",
+        "return TestResult( 2.0 if mean == 0.0 else 0.0, mean, mean)",
+    ): "compare/test_compare.py::test_degenerate_differences (in the whole list; survived "
+    "--narrow-only's narrowed list, which now has it)",
     ("cli_trec", "groups = 0", "groups = 1"): f"{_CHUNKS}::{_MERGED}",
     (
         "cli_trec",
