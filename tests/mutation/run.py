@@ -584,12 +584,12 @@ _HEAD = "  # its first rows usually have 2 already (~1/10 the cost)"
 _MERGED = "test_chunks_are_merged_until_they_have_two_judged_queries"
 _JUDGED_LINE = "if count >= 2 or rows is None or rows >= chunk.height:"
 _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # in the whole list; survived --narrow-only's narrowed list, which now has it
     (
         "significance",
         "return TestResult(1.0 if mean == 0.0 else 0.0, mean, mean)",
         "return TestResult( 2.0 if mean == 0.0 else 0.0, mean, mean)",
-    ): "compare/test_compare.py::test_degenerate_differences (in the whole list; survived "
-    "--narrow-only's narrowed list, which now has it)",
+    ): "compare/test_compare.py::test_degenerate_differences",
     ("cli_trec", "groups = 0", "groups = 1"): f"{_CHUNKS}::{_MERGED}",
     (
         "cli_trec",
