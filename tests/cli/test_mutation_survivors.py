@@ -185,3 +185,22 @@ def test_a_query_judged_only_negative_is_evaluated_as_trec_eval_does(trec_eval, 
     ours_code, ours, err = run_rankeval(args)
     assert code == 0 and ours_code == 0, err
     assert ours == theirs
+
+
+def test_judged_only_nan_lines_at_a_negative_relevance_level(trec_eval, tmp_path):
+    # -J -l -1: q2's only judgment is -1 and q3's are -1 and 0; trec_eval never counts a
+    # -1 judgment in num_rel (at -l -1 too), so q2 has num_rel 0 and every recall level
+    # of its empty -J ranking is -nan.  Kills trec_eval_nans' grades taken from the
+    # judgments >= -1 (q2's num_rel 1: the levels >= 0.5 printed as 0.0000).  Against the
+    # trec_eval 10.0 binary; only iprec_at_recall, whose lines rankeval matches at -l -1
+    from tests.cli._grid import run_rankeval, run_trec_eval
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d5 -1\nq3 0 d7 -1\nq3 0 d8 0\n")
+    run.write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 1 1 r\nq2 Q0 d6 1 0 r\nq3 Q0 d9 1 0 r\n")
+    args = ["-J", "-q", "-l", "-1", "-m", "iprec_at_recall", str(qrels), str(run)]
+    code, theirs = run_trec_eval(trec_eval, args)
+    ours_code, ours, err = run_rankeval(args)
+    assert code == 0 and ours_code == 0, err
+    assert b"iprec_at_recall_1.00  \tq2\t  -nan\n" in theirs
+    assert ours == theirs

@@ -203,7 +203,9 @@ _SIGNIFICANCE_NARROW: dict[str, tuple[str, ...]] = {
         f"{_COMPARE}::test_corrections_hand_computed",
         f"{_COMPARE}::test_bh_equals_scipy",
     ),
-    **{f: _T for f in ("paired_t", "t_two_sided_p", "_betacf", "_betainc")},
+    **{f: _T for f in ("t_two_sided_p", "_betacf", "_betainc")},
+    # session 20: p = 1 when every difference is 0 (se 0), held by the whole list only
+    "paired_t": (*_T, f"{_COMPARE}::test_degenerate_differences"),
     **{f: ("tests/compare/test_mutation_survivors.py", *_T) for f in ("t_ppf", "_short_of")},
     "run_tests": (*_RESAMPLING, f"{_COMPARE}::test_a_comparison_gets_the_same_result_alone_or_in_a_batch"),
     "_check": (
@@ -367,6 +369,28 @@ TARGETS = {
                 ("trec_text", "_per_query_lines", "_line", "_format_value"),
             ),
             Code("polars_rankeval/cli/trec.py"),
+            # the chunked evaluation (every grouped plain-text run): which rows make a
+            # chunk's queries, their numbers and their text again, chunks merged (by
+            # number), each chunk's qrels, the last chunk's missing qrels queries (-c)
+            Code(
+                "polars_rankeval/cli/chunked.py",
+                (
+                    "_chunked",
+                    "of",
+                    "numbered",
+                    "texts",
+                    "merged",
+                    "_joined",
+                    "_numbers",
+                    "_text",
+                    "_renamed",
+                    "_judged_queries",
+                    "_evaluate_chunks",
+                    "submit",
+                    "_evaluate",
+                    "_part_texts",
+                ),
+            ),
         ),
         (
             "tests/cli/test_cli.py",
@@ -383,6 +407,9 @@ TARGETS = {
                     "test_a_measure_takes_its_first_parameters",
                 )
             ),
+            "tests/cli/test_mutation_survivors_chunked.py",
+            # chunked against the whole-run evaluation, byte for byte (hypothesis)
+            "tests/cli/test_chunked.py",
         ),
     ),
 }
@@ -561,9 +588,151 @@ _CWL_EQUIVALENT: dict[tuple[str, str, str], str] = {
     ),
 }
 
+# session 20 (mut20b): cli_trec's run on the current CLI, cli/chunked.py new in the target
+_CHUNKS = "cli/test_mutation_survivors_chunked.py"
+_HEAD = "  # its first rows usually have 2 already (~1/10 the cost)"
+_MERGED = "test_chunks_are_merged_until_they_have_two_judged_queries"
+_JUDGED_LINE = "if count >= 2 or rows is None or rows >= chunk.height:"
+_CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    # in the whole list; survived --narrow-only's narrowed list, which now has it
+    (
+        "significance",
+        "return TestResult(1.0 if mean == 0.0 else 0.0, mean, mean)",
+        "return TestResult( 2.0 if mean == 0.0 else 0.0, mean, mean)",
+    ): "compare/test_compare.py::test_degenerate_differences",
+    ("cli_trec", "groups = 0", "groups = 1"): f"{_CHUNKS}::{_MERGED}",
+    (
+        "cli_trec",
+        'judged = pl.col("relevance").filter(pl.col("relevance") >= 0)',
+        'judged = pl.col("relevance").filter(pl.col("relevance") >= -1)',
+    ): "cli/test_mutation_survivors.py::test_judged_only_nan_lines_at_a_negative_relevance_level",
+    (
+        "cli_trec",
+        "if not ids.len() or number[-1] + 1 != self.queries.len():",
+        "if not ids.len() and number[-1] + 1 != self.queries.len():",
+    ): f"{_CHUNKS}::test_a_chunk_with_a_query_apart_is_evaluated_by_text",
+    **{
+        ("cli_trec", _JUDGED_LINE, mutated): (
+            f"{_CHUNKS}::test_judged_queries_beyond_the_first_8192_rows"
+        )
+        for mutated in (
+            "if count >= 1 or rows is None or rows >= chunk.height:",
+            "if count >= 2 or rows is not None or rows >= chunk.height:",
+            "if not count >= 2 or rows is None or rows >= chunk.height:",
+            "if count >= 2 or rows is None and rows >= chunk.height:",
+            "if count >= 2 and rows is None or rows >= chunk.height:",
+        )
+    },
+    (
+        "cli_trec",
+        'part = chunk.select("query", "item").head(rows) if rows else chunk',
+        'part = chunk.select("query", "item").head(rows) if not rows else chunk',
+    ): f"{_CHUNKS}::test_judged_queries_beyond_the_first_8192_rows",
+    (
+        "cli_trec",
+        "chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)",
+        "chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=True)",
+    ): f"{_CHUNKS}::test_judged_only_counts_the_judgments_it_keeps",
+    **{
+        ("cli_trec", line, line.replace(old, new)): f"{_CHUNKS}::{test}"
+        for line, old, new, test in (
+            *(
+                ("if groups >= 2:", "if groups >= 2", mutated, _MERGED)
+                for mutated in ("if groups > 2", "if groups >= 1", "if groups >= 3", "if not groups >= 2")
+            ),
+            *(
+                (
+                    "ready, filling, groups = _Chunk.merged(filling), [], 0",
+                    "[], 0",
+                    mutated,
+                    _MERGED,
+                )
+                for mutated in ("[], 1", "[], -1")
+            ),
+            *(
+                (
+                    "self.parts.append(self._running.pop(0).result())",
+                    "pop(0)",
+                    mutated,
+                    _MERGED,
+                )
+                for mutated in ("pop( 1)", "pop( -1)")
+            ),
+            *(
+                (
+                    'pairs = mine.filter(pl.col("relevance") >= 0) if judged_only else mine',
+                    old,
+                    new,
+                    "test_judged_only_counts_the_judgments_it_keeps",
+                )
+                for old, new in (
+                    (">= 0", "> 0"),
+                    (">= 0", ">= 1"),
+                    (">= 0", ">= -1"),
+                    ("if judged_only", "if not judged_only"),
+                )
+            ),
+        )
+    },
+}
+_CLI20_EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("cli_trec", "if len(chunks) == 1:", "if len(chunks) == 0:"): (
+        "merged's shortcut for one chunk not taken (it is never called without a chunk: the "
+        "reader yields at least one or raises NotPlain): one numbered chunk is joined with "
+        "its numbers + 0, one text chunk as its texts, not numbered (no names): the same "
+        "frames, one concat more"
+    ),
+    (
+        "cli_trec",
+        "if len(names) < len(chunks):  # some by text: all as text, numbered again",
+        "if len(names) <= len(chunks):  # some by text: all as text, numbered again",
+    ): (
+        "chunks all numbered then merge as text and are numbered again, which gives the same "
+        "frames as shifting their numbers (what test_chunked.py::test_numbered_chunks_merge_"
+        "as_their_texts_numbered_again asserts): time, not output"
+    ),
+    (
+        "cli_trec",
+        "if len(self._running) >= self._at_once:",
+        "if len(self._running) > self._at_once:",
+    ): "three chunks evaluated at once instead of two: the parts are still taken in the "
+    "order the chunks were submitted (pop(0)), so finish_run gets the same list; memory "
+    "and threads, not output",
+    (
+        "cli_trec",
+        "chunks: ReadAhead, qrels: pl.DataFrame, measures: Measures, *, name: str,",
+        "chunks: ReadAhead, qrels: pl.DataFrame, measures: Measures, /, name: str,",
+    ): _KEYWORD_ONLY + " (_evaluate_chunks)",
+    (
+        "cli_trec",
+        "def submit(self, chunk: _Chunk, *, last: bool) -> None:",
+        "def submit(self, chunk: _Chunk, /, last: bool) -> None:",
+    ): _KEYWORD_ONLY,
+    **{
+        ("cli_trec", _JUDGED_LINE, _JUDGED_LINE.replace(old, new)): (
+            "_judged_queries then takes the count of all the chunk's rows where it could "
+            "stop at its first 8192 (they hold 2 judged queries already): the same count, "
+            "more time"
+        )
+        for old, new in (
+            ("count >= 2", "count >= 3"),
+            ("count >= 2", "count > 2"),
+            ("rows >= chunk.height", "rows > chunk.height"),
+        )
+    },
+    **{
+        ("cli_trec", f"for rows in (8192, None):{_HEAD}", f"for rows in ( {n}, None):{_HEAD}"): (
+            "_judged_queries' first look at a chunk, its first 8192 rows, one row longer or "
+            "shorter: the count of the rows looked at when they hold 2, else of all rows"
+        )
+        for n in ("8193", "8191")
+    },
+}
+
 # Survivors that cannot be killed because the mutant behaves like the original:
 # (target, the source line, the mutated line), both stripped -> why.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    **_CLI20_EQUIVALENT,
     (
         "significance",
         "for _ in range(200):",
@@ -1447,6 +1616,7 @@ _CWL_KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ): f"{_CWL_SURV}::test_negative_judgments_gain_as_0_before_a_negative_min_rel",
 }
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
+    **_CLI20_KILLED_AFTER,
     # session 19 (mutcwl): measures:cwl.py, its first run in full
     **_CWL_KILLED_AFTER,
     # session 17 (2026-11-26): measures, per module with --narrow-only
@@ -2521,8 +2691,11 @@ def _baseline(target: Target, narrow_only: bool) -> list[str]:
     shared step and the narrowed lists of the mutated files (what the mutants will meet)."""
     if not (narrow_only and target.narrow):
         return list(target.tests)
-    lists = [target.narrow.get(c.path, ()) for c in target.code]
-    return list(dict.fromkeys([*target.shared, *(t for tests in lists for t in tests)]))
+    # narrowed per file (measures) or per function (significance)
+    keys = [key for c in target.code for key in (c.path, *c.functions)]
+    lists = [target.narrow.get(key, ()) for key in keys]
+    tests = list(dict.fromkeys([*target.shared, *(t for tests in lists for t in tests)]))
+    return tests or list(target.tests)  # never pytest without paths: the whole suite
 
 
 def _passes(passes: list[dict]) -> list[str]:

@@ -168,3 +168,15 @@ def test_a_target_cut_to_files_keeps_its_tests_and_mutates_only_those_files():
     assert (cut.tests, cut.narrow, cut.shared) == (whole.tests, whole.narrow, whole.shared)
     assert run._wanted(cut, "/tmp/x/repo/polars_rankeval/measures/ndcg.py", "f")
     assert not run._wanted(cut, "/tmp/x/repo/polars_rankeval/measures/rr.py", "f")
+
+
+@pytest.mark.parametrize("narrow_only", [False, True])
+@pytest.mark.parametrize("name", sorted(_targets()))
+def test_the_baseline_runs_the_targets_tests_never_the_whole_suite(name, narrow_only):
+    # session 20: significance's lists are narrowed per function, and --narrow-only's
+    # baseline looked them up by file only: an empty list, so pytest ran the whole suite
+    target = _targets()[name]
+    tests = _run_module()._baseline(target, narrow_only)
+    narrowed = {t for tests in target.narrow.values() for t in tests}
+    assert tests
+    assert set(tests) <= set(target.tests) | narrowed | set(target.shared)
