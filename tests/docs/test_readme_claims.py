@@ -248,8 +248,8 @@ def test_judged_only_nan_is_trec_format_only(capsys, files):
 
 
 def test_a_negative_level_does_not_count_unjudged_documents(capsys, files):
-    """'Two known differences: a negative -l (trec_eval then counts unjudged documents
-    as relevant)': here they stay non-relevant."""
+    """'a negative -l (... here relevance >= the level is relevant, a negative judgment
+    included, and an unjudged document never)': q2's d5 judged -1 is relevant."""
     code, out, _ = cli(capsys, "-q", "-l", "-1", "-m", "map", files / "qrels", files / "run")
     # relevant at -l -1: every judged line. q1: R = 3, d1 at 1 -> AP 1/3 (d9 unjudged);
     # q2: R = 2, d5 at 2 -> (1/2) / 2 = 1/4 (d7 unjudged); q3: y unjudged -> 0
