@@ -283,7 +283,7 @@ def _run_queries(
         pl.lit(True).alias(IN_RUN),
     )
     for check in bucketed:
-        counts = _duplicates_in_buckets(numbered, keys, check, item_buckets)
+        counts = _duplicates_in_buckets(run, keys, check, item_buckets)
         queries = queries.join(counts, on=keys, how="left", nulls_equal=True)
     return queries
 
