@@ -20,7 +20,10 @@ import polars as pl
 
 from polars_rankeval.engines.spec import Spec
 
-__all__ = ["MAX_PARTITIONS", "ROWS_PER_PARTITION", "known_rows", "partition_count"]
+__all__ = [
+    "MAX_ITEM_BUCKETS", "MAX_PARTITIONS", "RANKS_PER_BUCKET", "ROWS_PER_PARTITION", "item_buckets",
+    "known_rows", "partition_count",
+]
 
 # measured (benchmarks/RESULTS.md, issue 15): at 10M rows 3 partitions peaked at 0.21x
 # pytrec_eval's memory (score-only), 4 at 0.17x; partitions of this size keep the peak
@@ -29,6 +32,11 @@ ROWS_PER_PARTITION = 2_500_000
 # each partition reads the whole run again (one scan filtered by the hash): at 100M rows
 # 25 partitions took 90 s of CPU and 0.70 GiB, 8 partitions 57 s and 1.48 GiB
 MAX_PARTITIONS = 8
+
+# a rank-given run whose largest rank passes this counts its duplicate items in hash
+# buckets, one per this many ranks, at most MAX_ITEM_BUCKETS (see item_buckets)
+RANKS_PER_BUCKET = 1 << 16
+MAX_ITEM_BUCKETS = 16
 
 # the lines of a row count's plan that only describe a scan (or an in-memory frame)
 _SCAN_LINES = ("SELECT [len()]", "PROJECT", "ESTIMATED ROWS", "DF [")
@@ -69,3 +77,38 @@ def partition_count(spec: Spec) -> int:
     if rows is None:
         return 1
     return max(1, min(MAX_PARTITIONS, math.ceil(rows / ROWS_PER_PARTITION)))
+
+
+def item_buckets(spec: Spec) -> int:
+    """In how many hash buckets of the items a rank-given run's duplicate check counts
+    each query (``judge``'s ``item_buckets``): one per :data:`RANKS_PER_BUCKET` of the
+    run's largest rank, at most :data:`MAX_ITEM_BUCKETS`.  polars' streaming group-by
+    counts a query's distinct items in one hash set on one thread, so one query of
+    10M rows took ~4 s of CPU where 100k queries of 100 rows take ~0.5 s
+    (benchmarks/RESULTS.md, perf20); the largest rank says cheaply that a query is
+    that long.  1 unless the run is ranked by its rank column and that column can be
+    read without running the caller's plan (a DataFrame, or a bare scan of files:
+    :func:`known_rows`).
+
+    >>> from polars_rankeval.engines.spec import Spec
+    >>> from polars_rankeval.options import Columns, EvalOptions
+    >>> run = pl.DataFrame({"query": ["q"] * 3, "rank": [1, 2, 200_000]})
+    >>> item_buckets(Spec(run, None, [], [], Columns(score=None), EvalOptions()))
+    4
+    >>> item_buckets(Spec(run.with_columns(score=1.0), None, [], [], Columns(), EvalOptions()))
+    1
+    """
+    rank, run = spec.columns.rank, spec.run
+    if rank is None or known_rows(run) is None:
+        return 1
+    schema = run.collect_schema()
+    if rank not in schema or (spec.columns.score is not None and spec.columns.score in schema):
+        return 1
+    try:
+        largest = run.lazy().select(pl.col(rank).cast(pl.Float64, strict=False).max()).collect()
+    except pl.exceptions.PolarsError:
+        return 1
+    value = largest.item()
+    if value is None or not math.isfinite(value):
+        return 1
+    return max(1, min(MAX_ITEM_BUCKETS, math.ceil(value / RANKS_PER_BUCKET)))

@@ -17,7 +17,7 @@ from polars_rankeval.engines.finish import (
     select_evaluated,
     value_column,
 )
-from polars_rankeval.engines.partitions import partition_count
+from polars_rankeval.engines.partitions import item_buckets, partition_count
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.prepare.judge import (
     IN_ORDER,
@@ -41,10 +41,11 @@ def supports(measure: Measure, spec: Spec) -> str | None:
 
 def judgement_for(
     spec: Spec, *, given_ranks: bool = False, only: pl.DataFrame | None = None,
-    part: tuple[int, int] | None = None,
+    part: tuple[int, int] | None = None, item_buckets: int = 1,
 ) -> Judgement:
     """Rank the run and join the qrels as ``spec`` says (lazily); ``given_ranks``,
-    ``only`` and ``part``: see :func:`~polars_rankeval.prepare.judge.judge`."""
+    ``only``, ``part`` and ``item_buckets``: see
+    :func:`~polars_rankeval.prepare.judge.judge`."""
     tie_levels, tie_gains = tie_needs(spec.measures)
     return judge(
         spec.run.lazy(),
@@ -63,6 +64,7 @@ def judgement_for(
         given_ranks=given_ranks,
         only=only,
         part=part,
+        item_buckets=item_buckets,
     )
 
 
@@ -165,18 +167,23 @@ def _partitioned(spec: Spec, parts: int, *, given_ranks: bool) -> pl.LazyFrame:
     next starts, so memory follows the largest partition, not the run (measured: a
     ``pl.concat(parallel=False)`` of the lazy partitions kept 2.9x as much at 12
     partitions).  A query's rows all fall in one partition, so its values are those of
-    one plan."""
-    pieces = []
-    for part in range(parts):
-        judgement = judgement_for(spec, given_ranks=given_ranks, part=(part, parts))
-        joined, _ = _joined(judgement, spec)
-        pieces.append((joined, judgement))
+    one plan.  The plans are built at collect time, after :func:`item_buckets` (which
+    reads the rank column) chose how the duplicate check counts long queries."""
+    first = judgement_for(spec, given_ranks=given_ranks, part=(0, parts))
+    schema = _joined(first, spec)[0].collect_schema()
 
     def collected() -> pl.DataFrame:
-        frames = [_ranked_where_misranked(plan.collect(), spec, judged) for plan, judged in pieces]
+        buckets = item_buckets(spec) if given_ranks else 1
+        frames = []
+        for part in range(parts):
+            judged = judgement_for(
+                spec, given_ranks=given_ranks, part=(part, parts), item_buckets=buckets
+            )
+            frame = _ranked_where_misranked(_joined(judged, spec)[0].collect(), spec, judged)
+            frames.append(frame.select(schema.names()))
         return pl.concat(frames, how="vertical")
 
-    return pl.defer(collected, schema=pieces[0][0].collect_schema())
+    return pl.defer(collected, schema=schema)
 
 
 def _per_query_judged(

@@ -268,6 +268,48 @@ def repeated_ranks(
     return repeated.join(only.lazy(), on=keys, how="semi", nulls_equal=True)
 
 
+def _run_queries(
+    run: pl.LazyFrame, keys: list[str], run_checks: list[Check], top: int | None,
+    given_rank: str | None, item_buckets: int,
+) -> pl.LazyFrame:
+    """One row per run query: its count and the run checks' counts (the checks cover
+    every row, also beyond top); with ``given_rank``, the fast path's flags."""
+    numbered = run if given_rank is None else run.with_row_index(_ROW)
+    bucketed = [c for c in run_checks if item_buckets > 1 and c.kind == "duplicate"]
+    queries = numbered.group_by(keys).agg(
+        _retrieved(top).alias(NUM_RET),
+        *[c.counter.alias(c.name) for c in run_checks if not any(c is b for b in bucketed)],
+        *([] if given_rank is None else _given_rank_flags(given_rank)),
+        pl.lit(True).alias(IN_RUN),
+    )
+    for check in bucketed:
+        counts = _duplicates_in_buckets(run, keys, check, item_buckets)
+        queries = queries.join(counts, on=keys, how="left", nulls_equal=True)
+    return queries
+
+
+def _duplicates_in_buckets(
+    run: pl.LazyFrame, keys: list[str], check: Check, buckets: int
+) -> pl.LazyFrame:
+    """The duplicate check's count per query (``check.counter``'s value, the same
+    number), counted in ``buckets`` groups of each query by a hash of the item: equal
+    items share a bucket, so the query's count is the sum of its buckets'.  For a run
+    with very long queries: polars' streaming group-by counts one query's distinct
+    items in one hash set on one thread (one query of 10M rows: ~4 s of CPU, 100k
+    queries of 100 rows: ~0.5 s; in 16 buckets ~1.6 s, benchmarks/RESULTS.md, perf20).
+
+    >>> run = pl.LazyFrame({"query": ["a", "a", "a", "b"], "item": ["x", "y", "x", "x"]})
+    >>> dup = duplicate_check("run", ["query"], "item", "duplicate rows")
+    >>> counts = _duplicates_in_buckets(run, ["query"], dup, 4).collect()
+    >>> sorted(counts.rows())
+    [('a', 1), ('b', 0)]
+    """
+    item = pl.col(check.column).hash()
+    bucket = (item % buckets).alias("_b")
+    per_bucket = run.group_by([*keys, bucket]).agg((pl.len() - item.n_unique()).alias("_d"))
+    return per_bucket.group_by(keys).agg(pl.col("_d").sum().alias(check.name))
+
+
 def _first_of_duplicates(
     ranked: pl.LazyFrame, keys: list[str], item: str
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
@@ -323,9 +365,11 @@ def _join(
     top: int | None,
     judged_only: bool,
     given_rank: str | None = None,
+    item_buckets: int = 1,
 ) -> Joined:
     """The rows the measures aggregate, the per-query stats and how measures read them.
-    ``given_rank``: positions are this rank column as given (judged-only rows only)."""
+    ``given_rank``: positions are this rank column as given (judged-only rows only);
+    ``item_buckets``: see :func:`_duplicates_in_buckets` (judged-only rows only)."""
     if qrels is None:  # the judged set is the run's own rows
         rows = ranked.with_columns(pl.col(c.relevant).cast(pl.Float64).alias(REL))
         rows = _with_ideal(rows, rows, keys, ideals, c.item).sort([*keys, POS])
@@ -345,15 +389,7 @@ def _join(
         # sorted: a query's float sums add in rank order, whatever the input row order
         rows = _with_ideal(rows, judged_qrels, [c.query], ideals, c.item).sort([*keys, POS])
         return Joined(rows, None, qstats, lambda s: pl.col(s.column).max(), pl.len())
-    # one row per run query: its count and the run checks' counts (the checks cover every
-    # row, also beyond top)
-    numbered = run if given_rank is None else run.with_row_index(_ROW)
-    queries = numbered.group_by(keys).agg(
-        _retrieved(top).alias(NUM_RET),
-        *[check.counter.alias(check.name) for check in run_checks],
-        *([] if given_rank is None else _given_rank_flags(given_rank)),
-        pl.lit(True).alias(IN_RUN),
-    )
+    queries = _run_queries(run, keys, run_checks, top, given_rank, item_buckets)
     # the stats joined to the judged rows (half the judgments at 10M rows), not to every
     # judgment before the run join: 308 against 356 MiB peak at 10M rows, rank-given,
     # the same CPU time (benchmarks/RESULTS.md, issue 15)
@@ -426,6 +462,7 @@ def judge(
     given_ranks: bool = False,
     only: pl.DataFrame | None = None,
     part: tuple[int, int] | None = None,
+    item_buckets: int = 1,
 ) -> Judgement:
     """Validate the schemas, rank the run, join the qrels; nothing is collected.
 
@@ -440,6 +477,8 @@ def judge(
     queries not ranked 1..n (:data:`MISRANKED`, :data:`IN_ORDER`) to redo them ranked.
     ``part``: (partition, partitions): only the queries of that partition (see
     :func:`in_partition`); the checks' examples still read the whole ``run``.
+    ``item_buckets`` > 1: the run's duplicate check counts each query in that many
+    buckets (:func:`_duplicates_in_buckets`; the same counts), for long queries.
     """
     c = columns
     side, prepared, qrels, run_checks, qrels_checks = _sides(
@@ -458,6 +497,7 @@ def judge(
         ranked, prepared, qrels, c=c, keys=keys, stats=list(dict.fromkeys(stats)),
         ideals=list(dict.fromkeys(ideals)), run_checks=run_checks, qrels_checks=qrels_checks,
         top=top, judged_only=judged_only, given_rank=side.order_column if given else None,
+        item_buckets=item_buckets,
     )
     rows, tie_columns = joined.rows, None
     if ties == "average":

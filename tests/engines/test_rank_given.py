@@ -175,3 +175,53 @@ def test_one_long_query_out_of_row_order(repeat: bool) -> None:
     measures = ["AP", "nDCG@10", "RR", "NumRet", "Rprec"]
     got = rk.evaluate(run, qrels, measures, per_query=True, score=None)
     assert got.equals(rk.evaluate(_by_score(run), qrels, measures, per_query=True))
+
+
+def test_duplicate_counts_in_item_buckets_equal_the_counter() -> None:
+    """The duplicate check counted in hash buckets of the items (for long queries, see
+    ``item_buckets``) gives every query the count of the one-bucket counter."""
+    from polars_rankeval.prepare.checks import duplicate_check
+    from polars_rankeval.prepare.judge import _duplicates_in_buckets
+
+    items = [f"d{i % 37}" for i in range(500)]  # 500 rows, 37 items: many repeats
+    run = pl.LazyFrame({"arm": [i % 2 for i in range(500)],
+                        "query": [f"q{i % 5}" for i in range(500)], "item": items})  # fmt: skip
+    check = duplicate_check("run", ["arm", "query"], "item", "duplicate rows")
+    expected = run.group_by("arm", "query").agg(check.counter.alias(check.name)).collect()
+    for buckets in (2, 3, 16):
+        got = _duplicates_in_buckets(run, ["arm", "query"], check, buckets).collect()
+        assert got.sort("arm", "query").equals(expected.sort("arm", "query"))
+
+
+@pytest.mark.parametrize("duplicate", [False, True], ids=["valid", "duplicate"])
+def test_a_long_query_counts_its_duplicates_in_item_buckets(
+    monkeypatch: pytest.MonkeyPatch, duplicate: bool
+) -> None:
+    """A rank-given run in partitions whose largest rank passes 2^16 counts its
+    duplicate items in hash buckets: the same values, and the same error (with the
+    same count) for a repeated item."""
+    buckets: list[int] = []
+    original = engine.judgement_for
+
+    def spy(spec, **options):
+        buckets.append(options.get("item_buckets", 1))
+        return original(spec, **options)
+
+    monkeypatch.setattr(engine, "judgement_for", spy)
+    n = 70_001
+    items = [f"d{i}" for i in range(n)]
+    if duplicate:
+        items[-1] = items[-3] = "d7"
+    run = pl.DataFrame({"query": ["q"] * n, "item": items, "rank": range(1, n + 1)})
+    qrels = pl.DataFrame({"query": ["q"] * 3, "item": ["d5", "d70", "d900"],
+                          "relevance": [1, 2, 1]})  # fmt: skip
+    measures = ["AP", "nDCG@10", "RR", "NumRet", "Rprec"]
+    if duplicate:
+        with pytest.raises(rk.InputError, match=r"duplicate \(query, item\) rows.*: 2 row\(s\)"):
+            rk.evaluate(run, qrels, measures, per_query=True, score=None, partitions=2)
+        with pytest.raises(rk.InputError, match=r"duplicate \(query, item\) rows.*: 2 row\(s\)"):
+            rk.evaluate(_by_score(run), qrels, measures, per_query=True)
+    else:
+        got = rk.evaluate(run, qrels, measures, per_query=True, score=None, partitions=2)
+        assert got.equals(rk.evaluate(_by_score(run), qrels, measures, per_query=True))
+    assert max(buckets) == 2
