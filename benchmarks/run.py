@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path
@@ -716,7 +716,7 @@ def machine() -> list[str]:
         ),
         f"- polars_rankeval commit: {commit}",
         f"- Python {platform.python_version()}; " + ", ".join(versions),
-        f"- Date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"- Date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
     ]
 
 
@@ -832,7 +832,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     report = [
         "## "
-        + datetime.now(timezone.utc).strftime("%Y-%m-%d")
+        + datetime.now(UTC).strftime("%Y-%m-%d")
         + ": "
         + (
             ", ".join(human(s) for s in sizes)

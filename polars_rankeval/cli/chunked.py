@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Self
 
 import polars as pl
 
@@ -42,9 +42,6 @@ from polars_rankeval.cli.inputs import RunSource
 from polars_rankeval.cli.output import RunResult
 from polars_rankeval.cli.plain import NotGrouped, NotPlain, RunChunks, distinct_runs
 from polars_rankeval.cli.trec import Measures
-
-if TYPE_CHECKING:  # typing.Self is Python 3.11+; the package supports 3.10
-    from typing_extensions import Self
 
 __all__ = ["ReadAhead", "evaluate_source", "read_first"]
 
