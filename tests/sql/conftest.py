@@ -3,10 +3,9 @@ Spark module, and
 one throwaway PostgreSQL cluster per pytest-xdist worker that runs a module asking for
 ``postgres`` (the modules load their own tables, replacing any of the same name).
 
-Session-scoped, and the Spark modules run in two groups, each on one worker
-(``SHARED_WORKER`` in ``tests/conftest.py``), so a run starts two JVMs, not one per
-module (the JVM's start and its JIT warm-up are most of a small Spark test's CPU time),
-and the two halves of the Spark work overlap.
+Session-scoped, and the three Spark modules run as one group on one worker
+(``SHARED_WORKER`` in ``tests/conftest.py``), so a run starts one JVM, not one per module
+(the JVM's start and its JIT warm-up are most of a small Spark test's CPU time).
 """
 
 from __future__ import annotations
