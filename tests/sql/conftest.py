@@ -25,7 +25,7 @@ from tests.sql.postgres_cluster import Postgres
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
-    """A local SparkSession (``local[2]``, UI off, 2 shuffle partitions, bound to
+    """A local SparkSession (``local[2]``, UI off, 1 shuffle partition, bound to
     127.0.0.1, the C1 JIT only, no generated code: test-only settings for tiny tables).
     Skips, saying why, only when pyspark or Java is absent; ``.ci/install_engines.sh``
     installs pyspark (Java 17 is expected on the machine)."""
@@ -40,7 +40,10 @@ def spark() -> Iterator[Any]:
         .appName("polars_rankeval-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
+        # one shuffle partition: a statement is ~150 tiny stages over a few hundred rows;
+        # one task each instead of two cost 15-25% less JVM CPU for a 90-measure grid
+        # statement (two pairs, alternating in one JVM, load 13-16; TEST_TIMES.md suite8)
+        .config("spark.sql.shuffle.partitions", "1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.driver.host", "127.0.0.1")
         # a short-lived JVM on a small machine: the C1 JIT only and the serial GC cost about
