@@ -93,14 +93,14 @@ LONGEST_FIRST = (
 
 # Module path prefixes whose modules share a session-scoped server: each group runs on one
 # pytest-xdist worker (one unit of ``--dist loadfile``), so the server starts once per group.
-# The Spark modules are two groups of about equal length (each a few minutes of JVM
-# planning: one Spark statement of the measure grid costs ~35 s CPU), first in
-# LONGEST_FIRST, so both workers start one at once: as one group (one JVM) they were
-# longer than the rest of the run on the other worker and set the run's length.
+# The three Spark modules are one group (one JVM: its start and JIT warm-up cost ~15 s of
+# CPU): their statements ask for a cover of the measure grid by default (a few minutes of
+# CPU in all, benchmarks/TEST_TIMES.md "suite8"), first in LONGEST_FIRST so that the
+# rest of the run overlaps them on the other worker.
 SHARED_WORKER = {
-    "tests/sql/test_spark.py": "spark_grid",
-    "tests/sql/test_spark_options.py": "spark_options",
-    "tests/sql/test_spark_oracle.py": "spark_options",
+    "tests/sql/test_spark.py": "spark",
+    "tests/sql/test_spark_options.py": "spark",
+    "tests/sql/test_spark_oracle.py": "spark",
 }
 
 

@@ -77,6 +77,33 @@ def test_the_parity_grids_draw_batches_under_the_full_profile_only():
     assert drawn >= 5 and source.count("@example(data=seeded_batch(") == drawn
 
 
+def test_the_warehouse_tests_cover_the_grids_unless_full():
+    """'The PostgreSQL and Spark tests ask by default for a cover of their measure grids
+    (every family with each value of its parameters, with and without a cutoff, at each
+    rel level: 90 of the parity grid's 810 names), the whole grids under `full`; the three
+    Spark modules share one JVM'."""
+    from polars_rankeval._parse import parse_measure
+    from tests import conftest
+    from tests.parity import GRID
+    from tests.sql.warehouse_cases import cover
+
+    def held(names):
+        measures = [parse_measure(name) for name in names]
+        return {(m.family.name, key, value) for m in measures for key, value in m.params} | {
+            (m.family.name, "cutoff", m.k is None) for m in measures
+        }
+
+    names = cover(GRID)
+    assert set(names) <= set(GRID) and held(names) == held(GRID)
+    assert {parse_measure(name).k for name in names} == {parse_measure(name).k for name in GRID}
+    if settings.get_current_profile_name() == "full":
+        assert names == GRID
+    else:
+        assert (len(names), len(GRID)) == (90, 810)
+    spark = {path: group for path, group in conftest.SHARED_WORKER.items() if "spark" in path}
+    assert len(spark) == 3 and len(set(spark.values())) == 1
+
+
 def test_the_fast_tier_leaves_out_the_measured_tests_and_the_servers():
     """'the tests measured at 0.25 s of CPU or more each ... `tests/slow_tests.txt`' and
     'PostgreSQL, Spark' (any test asking for their fixtures) are in the slow tier."""

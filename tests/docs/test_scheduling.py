@@ -1,6 +1,7 @@
 """The README's test command hands the longest files out first: pytest-xdist's own
-scheduler (``--dist loadfile`` with the options in pyproject) gives the two Spark groups,
-first in ``LONGEST_FIRST``, one to each worker at the start, although they have few tests.
+scheduler (``--dist loadfile`` with the options in pyproject) gives the Spark group (the
+three Spark modules, one JVM), first in ``LONGEST_FIRST``, to a worker at the start,
+although it has few tests.
 
 pytest-xdist's default (``--loadscope-reorder``) sorts the files by test count instead:
 the Spark group (8 tests, several minutes) went out 47th of 131 and ran alone at the
@@ -29,9 +30,11 @@ class _Node:
         self.shutting_down = False
         self.ids = ids
         self.files: list[str] = []
+        self.units: list[set[str]] = []
 
     def send_runtest_some(self, indices: list[int]) -> None:
         self.files.append(self.ids[indices[0]].split("::")[0])
+        self.units.append({self.ids[index].split("::")[0] for index in indices})
 
     def shutdown(self) -> None:
         self.shutting_down = True
@@ -45,7 +48,11 @@ def _addopts() -> list[str]:
     return shlex.split(line.split("=", 1)[1].strip().strip('"'))
 
 
-def _first_files(ids: list[str], reorder: bool) -> dict[str, list[str]]:
+def _first_files(
+    ids: list[str], reorder: bool, units: dict[str, list[set[str]]] | None = None
+) -> dict[str, list[str]]:
+    """The files each worker gets first (the first file of each unit sent); ``units``, when
+    given, receives each worker's units (their sets of files)."""
     from tests import conftest
 
     option = types.SimpleNamespace(loadscopereorder=reorder, tx=["popen"] * 2, dist="loadfile")
@@ -60,10 +67,12 @@ def _first_files(ids: list[str], reorder: bool) -> dict[str, list[str]]:
         scheduler.add_node(node)
         scheduler.add_node_collection(node, ids)
     scheduler.schedule()
+    if units is not None:
+        units.update({node.gateway.id: node.units for node in nodes})
     return {node.gateway.id: node.files for node in nodes}
 
 
-def test_the_spark_groups_go_out_first_one_to_each_worker() -> None:
+def test_the_spark_group_goes_out_first_to_one_worker() -> None:
     options = _addopts()
     assert "--dist" in options and options[options.index("--dist") + 1] == "loadfile"
     assert "--no-loadscope-reorder" in options
@@ -72,8 +81,12 @@ def test_the_spark_groups_go_out_first_one_to_each_worker() -> None:
     ids += [f"tests/sql/test_spark_options.py::t{i}" for i in range(2)]
     ids += ["tests/sql/test_spark_oracle.py::t0"]
     ids += [f"tests/m{m}.py::t{i}" for m in range(6) for i in range(50)]
-    first = _first_files(ids, reorder=False)
-    assert first == {"gw0": ["tests/sql/test_spark.py"], "gw1": ["tests/sql/test_spark_options.py"]}
+    units: dict[str, list[set[str]]] = {}
+    first = _first_files(ids, reorder=False, units=units)
+    assert first["gw0"][0] == "tests/sql/test_spark.py" and first["gw1"][0] == "tests/m0.py"
+    # one unit, one worker, one JVM: the three Spark modules go out together
+    assert units["gw0"][0] == {f"tests/sql/test_spark{m}.py" for m in ("", "_options", "_oracle")}
+    assert all("spark" not in file for unit in units["gw1"] for file in unit)
     # what xdist's default did: the files with the most tests first
     default = _first_files(ids, reorder=True)
     assert all("tests/sql/test_spark.py" not in files for files in default.values()), default

@@ -3,10 +3,9 @@ Spark module, and
 one throwaway PostgreSQL cluster per pytest-xdist worker that runs a module asking for
 ``postgres`` (the modules load their own tables, replacing any of the same name).
 
-Session-scoped, and the Spark modules run in two groups, each on one worker
-(``SHARED_WORKER`` in ``tests/conftest.py``), so a run starts two JVMs, not one per
-module (the JVM's start and its JIT warm-up are most of a small Spark test's CPU time),
-and the two halves of the Spark work overlap.
+Session-scoped, and the three Spark modules run as one group on one worker
+(``SHARED_WORKER`` in ``tests/conftest.py``), so a run starts one JVM, not one per module
+(the JVM's start and its JIT warm-up are most of a small Spark test's CPU time).
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from tests.sql.postgres_cluster import Postgres
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
-    """A local SparkSession (``local[2]``, UI off, 2 shuffle partitions, bound to
+    """A local SparkSession (``local[2]``, UI off, 1 shuffle partition, bound to
     127.0.0.1, the C1 JIT only, no generated code: test-only settings for tiny tables).
     Skips, saying why, only when pyspark or Java is absent; ``.ci/install_engines.sh``
     installs pyspark (Java 17 is expected on the machine)."""
@@ -41,7 +40,10 @@ def spark() -> Iterator[Any]:
         .appName("polars_rankeval-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
+        # one shuffle partition: a statement is ~150 tiny stages over a few hundred rows;
+        # one task each instead of two cost 15-25% less JVM CPU for a 90-measure grid
+        # statement (two pairs, alternating in one JVM, load 13-16; TEST_TIMES.md suite8)
+        .config("spark.sql.shuffle.partitions", "1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.driver.host", "127.0.0.1")
         # a short-lived JVM on a small machine: the C1 JIT only and the serial GC cost about

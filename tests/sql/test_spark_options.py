@@ -23,12 +23,15 @@ from tests.sql.warehouse_cases import (
     MEASURES,
     OPTIONS,
     both_option_cases,
+    cover,
     option_case,
     polars_values,
     pytrec_expected,
     with_group,
 )  # fmt: skip
 from tests.ties import GRID, brute_force, small_cases
+
+TIES_GRID = cover(GRID)  # the whole GRID under HYPOTHESIS_PROFILE=full
 
 skip_without_spark()
 
@@ -82,9 +85,9 @@ def test_ties_average_equals_brute_force_and_polars(spark: Any) -> None:
     (tests/ties.py's brute force), and a grouped tie-heavy run with custom names equals
     the polars engine, per query and summary."""
     run, qrels = small_cases(9, 40)
-    want = brute_force(run, qrels, GRID, {})
-    result = rk.evaluate(to_spark(spark, run), to_spark(spark, qrels), GRID, per_query=True,
-                         ties="average")  # fmt: skip
+    want = brute_force(run, qrels, TIES_GRID, {})
+    result = rk.evaluate(to_spark(spark, run), to_spark(spark, qrels), TIES_GRID,
+                         per_query=True, ties="average")  # fmt: skip
     got = {(q, m): v for q, m, v in result.select("query", "measure", "value").collect()}
     assert got.keys() == want.keys()
     assert max(abs(got[key] - value) for key, value in want.items()) <= 1e-12
@@ -92,8 +95,8 @@ def test_ties_average_equals_brute_force_and_polars(spark: Any) -> None:
     runs_df, judgments_df = to_spark(spark, runs), to_spark(spark, judgments)
     by = ["system", "day"]
     for per_query in (True, False):
-        expected = polars_result(runs, judgments, GRID, by, per_query, ties="average")
-        result = spark_evaluate(runs_df, judgments_df, GRID, per_query=per_query, by=by,
+        expected = polars_result(runs, judgments, TIES_GRID, by, per_query, ties="average")
+        result = spark_evaluate(runs_df, judgments_df, TIES_GRID, per_query=per_query, by=by,
                                 ties="average", **COLUMNS)  # fmt: skip
         keys = [*by, "qid"] if per_query else by
         joined = expected.join(to_polars(result, expected.schema), on=[*keys, "measure"],
