@@ -31,7 +31,14 @@ from hypothesis import strategies as st
 import polars_rankeval as rk
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import REGISTRY, Measure
-from tests.helpers import FULL_EXAMPLES, POLARS_ONLY, examples, pytrec_qrels, pytrec_run
+from tests.helpers import (
+    FULL_EXAMPLES,
+    POLARS_ONLY,
+    examples,
+    pytrec_judged_safely,
+    pytrec_qrels,
+    pytrec_run,
+)
 
 TOL = 1e-9
 CUTOFFS = (None, 1, 3, 10)
@@ -360,15 +367,12 @@ def oracle(
             if complete:
                 for q in judged:
                     ranked.setdefault(q, {})
-            values: dict[str, dict[str, float]] = defaultdict(dict)
-            # bpref in an evaluator of its own: pytrec_eval-terrier 0.5.11 segfaults on a
-            # query whose judgments are all negative when bpref and map are asked together,
-            # e.g. RelevanceEvaluator({"0": {"0": -1}}, {"bpref", "map"}).evaluate(
-            # {"0": {"0": 0.0}}); apart, neither does (so every query has an oracle)
-            for asked in (PYTREC_MEASURES - {"bpref"}, {"bpref"}):
-                evaluator = pytrec_eval.RelevanceEvaluator(judged, asked, relevance_level=level)
-                for q, per_query in evaluator.evaluate(dict(ranked)).items():
-                    values[q].update(per_query)
+            # a query judged all negative gets a judged non-relevant pad: as given,
+            # pytrec_eval reads freed memory there (a segfault or a hang; see the helper)
+            evaluator = pytrec_eval.RelevanceEvaluator(
+                pytrec_judged_safely(judged), PYTREC_MEASURES, relevance_level=level
+            )
+            values = evaluator.evaluate(dict(ranked))
             for name, m in measures.items():
                 trec = trec_name(m)
                 if trec is None or int(m.rel) != level:
