@@ -29,6 +29,9 @@ CONFORMANCE = SHARED / "conformance"
 # max_examples of the `full` profile (hypothesis' own default): the counts written in
 # the tests are the full grid, scaled by the loaded profile's max_examples over this.
 FULL_EXAMPLES = 100
+# the loaded profile is ``full`` (HYPOTHESIS_PROFILE=full): the tests' full grids; by
+# default some run on smaller data or fewer engine paths (each says which)
+FULL_PROFILE = settings.default.max_examples >= FULL_EXAMPLES
 
 # Families without a SQL twin or a formula in sql/rankeval.sql, which the SQL paths
 # would refuse by name: none since Compat and InterpAP got theirs (_sqlcompat.py,
@@ -122,3 +125,32 @@ def pytrec_run(rows: Iterable[tuple[Any, Any, Any]]) -> dict[str, dict[str, floa
     for q, item, s in rows:
         out[str(q)][str(item)] = float(s)
     return dict(out)
+
+
+# A judged non-relevant item that no test run retrieves (run ids are short strings or
+# integers' decimal text): see :func:`pytrec_judged_safely`.
+PYTREC_PAD_ITEM = "pytrec-eval:pad"
+
+
+def pytrec_judged_safely(qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """``qrels`` with a judged non-relevant item (:data:`PYTREC_PAD_ITEM`, grade 0, never
+    retrieved) added to each query whose judgments are all negative; the values of
+    trec_eval's measures do not change (R = 0 there, so every measure but the counts of
+    retrieved rows is 0; the one extra judged non-relevant item is read only by bpref,
+    as a denominator that R = 0 leaves unused).
+
+    Why: pytrec_eval-terrier 0.5.11 (trec_eval's form_res_rels.c) reads freed or NULL
+    memory on such a query.  Its highest grade is -1, so it asks ``te_chk_and_malloc`` for
+    0 relevance-level counters, which hands back the old buffer without checking it: NULL
+    on a process's first evaluation (the measure returns UNDEF but the query stays cached,
+    so the next measure asked reads NULL: bpref's segfault), else the buffer the previous
+    ``evaluate()`` freed at its end, read with the previous query's level count (nDCG's
+    ideal gains from garbage counts: the hang seen in ``test_numrel_without_qrels_duckdb``).
+
+    >>> pytrec_judged_safely({"q": {"a": -1}, "r": {"a": -1, "b": 0}})
+    {'q': {'a': -1, 'pytrec-eval:pad': 0}, 'r': {'a': -1, 'b': 0}}
+    """
+    return {
+        q: dict(items) if any(r >= 0 for r in items.values()) else {**items, PYTREC_PAD_ITEM: 0}
+        for q, items in qrels.items()
+    }

@@ -1,8 +1,9 @@
 """The engine-parity harness shared by the SQL-twin tests (``engines/test_sql_parity.py``,
 ``sql/test_sql_render.py``, ``sql/test_postgres.py``, ``sql/test_spark.py``): every
 registered measure over a parameter grid, through the polars engine (eager, lazy
-in-memory, lazy streaming) and the DuckDB engine (eager and lazy), equal to 1e-9 and
-equal to pytrec_eval (trec_eval 9.x) wherever it has the measure.
+streaming; lazy in-memory, the eager path's plan, under the full profile) and the DuckDB
+engine (eager and lazy), equal to 1e-9 and equal to pytrec_eval (trec_eval 9.x) wherever
+it has the measure (``PER_QUERY_RUNNERS``, ``SUMMARY_RUNNERS``).
 
 The data (hypothesis) is built where implementations disagree: scores from a set of
 four so ties are common (trec_eval breaks them by item id descending in *byte* order),
@@ -31,7 +32,14 @@ from hypothesis import strategies as st
 import polars_rankeval as rk
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import REGISTRY, Measure
-from tests.helpers import FULL_EXAMPLES, POLARS_ONLY, examples, pytrec_qrels, pytrec_run
+from tests.helpers import (
+    FULL_PROFILE,
+    POLARS_ONLY,
+    examples,
+    pytrec_judged_safely,
+    pytrec_qrels,
+    pytrec_run,
+)
 
 TOL = 1e-9
 CUTOFFS = (None, 1, 3, 10)
@@ -360,15 +368,12 @@ def oracle(
             if complete:
                 for q in judged:
                     ranked.setdefault(q, {})
-            values: dict[str, dict[str, float]] = defaultdict(dict)
-            # bpref in an evaluator of its own: pytrec_eval-terrier 0.5.11 segfaults on a
-            # query whose judgments are all negative when bpref and map are asked together,
-            # e.g. RelevanceEvaluator({"0": {"0": -1}}, {"bpref", "map"}).evaluate(
-            # {"0": {"0": 0.0}}); apart, neither does (so every query has an oracle)
-            for asked in (PYTREC_MEASURES - {"bpref"}, {"bpref"}):
-                evaluator = pytrec_eval.RelevanceEvaluator(judged, asked, relevance_level=level)
-                for q, per_query in evaluator.evaluate(dict(ranked)).items():
-                    values[q].update(per_query)
+            # a query judged all negative gets a judged non-relevant pad: as given,
+            # pytrec_eval reads freed memory there (a segfault or a hang; see the helper)
+            evaluator = pytrec_eval.RelevanceEvaluator(
+                pytrec_judged_safely(judged), PYTREC_MEASURES, relevance_level=level
+            )
+            values = evaluator.evaluate(dict(ranked))
             for name, m in measures.items():
                 trec = trec_name(m)
                 if trec is None or int(m.rel) != level:
@@ -402,6 +407,19 @@ RUNNERS: dict[str, Callable[..., pl.DataFrame]] = {
 }
 
 
+# Which runners each shape goes through.  The per-query frame is each engine's work, the
+# summary that frame finished by the one shared ``engines.finish.summarize``; and "polars
+# lazy" collects the same lazy plan as "polars eager" (which collects it for the caller).
+# So by default: per query every runner but "polars lazy", the summary (against
+# pytrec_eval's mean) in eager polars and streaming DuckDB (the summary's plan streamed);
+# under the full profile every runner both ways.  A grid call costs ~1.5-2 s of CPU.
+PER_QUERY_RUNNERS: tuple[str, ...] = tuple(RUNNERS)
+SUMMARY_RUNNERS: tuple[str, ...] = tuple(RUNNERS)
+if not FULL_PROFILE:
+    PER_QUERY_RUNNERS = tuple(r for r in RUNNERS if r != "polars lazy")
+    SUMMARY_RUNNERS = ("polars eager", "duckdb lazy streaming")
+
+
 def _warning_texts(caught: list[warnings.WarningMessage]) -> list[str]:
     # the examples ("e.g. [...]") come from an unordered unique(): compare the rest;
     # distinct texts only (a lazy plan may run its check node more than once)
@@ -428,6 +446,26 @@ def assert_same(got: pl.DataFrame, want: pl.DataFrame, *, what: str, tol: float 
     assert bad.height == 0, (what, bad)
 
 
+def _same_in_every_runner(
+    runners: Sequence[str], run: pl.DataFrame, qrels: pl.DataFrame | None,
+    names: Sequence[str], kw: dict[str, Any],
+) -> pl.DataFrame:  # fmt: skip
+    """Run each of ``runners``; all equal the first's result (frames, warnings)."""
+    results: dict[str, pl.DataFrame] = {}
+    texts: dict[str, list[str]] = {}
+    for engine in runners:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results[engine] = RUNNERS[engine](run, qrels, list(names), kw)
+        texts[engine] = _warning_texts(caught)
+    reference = results[runners[0]]
+    for engine, frame in results.items():
+        what = f"{engine}, per_query={kw['per_query']}"
+        assert_same(frame, reference, what=what)
+        assert texts[engine] == texts[runners[0]], (what, texts)
+    return reference
+
+
 def assert_engines_match(
     run: pl.DataFrame,
     qrels: pl.DataFrame | None,
@@ -435,25 +473,18 @@ def assert_engines_match(
     *,
     expected: Expected | None = None,
     by: str | None = None,
+    summary: bool = True,
     **kwargs: Any,
-) -> pl.DataFrame:
-    """Run every engine; all equal the eager polars result (frames, warnings), which
-    equals ``expected`` (pytrec_eval per-query values) where it has a value."""
+) -> None:
+    """Per query through :data:`PER_QUERY_RUNNERS` and (``summary``) the summary through
+    :data:`SUMMARY_RUNNERS`: each shape equal in every runner (frames, warnings) and to
+    ``expected`` (pytrec_eval's per-query values, their means) where it has a value."""
     kw = dict(kwargs, by=by)
-    results: dict[str, pl.DataFrame] = {}
-    texts: dict[str, list[str]] = {}
-    for engine, runner in RUNNERS.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            results[engine] = runner(run, qrels, list(names), kw)
-        texts[engine] = _warning_texts(caught)
-    reference = results["polars eager"]
-    for engine, frame in results.items():
-        assert_same(frame, reference, what=engine)
-        assert texts[engine] == texts["polars eager"], (engine, texts)
-    if expected:
-        assert_oracle(reference, expected, by=by, per_query=kwargs.get("per_query", False))
-    return reference
+    for per_query in (True, False) if summary else (True,):
+        runners = PER_QUERY_RUNNERS if per_query else SUMMARY_RUNNERS
+        reference = _same_in_every_runner(runners, run, qrels, names, {**kw, "per_query": per_query})
+        if expected:
+            assert_oracle(reference, expected, by=by, per_query=per_query)
 
 
 def assert_oracle(
@@ -503,7 +534,6 @@ SETTINGS = settings(
 # call of the grid's ~800 measures costs ~1.5 s of CPU per engine, so the default and
 # fast profiles run the explicit example only; the full profile (HYPOTHESIS_PROFILE=full)
 # adds SETTINGS' 10 drawn batches per test, as many calls as its 10 datasets before.
-FULL_PROFILE = settings.default.max_examples >= FULL_EXAMPLES
 BATCH_SETTINGS = settings(
     SETTINGS, phases=tuple(Phase) if FULL_PROFILE else (Phase.explicit,)
 )

@@ -71,6 +71,13 @@ def test_the_parity_grids_draw_batches_under_the_full_profile_only():
     assert parity.FULL_PROFILE == full
     assert set(parity.BATCH_SETTINGS.phases) == (set(Phase) if full else {Phase.explicit})
     assert parity.seeded_batch(1, 3, int_ids=False)["cases"] == 3
+    # 'per query through every engine path but polars' lazy in-memory one ... summarised
+    # through eager polars and streaming DuckDB; under full ... every path both ways'
+    every = tuple(parity.RUNNERS)
+    assert parity.PER_QUERY_RUNNERS == (
+        every if full else tuple(r for r in every if r != "polars lazy")
+    )
+    assert parity.SUMMARY_RUNNERS == (every if full else ("polars eager", "duckdb lazy streaming"))
     # every drawn batch of the grid module has its seeded explicit example beside it
     source = (ROOT / "tests" / "engines" / "test_sql_parity.py").read_text()
     drawn = source.count("@given(data=batches(")

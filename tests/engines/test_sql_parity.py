@@ -39,65 +39,60 @@ from tests.parity import (
 # Each test's data is a batch of datasets stacked into one call per engine: the explicit
 # example (a seeded batch, string ids in some tests, integer ids in the others), which
 # the default profile runs alone, and under the full profile SETTINGS' drawn batches
-# (parity.BATCH_SETTINGS).
+# (parity.BATCH_SETTINGS).  Each example is checked per query and summarised
+# (assert_engines_match: per query in every engine path, the summary, which the shared
+# finish computes from the same per-query frame, in one polars and one DuckDB path by
+# default, in every path under the full profile).
 CASES = 3  # datasets per explicit example (a call on 6 costs ~1.7x a call on 1)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @pytest.mark.parametrize("complete", [False, True], ids=["both", "complete"])
 @BATCH_SETTINGS
 @given(data=batches())
 @example(data=seeded_batch(1, CASES, int_ids=False))
-def test_grid_with_qrels(data: dict[str, Any], complete: bool, per_query: bool) -> None:
+def test_grid_with_qrels(data: dict[str, Any], complete: bool) -> None:
     run, qrels = data["run"], data["qrels"]
     expected = oracle(run, qrels, GRID, complete=complete)
-    assert_engines_match(
-        run, qrels, GRID, expected=expected, complete=complete, per_query=per_query
-    )
+    assert_engines_match(run, qrels, GRID, expected=expected, complete=complete)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @pytest.mark.parametrize("complete", [False, True], ids=["both", "complete"])
 @BATCH_SETTINGS
 @given(data=batches(by=True))
 @example(data=seeded_batch(2, CASES, int_ids=True, by=True))
-def test_grid_by_groups(data: dict[str, Any], complete: bool, per_query: bool) -> None:
+def test_grid_by_groups(data: dict[str, Any], complete: bool) -> None:
     """Each by-group is evaluated as its own run (pytrec_eval once per group)."""
     run, qrels = data["run"], data["qrels"]
     expected = oracle(run, qrels, GRID, complete=complete, by="sys")
-    assert_engines_match(
-        run, qrels, GRID, expected=expected, by="sys", complete=complete, per_query=per_query
-    )
+    assert_engines_match(run, qrels, GRID, expected=expected, by="sys", complete=complete)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("by", [None, "sys"], ids=["one_run", "by"])
-@pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @BATCH_SETTINGS
 @given(data=batches(by=True))
 @example(data=seeded_batch(3, CASES, int_ids=False, by=True))
-def test_grid_without_qrels(data: dict[str, Any], per_query: bool, by: str | None) -> None:
+def test_grid_without_qrels(data: dict[str, Any], by: str | None) -> None:
     """Relevance, R and the ideal ranking from the run's own labels (pytrec_eval with
     the labels as qrels); NumRel is the number of relevant rows of the run.  One run:
     system A's rows."""
     labels = (data if by else one_system(data))["labels"]
     names = list(GRID)
     expected = oracle(labels, None, names, by=by)
-    assert_engines_match(labels, None, names, expected=expected, by=by, per_query=per_query)
+    assert_engines_match(labels, None, names, expected=expected, by=by)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "summary"])
 @BATCH_SETTINGS
 @given(data=batches(ranks=True))
 @example(data=seeded_batch(4, CASES, int_ids=True, ranks=True))
-def test_grid_rank_column(data: dict[str, Any], per_query: bool) -> None:
+def test_grid_rank_column(data: dict[str, Any]) -> None:
     """score=None-style input: ranked by the rank column, ties by item id descending."""
     run, qrels = data["run"], data["qrels"]
     expected = oracle(run, qrels, GRID, by_rank=True)
-    assert_engines_match(run, qrels, GRID, expected=expected, per_query=per_query)
+    assert_engines_match(run, qrels, GRID, expected=expected)
 
 
 @pytest.mark.slow
@@ -110,7 +105,7 @@ def test_grid_duplicates_first(data: dict[str, Any], by: str | None) -> None:
     their gaps; no oracle (trec_eval refuses duplicates).  One run: system A's rows."""
     drawn = data if by else one_system(data)
     assert_engines_match(
-        drawn["run"], drawn["qrels"], GRID, by=by, duplicates="first", per_query=True
+        drawn["run"], drawn["qrels"], GRID, by=by, duplicates="first", summary=False
     )
 
 
@@ -138,7 +133,7 @@ def test_conventions_and_default_rel(data: dict[str, Any], conventions: str, rel
         expected=expected,
         conventions=conventions,
         rel=rel,
-        per_query=True,
+        summary=False,
     )
 
 

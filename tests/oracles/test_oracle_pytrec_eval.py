@@ -34,8 +34,9 @@ pytrec_eval quirks, checked by hand with pytrec_eval-terrier 0.5.11 and handled 
   measure set, crash with a segmentation fault (reproduced outside the tests:
   ``RelevanceEvaluator({"0": {"0": -1}}, PYTREC_MEASURES).evaluate({"0": {"0": 0.0}})``).
   trec_eval itself has no defined answer there (form_res_rels.c takes the query's
-  max level, -1, and allocates max + 1 = 0 rel_levels).  So every generated qrels
-  query has at least one judgment >= 0; -1 judgments still occur beside them.
+  max level, -1, and allocates max + 1 = 0 rel_levels: it reads a NULL or freed buffer,
+  ``tests.helpers.pytrec_judged_safely`` says how).  So every generated qrels query has
+  at least one judgment >= 0; -1 judgments still occur beside them.
 * ``relevance_level=2`` is trec_eval's ``-l2``; like trec_eval, ndcg gains stay the raw
   judgment values at any level.
 """

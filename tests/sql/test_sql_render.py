@@ -22,7 +22,7 @@ import polars_rankeval as rk
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval._sqlentry import FAMILIES_SQL
 from polars_rankeval.sql import DIALECTS, render
-from tests.helpers import examples
+from tests.helpers import FULL_PROFILE, examples
 from tests.parity import BATCH_SETTINGS, GRID, assert_same, batches, seeded_batch
 
 sqlglot = pytest.importorskip("sqlglot")
@@ -89,10 +89,18 @@ FAMILY_NAMES = [f for f in FAMILIES_SQL if f in REGISTRY] + [
 ]  # fmt: skip
 
 
+# (qrels, per_query): each dialect with qrels and without, per query and summarised;
+# every pairing under the full profile (a parse costs ~1.5 s of CPU)
+SHAPES = (
+    [("qrels", True), ("qrels", False), (None, True), (None, False)]
+    if FULL_PROFILE
+    else [("qrels", True), (None, False)]
+)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("dialect", DIALECTS)
-@pytest.mark.parametrize("qrels", ["qrels", None])
-@pytest.mark.parametrize("per_query", [True, False])
+@pytest.mark.parametrize(("qrels", "per_query"), SHAPES)
 def test_every_dialect_reparses(dialect: str, qrels: str | None, per_query: bool) -> None:
     options: dict[str, Any] = (
         {"by": ["system", "day"], "top": 5, "complete": True, "duplicates": "first"}
