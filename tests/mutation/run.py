@@ -336,12 +336,18 @@ TARGETS = {
             # the engine's choice of queries for it (engines/polars.py's _misranked)
             Code(
                 "polars_rankeval/prepare/judge.py",
-                ("judge", "_rank", "_misranked", "_in_order", "_given_rank_flags", "repeated_ranks"),
+                (
+                    "judge", "_rank", "_misranked", "_in_order", "_given_rank_flags",
+                    "repeated_ranks", "_run_queries", "_duplicates_in_buckets",
+                ),
             ),
             Code(
                 "polars_rankeval/engines/polars.py",
                 ("per_query", "_ranked_where_misranked", "_misranked"),
             ),
+            # session 20's duplicate count of a rank-given run in item buckets (perf20):
+            # how many buckets (item_buckets) and the count per query (judge.py above)
+            Code("polars_rankeval/engines/partitions.py", ("item_buckets",)),
         ),
         (
             "tests/engines/test_rank_given.py",
