@@ -188,7 +188,7 @@ def test_duplicate_counts_in_item_buckets_equal_the_counter() -> None:
                         "query": [f"q{i % 5}" for i in range(500)], "item": items})  # fmt: skip
     check = duplicate_check("run", ["arm", "query"], "item", "duplicate rows")
     expected = run.group_by("arm", "query").agg(check.counter.alias(check.name)).collect()
-    for buckets in (2, 3, 16):
+    for buckets in (1, 2, 3, 16):
         got = _duplicates_in_buckets(run, ["arm", "query"], check, buckets).collect()
         assert got.sort("arm", "query").equals(expected.sort("arm", "query"))
 
@@ -225,3 +225,32 @@ def test_a_long_query_counts_its_duplicates_in_item_buckets(
         got = rk.evaluate(run, qrels, measures, per_query=True, score=None, partitions=2)
         assert got.equals(rk.evaluate(_by_score(run), qrels, measures, per_query=True))
     assert max(buckets) == 2
+
+
+def test_a_long_query_in_a_null_by_group_counts_its_duplicates_in_item_buckets() -> None:
+    """The bucketed duplicate count is joined back to its query also where a `by` value
+    is null: the repeated item is still refused, with its count (2 rows)."""
+    n = 70_001
+    items = [f"d{i}" for i in range(n)]
+    items[-1] = items[-3] = "d7"
+    run = pl.DataFrame(
+        {"arm": pl.Series([None] * n, dtype=pl.String), "query": ["q"] * n, "item": items,
+         "rank": range(1, n + 1)}
+    )  # fmt: skip
+    qrels = pl.DataFrame({"query": ["q"] * 2, "item": ["d5", "d70"], "relevance": [1, 2]})
+    with pytest.raises(rk.InputError, match=r"duplicate \(query, item\) rows.*: 2 row\(s\)"):
+        rk.evaluate(run, qrels, ["AP", "RR"], by=["arm"], score=None, partitions=2)
+
+
+@pytest.mark.parametrize("rank", [None, float("nan")], ids=["null", "nan"])
+def test_ranks_without_a_largest_value_are_the_rank_error_in_partitions(rank) -> None:
+    """Choosing the duplicate count's buckets reads the largest rank; where there is none
+    (every rank null or NaN) the run gets the rank check's error, not a crash there."""
+    run = pl.DataFrame({"query": ["q", "q"], "item": ["d1", "d2"],
+                        "rank": pl.Series([rank, rank], dtype=pl.Float64)})  # fmt: skip
+    qrels = pl.DataFrame({"query": ["q"], "item": ["d1"], "relevance": [1]})
+    for frame in (run, run.lazy()):
+        with pytest.raises(rk.InputError, match=r"run column 'rank': rank must be a positive"):
+            result = rk.evaluate(frame, qrels, ["AP"], score=None, partitions=2)
+            if isinstance(result, pl.LazyFrame):
+                result.collect()

@@ -681,7 +681,121 @@ _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
         )
     },
 }
+_BUCKETS20_EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (
+        "ranking",
+        "largest = run.lazy().select(pl.col(rank).cast(pl.Float64, strict=False).max()).collect()",
+        "largest = run.lazy().select(pl.col(rank).cast(pl.Float64, strict=True).max()).collect()",
+    ): (
+        "a rank column that reaches this read is numeric (evaluate() refuses any other dtype "
+        "first: run column 'rank' must be numeric, checked with string, boolean and date "
+        "ranks, eager and lazy, partitions=2), and every numeric dtype casts to Float64 "
+        "without failing, so strict changes nothing"
+    ),
+    (
+        "ranking",
+        'bucketed = [c for c in run_checks if item_buckets > 1 and c.kind == "duplicate"]',
+        'bucketed = [c for c in run_checks if item_buckets < 1 and c.kind == "duplicate"]',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (when to bucket)'
+    ),
+    (
+        "ranking",
+        'bucketed = [c for c in run_checks if item_buckets > 1 and c.kind == "duplicate"]',
+        'bucketed = [c for c in run_checks if item_buckets >= 1 and c.kind == "duplicate"]',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (when to bucket)'
+    ),
+    (
+        "ranking",
+        'bucketed = [c for c in run_checks if item_buckets > 1 and c.kind == "duplicate"]',
+        'bucketed = [c for c in run_checks if item_buckets > 2 and c.kind == "duplicate"]',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (when to bucket)'
+    ),
+    (
+        "ranking",
+        'bucketed = [c for c in run_checks if item_buckets > 1 and c.kind == "duplicate"]',
+        'bucketed = [c for c in run_checks if item_buckets > 0 and c.kind == "duplicate"]',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (when to bucket)'
+    ),
+    (
+        "ranking",
+        'item_buckets: int = 1,',
+        'item_buckets: int = 2,',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (the count)'
+    ),
+    (
+        "ranking",
+        'item_buckets: int = 1,',
+        'item_buckets: int = 0,',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (the count)'
+    ),
+    (
+        "ranking",
+        'if rank not in schema or (spec.columns.score is not None and spec.columns.score in schema):',
+        'if rank not in schema or (spec.columns.score is None and spec.columns.score in schema):',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (when to bucket)'
+    ),
+    (
+        "ranking",
+        'if rank not in schema or (spec.columns.score is not None and spec.columns.score in schema):',
+        'if rank not in schema or (spec.columns.score is not None or spec.columns.score in schema):',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (when to bucket)'
+    ),
+    (
+        "ranking",
+        'if rank is None or known_rows(run) is None:',
+        'if rank is None and known_rows(run) is None:',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (when to bucket)'
+    ),
+    (
+        "ranking",
+        'if rank not in schema or (spec.columns.score is not None and spec.columns.score in schema):',
+        'if rank not in schema and (spec.columns.score is not None and spec.columns.score in schema):',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (when to bucket)'
+    ),
+    (
+        "ranking",
+        'return 1',
+        'return 2',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (the count)'
+    ),
+    (
+        "ranking",
+        'return 1',
+        'return 0',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (the count)'
+    ),
+    (
+        "ranking",
+        'return max(1, min(MAX_ITEM_BUCKETS, math.ceil(value / RANKS_PER_BUCKET)))',
+        'return max( 2, min(MAX_ITEM_BUCKETS, math.ceil(value / RANKS_PER_BUCKET)))',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (the count)'
+    ),
+    (
+        "ranking",
+        'return max(1, min(MAX_ITEM_BUCKETS, math.ceil(value / RANKS_PER_BUCKET)))',
+        'return max( 0, min(MAX_ITEM_BUCKETS, math.ceil(value / RANKS_PER_BUCKET)))',
+    ): (
+        'the number of item buckets of the duplicate count is a cost choice: the count per query is the same for any number of buckets (tests/engines/test_rank_given.py::test_duplicate_counts_in_item_buckets_equal_the_counter), 0 or 1 takes the plain count; this mutant only changes how many (the count)'
+    ),
+}
+# session 20's CLI survivors settled (mut20b, lead)
 _CLI20_EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("cli_trec", "return chunks[0]", "return chunks[ -1]"): (
+        "under `if len(chunks) == 1`: the one chunk is both chunks[0] and chunks[-1]"
+    ),
     ("cli_trec", "if len(chunks) == 1:", "if len(chunks) == 0:"): (
         "merged's shortcut for one chunk not taken (it is never called without a chunk: the "
         "reader yields at least one or raises NotPlain): one numbered chunk is joined with "
@@ -739,6 +853,7 @@ _CLI20_EQUIVALENT: dict[tuple[str, str, str], str] = {
 # (target, the source line, the mutated line), both stripped -> why.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     **_CLI20_EQUIVALENT,
+    **_BUCKETS20_EQUIVALENT,
     (
         "significance",
         "for _ in range(200):",
@@ -1623,6 +1738,19 @@ _CWL_KILLED_AFTER: dict[tuple[str, str, str], str] = {
 }
 KILLED_AFTER: dict[tuple[str, str, str], str] = {
     **_CLI20_KILLED_AFTER,
+    # session 20 (lead): the bucketed duplicate count's join back to its query
+    (
+        "ranking",
+        'queries = queries.join(counts, on=keys, how="left", nulls_equal=True)',
+        'queries = queries.join(counts, on=keys, how="left", nulls_equal=False)',
+    ): "engines/test_rank_given.py::"
+    "test_a_long_query_in_a_null_by_group_counts_its_duplicates_in_item_buckets",
+    (
+        "ranking",
+        "if value is None or not math.isfinite(value):",
+        "if value is None and not math.isfinite(value):",
+    ): "engines/test_rank_given.py::"
+    "test_ranks_without_a_largest_value_are_the_rank_error_in_partitions",
     # session 19 (mutcwl): measures:cwl.py, its first run in full
     **_CWL_KILLED_AFTER,
     # session 17 (2026-11-26): measures, per module with --narrow-only
