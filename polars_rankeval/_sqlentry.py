@@ -723,6 +723,16 @@ def _repeats_sql(d: Dialect) -> str:
     ),"""
 
 
+def _equal_sorted_neighbours(hashes: str, rows: str) -> str:
+    """How many neighbours are equal in the sorted list ``hashes`` of ``rows`` values: the
+    values less the distinct ones (DuckDB; the run's and the qrels' duplicate
+    pre-checks)."""
+    return (
+        f"len(list_filter(range(1, {rows}), "
+        f"lambda __rk_i: {hashes}[__rk_i] = {hashes}[__rk_i + 1]))"
+    )
+
+
 def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     """``_rq`` and ``_rdup`` as :func:`_repeats_sql`, in one aggregate over the run with
     the judged rows' lists (:func:`_judged_positions_sql`): per (group, query) its rows,
@@ -740,7 +750,7 @@ def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     g = d.g
     return f"""_rq AS (
         SELECT {g('h')}h._q, h._n, h._keys,
-            len(list_filter(range(1, h._n), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
+            {_equal_sorted_neighbours('h._hashes', 'h._n')}
                 AS _hdup
         FROM (
             SELECT {g('r')}r._q, COUNT(*) AS _n,
@@ -773,7 +783,7 @@ def _qrels_repeats_sql(d: Dialect) -> str:
     flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _qfp AS f WHERE f._h > 0) AS f"
     if d.judged_positions:  # as the run's (_listed_repeats_sql): equal sorted neighbours
         qq = f"""SELECT h._q, h._maxrel, h._nj,
-            len(list_filter(range(1, h._nj), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
+            {_equal_sorted_neighbours('h._hashes', 'h._nj')}
                 AS _hdup
         FROM (
             SELECT q._q, MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel, COUNT(*) AS _nj,
