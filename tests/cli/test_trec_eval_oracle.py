@@ -134,3 +134,30 @@ def _same_bytes(trec_eval: Path, flags: list[str], qrels: str, run: str) -> byte
     assert code == 0 and ours_code == 0, err
     assert ours == theirs
     return theirs
+
+
+def test_a_negative_level_is_a_known_difference(trec_eval, tmp_path):
+    """The README's known difference: at a negative -l, trec_eval counts an unjudged
+    retrieved document as relevant in the ranking but not in num_rel, and a negative
+    judgment never; rankeval counts relevance >= the level, a negative judgment included,
+    and an unjudged document never."""
+    # q1: d4 unjudged at rank 1, d1 judged -1, d2 judged 0, d3 judged 1; d5 (2) not retrieved
+    (tmp_path / "qrels").write_text("q1 0 d1 -1\nq1 0 d2 0\nq1 0 d3 1\nq1 0 d5 2\n")
+    (tmp_path / "run").write_text(
+        "q1 Q0 d4 1 4 r\nq1 Q0 d1 2 3 r\nq1 Q0 d2 3 2 r\nq1 Q0 d3 4 1 r\n"
+    )
+    args = ["-l", "-1", "-m", "num_rel", "-m", "num_rel_ret", "-m", "recip_rank",
+            str(tmp_path / "qrels"), str(tmp_path / "run")]  # fmt: skip
+    code, theirs = run_trec_eval(trec_eval, args)
+    ours_code, ours, err = run_rankeval(args)
+    assert code == 0 and ours_code == 0, err
+
+    def values(out: bytes) -> dict[str, str]:
+        return {line.split("\t")[0].strip(): line.split("\t")[2] for line in out.decode().splitlines()}
+
+    # trec_eval: num_rel = the judgments >= 0 (d2, d3, d5), num_rel_ret = judged retrieved
+    # at >= -1 without the -1 judgment (d2, d3), and the unjudged d4 at rank 1 relevant
+    assert values(theirs) == {"num_rel": "3", "num_rel_ret": "2", "recip_rank": "1.0000"}
+    # rankeval: every judgment >= -1 is relevant (d1, d2, d3, d5); d4 (unjudged) is not,
+    # so the first relevant is d1 at rank 2
+    assert values(ours) == {"num_rel": "4", "num_rel_ret": "3", "recip_rank": "0.5000"}
