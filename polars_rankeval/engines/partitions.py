@@ -19,6 +19,7 @@ import math
 import polars as pl
 
 from polars_rankeval.engines.spec import Spec
+from polars_rankeval.prepare.judge import RANKS_PER_BUCKET
 
 __all__ = [
     "MAX_ITEM_BUCKETS", "MAX_PARTITIONS", "RANKS_PER_BUCKET", "ROWS_PER_PARTITION", "item_buckets",
@@ -33,9 +34,9 @@ ROWS_PER_PARTITION = 2_500_000
 # 25 partitions took 90 s of CPU and 0.70 GiB, 8 partitions 57 s and 1.48 GiB
 MAX_PARTITIONS = 8
 
-# a rank-given run whose largest rank passes this counts its duplicate items in hash
-# buckets, one per this many ranks, at most MAX_ITEM_BUCKETS (see item_buckets)
-RANKS_PER_BUCKET = 1 << 16
+# a rank-given run whose largest rank passes RANKS_PER_BUCKET (judge's, the same
+# 2^16 the exact rank check buckets ranks by) counts its duplicate items in hash
+# buckets, one per RANKS_PER_BUCKET ranks, at most MAX_ITEM_BUCKETS (see item_buckets)
 MAX_ITEM_BUCKETS = 16
 
 # the lines of a row count's plan that only describe a scan (or an in-memory frame)
@@ -92,14 +93,18 @@ def item_buckets(spec: Spec) -> int:
 
     >>> from polars_rankeval.engines.spec import Spec
     >>> from polars_rankeval.options import Columns, EvalOptions
-    >>> run = pl.DataFrame({"query": ["q"] * 3, "rank": [1, 2, 200_000]})
+    >>> run = pl.DataFrame({"query": ["q"] * 70_000, "rank": [*range(1, 70_000), 200_000]})
     >>> item_buckets(Spec(run, None, [], [], Columns(score=None), EvalOptions()))
     4
     >>> item_buckets(Spec(run.with_columns(score=1.0), None, [], [], Columns(), EvalOptions()))
     1
     """
     rank, run = spec.columns.rank, spec.run
-    if rank is None or known_rows(run) is None:
+    if rank is None:
+        return 1
+    rows = known_rows(run)
+    # no query can be longer than the run: only a longer run pays for reading the ranks
+    if rows is None or rows <= RANKS_PER_BUCKET:
         return 1
     schema = run.collect_schema()
     if rank not in schema or (spec.columns.score is not None and spec.columns.score in schema):

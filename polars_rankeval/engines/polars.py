@@ -168,7 +168,8 @@ def _partitioned(spec: Spec, parts: int, *, given_ranks: bool) -> pl.LazyFrame:
     ``pl.concat(parallel=False)`` of the lazy partitions kept 2.9x as much at 12
     partitions).  A query's rows all fall in one partition, so its values are those of
     one plan.  The plans are built at collect time, after :func:`item_buckets` (which
-    reads the rank column) chose how the duplicate check counts long queries."""
+    reads the rank column) chose how the duplicate check counts long queries; partition
+    0's, built now for the schema, is reused when that choice is the default."""
     first = judgement_for(spec, given_ranks=given_ranks, part=(0, parts))
     schema = _joined(first, spec)[0].collect_schema()
 
@@ -176,7 +177,7 @@ def _partitioned(spec: Spec, parts: int, *, given_ranks: bool) -> pl.LazyFrame:
         buckets = item_buckets(spec) if given_ranks else 1
         frames = []
         for part in range(parts):
-            judged = judgement_for(
+            judged = first if part == 0 and buckets == 1 else judgement_for(
                 spec, given_ranks=given_ranks, part=(part, parts), item_buckets=buckets
             )
             frame = _ranked_where_misranked(_joined(judged, spec)[0].collect(), spec, judged)

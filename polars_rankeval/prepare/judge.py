@@ -49,8 +49,8 @@ from polars_rankeval.prepare.schema import (
 from polars_rankeval.prepare.ties import REL, with_ties
 
 __all__ = [
-    "IN_ORDER", "IN_RUN", "MISRANKED", "NUM_RET", "POS", "REL", "Judgement", "in_partition",
-    "judge", "repeated_ranks",
+    "IN_ORDER", "IN_RUN", "MISRANKED", "NUM_RET", "POS", "RANKS_PER_BUCKET", "REL", "Judgement",
+    "in_partition", "judge", "repeated_ranks",
 ]
 
 NUM_RET = "_num_ret"
@@ -236,8 +236,28 @@ def _given_rank_flags(rank: str) -> list[pl.Expr]:
 
 
 # ranks in different buckets differ: a query's distinct ranks are the sum over its
-# buckets, so one long query is counted in many small hash sets, in parallel
-_RANK_BUCKET = 1 << 16
+# buckets, so one long query is counted in many small hash sets, in parallel (also the
+# ranks per item bucket of the duplicate check: engines/partitions.py item_buckets)
+RANKS_PER_BUCKET = 1 << 16
+
+
+def _repeats_per_query(
+    frame: pl.LazyFrame, keys: list[str], value: pl.Expr, bucket: pl.Expr, name: str
+) -> pl.LazyFrame:
+    """Per query (``keys``): how many of its rows repeat a ``value`` of another row,
+    counted in groups of (``keys``, ``bucket``) and summed (``bucket`` must put equal
+    values in one group), so that one long query is many small hash sets, counted in
+    parallel, where a per-query ``n_unique`` builds one on one thread.
+
+    >>> frame = pl.LazyFrame({"query": ["a", "a", "a", "b"], "v": [1, 2, 1, 1]})
+    >>> counts = _repeats_per_query(frame, ["query"], pl.col("v"), pl.col("v") % 2, "n")
+    >>> sorted(counts.collect().rows())
+    [('a', 1), ('b', 0)]
+    """
+    per_bucket = frame.group_by([*keys, bucket.alias("_b")]).agg(
+        (pl.len() - value.n_unique()).alias("_d")
+    )
+    return per_bucket.group_by(keys).agg(pl.col("_d").sum().alias(name))
 
 
 def repeated_ranks(
@@ -260,11 +280,8 @@ def repeated_ranks(
     rows = run if every else run.filter(
         pl.col(query).is_in(only[query].implode(), nulls_equal=True)
     )
-    buckets = rows.group_by([*keys, (value // _RANK_BUCKET).alias("_b")]).agg(
-        value.n_unique().alias("_distinct"), pl.len().alias("_n")
-    )
-    per_query = buckets.group_by(keys).agg(pl.col("_distinct").sum(), pl.col("_n").sum())
-    repeated = per_query.filter(pl.col("_distinct") != pl.col("_n")).select(keys)
+    per_query = _repeats_per_query(rows, keys, value, value // RANKS_PER_BUCKET, "_repeats")
+    repeated = per_query.filter(pl.col("_repeats") != 0).select(keys)
     return repeated.join(only.lazy(), on=keys, how="semi", nulls_equal=True)
 
 
@@ -305,9 +322,7 @@ def _duplicates_in_buckets(
     [('a', 1), ('b', 0)]
     """
     item = pl.col(check.column).hash()
-    bucket = (item % buckets).alias("_b")
-    per_bucket = run.group_by([*keys, bucket]).agg((pl.len() - item.n_unique()).alias("_d"))
-    return per_bucket.group_by(keys).agg(pl.col("_d").sum().alias(check.name))
+    return _repeats_per_query(run, keys, item, item % buckets, check.name)
 
 
 def _first_of_duplicates(

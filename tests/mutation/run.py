@@ -339,6 +339,8 @@ TARGETS = {
                 (
                     "judge", "_rank", "_misranked", "_in_order", "_given_rank_flags",
                     "repeated_ranks", "_run_queries", "_duplicates_in_buckets",
+                    # session 21: the count both of those share (perf21)
+                    "_repeats_per_query",
                 ),
             ),
             Code(
