@@ -12,6 +12,10 @@ skip the work.  A developer tool: it reads internals, which may change.
     python benchmarks/profile_polars.py --engine in-memory --queries 10000
     python benchmarks/profile_polars.py --int-ids            # Int64 ids instead of strings
     python benchmarks/profile_polars.py --explain            # print the optimised plan
+    python benchmarks/profile_polars.py --decompose --data benchmarks/data
+        # issue 15's decomposition: each component's cost over the floors, why it is
+        # needed, what was tried; whole processes and the pytrec_eval argument
+        # (benchmarks/decompose_polars.py)
 """
 
 from __future__ import annotations
@@ -82,7 +86,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shuffle", action="store_true", help="run rows in random order")
     parser.add_argument("--explain", action="store_true", help="print the optimised plan")
     parser.add_argument("--only", default="", help="comma separated substrings of stage names")
+    parser.add_argument(
+        "--decompose", action="store_true",
+        help="issue 15's decomposition (benchmarks/decompose_polars.py): the components of "
+        "both run shapes over the floors, medians of --repeats rounds, then whole processes",
+    )
+    parser.add_argument("--data", type=Path, default=DATA, help="data folder (benchmarks/data)")
+    parser.add_argument(
+        "--partitions", type=int, default=None,
+        help="--decompose: evaluate()'s partitions in the last stage (default: the engine's)",
+    )
     args = parser.parse_args(argv)
+    if args.decompose:
+        from decompose_polars import main as decompose
+
+        return decompose(args.data, args.queries, args.repeats, args.partitions)
 
     run_path, qrels_path = generate(
         Spec(args.queries, ties=args.ties, int_ids=args.int_ids, shuffle=args.shuffle), data=DATA
