@@ -24,6 +24,7 @@ floors.  A developer tool: it reads internals, which may change; the smoke test 
 
 from __future__ import annotations
 
+import itertools
 import os
 import statistics
 import sys
@@ -38,11 +39,11 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-import itertools
 
 import variants
 from generate import Spec as DataSpec
 from generate import generate, write_ranked
+from profile_polars import consume
 
 import polars_rankeval as rk
 from polars_rankeval._parse import resolve_measures
@@ -73,20 +74,6 @@ class Stage:
         self.run()
         self.walls.append(time.perf_counter() - wall)
         self.cpus.append(time.process_time() - cpu)
-
-
-def consume(lf: pl.LazyFrame) -> pl.LazyFrame:
-    """Sum every column (strings by length), so that nothing can be pruned."""
-    exprs = []
-    for name, dtype in lf.collect_schema().items():
-        col = pl.col(name)
-        if dtype == pl.String:
-            exprs.append(col.str.len_bytes().sum().alias(name))
-        elif dtype == pl.Boolean or dtype.is_numeric():
-            exprs.append(col.cast(pl.Float64).sum().alias(name))
-        else:
-            exprs.append(col.len().alias(name))
-    return lf.select(exprs)
 
 
 def collected(lf: pl.LazyFrame) -> Callable[[], object]:
