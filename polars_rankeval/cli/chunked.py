@@ -218,21 +218,21 @@ def _evaluate_chunks(
     # prepared here without (numbering costs about what it saves; a run of one chunk,
     # the last, is evaluated with text queries anyway)
     chunks.prepare = functools.partial(prepare, numbered=not args.judged_only)
-    # `ready` (2 groups or more) is evaluated when the chunks after it have 2 groups
-    # too; the last one takes what follows it
-    ready: _Chunk | None = None
-    filling: list[_Chunk] = []
+    # chunks are gathered until they have 2 judged queries, then evaluated at once; the
+    # run's last chunk takes the rest (with fewer than 2, the gathering before it again)
+    held: list[_Chunk] = []
     groups = 0
     with _warnings_as_whole() as skipped, _Evaluator(qrels, measures, name, args) as evaluator:
-        for run, prepared in chunks:
+        for run, prepared, final in chunks:
             chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)
-            filling.append(chunk)
+            held.append(chunk)
             groups += chunk.judged
-            if groups >= 2:
-                if ready is not None:
-                    evaluator.submit(ready, last=False)
-                ready, filling, groups = _Chunk.merged(filling), [], 0
-        evaluator.submit(_Chunk.merged([*([] if ready is None else [ready]), *filling]), last=True)
+            if groups >= 2 and not final:
+                evaluator.submit(_Chunk.merged(held), last=False)
+                held, groups = [], 0
+        if groups < 2 and (before := evaluator.retract()) is not None:
+            held.insert(0, before)  # rare: the chunks before, evaluated again with these
+        evaluator.submit(_Chunk.merged(held), last=True)
     result = finish_run(evaluator.parts, qrels, measures, name=name, args=args)
     tag = chunks.chunks.last_tag if isinstance(chunks.chunks, RunChunks) else None
     result.runid = tag or name
@@ -262,6 +262,7 @@ class _Evaluator:
         self.qrels = qrels
         self.seen: list[pl.Series] = []
         self.parts: list[Part] = []
+        self.latest: _Chunk | None = None  # the chunk submitted last
         self._at_once = 1 if args.judged_only else _AT_ONCE
         self._pool = ThreadPoolExecutor(max_workers=self._at_once)
         self._running: list[Future[Part]] = []
@@ -280,9 +281,23 @@ class _Evaluator:
             qrels = self.qrels if seen is None else self.qrels.join(seen, on="query", how="anti")
             chunk = replace(chunk, qrels=qrels)
         self.seen.append(chunk.queries)
+        self.latest = chunk
         if len(self._running) >= self._at_once:
             self.parts.append(self._running.pop(0).result())
         self._running.append(self._pool.submit(self._evaluate, chunk))
+
+    def retract(self) -> _Chunk | None:
+        """The chunk submitted last (None if none or taken back already), its part
+        dropped (evaluated or not)."""
+        chunk, self.latest = self.latest, None
+        if chunk is None:
+            return None
+        if self._running:
+            self._running.pop().cancel()
+        else:
+            self.parts.pop()
+        self.seen.pop()
+        return chunk
 
     def _evaluate(self, chunk: _Chunk) -> Part:
         part = self._evaluate_part(chunk.run.lazy(), chunk.qrels)
@@ -325,13 +340,15 @@ class ReadAhead:
     """A run's chunks in their order, each next one read in a thread while the caller
     evaluates the one it has (polars' CSV reader runs without the GIL), the first from
     the moment this is made.  Each comes with ``prepare(chunk)`` (computed in the
-    thread; None while ``prepare`` is not set).  An error of the reader is raised where
+    thread; None while ``prepare`` is not set) and whether it is the run's last (known
+    of a :class:`.plain.RunChunks`' last chunk when it is read: its evaluation need not
+    wait for another read; False when not known).  An error of the reader is raised where
     the chunk it was reading would have been given.
 
     >>> ahead = ReadAhead(pl.DataFrame({"i": [i]}) for i in range(3))
     >>> ahead.prepare = lambda chunk: chunk.height
-    >>> [frame.item() for frame, _ in ahead]
-    [0, 1, 2]
+    >>> [(frame.item(), final) for frame, _, final in ahead]
+    [(0, False), (1, False), (2, False)]
     """
 
     def __init__(self, chunks: Iterable[pl.DataFrame]) -> None:
@@ -343,14 +360,15 @@ class ReadAhead:
         self._pool = ThreadPoolExecutor(max_workers=1)
         self._pending = self._pool.submit(self._next)
 
-    def _next(self) -> tuple[pl.DataFrame, object] | None:
+    def _next(self) -> tuple[pl.DataFrame, object, bool] | None:
         chunk = next(self._iterator, None)
         if chunk is None:
             return None
+        final = isinstance(self.chunks, RunChunks) and self.chunks.at_end
         prepare = self.prepare
-        return chunk, None if prepare is None else prepare(chunk)
+        return chunk, None if prepare is None else prepare(chunk), final
 
-    def __iter__(self) -> Iterator[tuple[pl.DataFrame, object]]:
+    def __iter__(self) -> Iterator[tuple[pl.DataFrame, object, bool]]:
         try:
             while (item := self._pending.result()) is not None:
                 self._pending = self._pool.submit(self._next)

@@ -184,9 +184,10 @@ def test_read_ahead_gives_the_chunks_in_order_and_the_reader_error_in_its_place(
     ahead = chunked.ReadAhead(reader())
     ahead.prepare = lambda frame: 10 * frame.item()
     with pytest.raises(plain.NotGrouped):
-        for frame, count in ahead:
+        for frame, count, final in ahead:
             got.append(frame.item())
             counts.append(count)
+            assert final is False  # not known of a generator
     assert got == [0, 1, 2]
     assert counts[0] in (None, 0) and counts[1:] == [10, 20]
 

@@ -67,6 +67,14 @@ def _evaluated_parts(
         submitted.append(chunk.queries.to_list())
         submit(self, chunk, last=last)
 
+    retract = chunked._Evaluator.retract
+
+    def taken_back(self: Any) -> Any:
+        chunk = retract(self)
+        if chunk is not None:  # its part dropped: evaluated again with the chunks after it
+            submitted.pop()
+        return chunk
+
     order: list[int] = []  # each part given to finish_run by its number of queries
     finish = chunked.finish_run
 
@@ -75,6 +83,7 @@ def _evaluated_parts(
         return finish(parts, *rest, **kwargs)
 
     monkeypatch.setattr(chunked._Evaluator, "submit", recorded)
+    monkeypatch.setattr(chunked._Evaluator, "retract", taken_back)
     monkeypatch.setattr(chunked, "finish_run", counted)
     monkeypatch.setattr(plain, "CHUNK_ROWS", 1)
     monkeypatch.setattr(plain, "BLOCK", 16)
@@ -91,8 +100,9 @@ def test_chunks_are_merged_until_they_have_two_judged_queries(
     trec_eval: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # chunked.py's rule, by hand: chunks are gathered until they have 2 queries with a
-    # judged retrieved row; such a gathering is evaluated once the chunks after it have
-    # 2 as well, and the last one takes what follows it.  q3's judged row is not
+    # judged retrieved row, and such a gathering is evaluated; the run's last chunk and
+    # the chunks gathered before it are the last part, or, when they have fewer than 2,
+    # are evaluated again with the gathering before them.  q3's judged row is not
     # retrieved (0 judged), every other query has 1:
     # q1 q2 | q3 q4 q5 | q6 q7 (the last: q6 q7, then nothing).
     # Kills the merging's boundaries (groups >= 2 -> > 2, >= 1, >= 3; the count reset to

@@ -643,12 +643,12 @@ _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
         ("cli_trec", line, line.replace(old, new)): f"{_CHUNKS}::{test}"
         for line, old, new, test in (
             *(
-                ("if groups >= 2:", "if groups >= 2", mutated, _MERGED)
+                ("if groups >= 2 and not final:", "if groups >= 2", mutated, _MERGED)
                 for mutated in ("if groups > 2", "if groups >= 1", "if groups >= 3", "if not groups >= 2")
             ),
             *(
                 (
-                    "ready, filling, groups = _Chunk.merged(filling), [], 0",
+                    "held, groups = [], 0",
                     "[], 0",
                     mutated,
                     _MERGED,
