@@ -182,7 +182,7 @@ def test_read_ahead_gives_the_chunks_in_order_and_the_reader_error_in_its_place(
     got: list[int] = []
     counts: list[object] = []
     ahead = chunked.ReadAhead(reader())
-    ahead.prepare = lambda frame: 10 * frame.item()
+    ahead.prepare = lambda frame, final: 10 * frame.item()
     with pytest.raises(plain.NotGrouped):
         for frame, count, final in ahead:
             got.append(frame.item())

@@ -69,11 +69,9 @@ def _evaluated_parts(
 
     retract = chunked._Evaluator.retract
 
-    def taken_back(self: Any) -> Any:
-        chunk = retract(self)
-        if chunk is not None:  # its part dropped: evaluated again with the chunks after it
-            submitted.pop()
-        return chunk
+    def taken_back(self: Any) -> None:
+        retract(self)
+        submitted.pop()  # its part dropped: evaluated again with the chunks after it
 
     order: list[int] = []  # each part given to finish_run by its number of queries
     finish = chunked.finish_run
