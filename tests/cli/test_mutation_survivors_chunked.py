@@ -114,6 +114,20 @@ def test_chunks_are_merged_until_they_have_two_judged_queries(
     assert parts == [["q1", "q2"], ["q3", "q4", "q5"], ["q6", "q7"]]
 
 
+def test_a_last_chunk_without_two_judged_queries_joins_the_part_before(
+    trec_eval: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # by the rule above, with queries by number (no -J): q1 q2 are evaluated as soon as
+    # q2 is read; q3 (1 judged) and the last chunk q4 (0 judged: its judged row is not
+    # retrieved) have 1, so q1 q2's part is dropped and q1-q4 are the last part
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    queries = ["q1", "q2", "q3", "q4"]
+    qrels.write_text("".join(f"{q} 0 {'zz' if q == 'q4' else 'd1'} 1\n" for q in queries))
+    run.write_text("".join(f"{q} Q0 d1 1 4 r\n" for q in queries))
+    parts = _evaluated_parts(monkeypatch, ["-q", str(qrels), str(run)], trec_eval)
+    assert parts == [["q1", "q2", "q3", "q4"]]
+
+
 def test_judged_only_counts_the_judgments_it_keeps(
     trec_eval: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
