@@ -112,21 +112,30 @@ class _Chunk:
     run: pl.DataFrame
     queries: pl.Series  # text ids
     qrels: pl.DataFrame
-    judged: int
+    judged: int | None  # None: not counted yet (see counted)
     names: pl.Series | None = None
 
     @classmethod
     def of(
-        cls, run: pl.DataFrame, qrels: pl.DataFrame, *, judged_only: bool, numbered: bool
-    ) -> _Chunk:
+        cls, run: pl.DataFrame, qrels: pl.DataFrame, *, judged_only: bool, numbered: bool,
+        final: bool = False,
+    ) -> _Chunk:  # fmt: skip
         """``run`` with its queries' rows of ``qrels`` (``judged_only``: -J, whose judged
         rows are those with a relevance >= 0; ``numbered``: queries by number, when each
-        query's lines are together)."""
+        query's lines are together).  ``final``: the run's last chunk, which is evaluated
+        with text queries and the qrels of every query no chunk had (given then): only its
+        queries (its judged queries are counted when needed: :meth:`counted`)."""
         queries = distinct_runs(run.get_column("query"))
-        mine = qrels.filter(pl.col("query").is_in(queries.implode()))
-        pairs = mine.filter(pl.col("relevance") >= 0) if judged_only else mine
-        chunk = cls(run, queries, mine, _judged_queries(run, pairs.select("query", "item")))
+        if final:
+            return cls(run, queries, qrels.clear(), None)
+        chunk = cls(run, queries, *_judged(run, queries, qrels, judged_only=judged_only))
         return chunk.numbered() if numbered else chunk
+
+    def counted(self, qrels: pl.DataFrame, *, judged_only: bool) -> int:
+        """How many of its queries have a judged retrieved row (see :func:`_judged_queries`)."""
+        if self.judged is not None:
+            return self.judged
+        return _judged(self.run, self.queries, qrels, judged_only=judged_only)[1]
 
     def numbered(self) -> _Chunk:
         """The chunk with its queries by number (itself when a query's lines are apart)."""
@@ -168,7 +177,7 @@ class _Chunk:
             pl.concat([c.run.with_columns(q) for c, q in zip(chunks, query)]),
             pl.concat([c.queries for c in chunks]),
             pl.concat([c.qrels.with_columns(q) for c, q in zip(chunks, query)]),
-            sum(c.judged for c in chunks),
+            None if any(c.judged is None for c in chunks) else sum(c.judged or 0 for c in chunks),
         )
 
 
@@ -189,6 +198,16 @@ def _renamed(frame: pl.DataFrame, old: pl.Series, new: pl.Series) -> pl.DataFram
     table = pl.DataFrame({"query": old, "_new": new})
     joined = frame.join(table, on="query", how="left", maintain_order="left")
     return joined.with_columns(pl.col("_new").alias("query")).drop("_new")
+
+
+def _judged(
+    run: pl.DataFrame, queries: pl.Series, qrels: pl.DataFrame, *, judged_only: bool
+) -> tuple[pl.DataFrame, int]:
+    """The qrels rows of ``queries`` and how many of them have a judged row in ``run``
+    (under -J a judged row has a relevance >= 0)."""
+    mine = qrels.filter(pl.col("query").is_in(queries.implode()))
+    pairs = mine.filter(pl.col("relevance") >= 0) if judged_only else mine
+    return mine, _judged_queries(run, pairs.select("query", "item"))
 
 
 def _judged_queries(chunk: pl.DataFrame, pairs: pl.DataFrame) -> int:
@@ -214,25 +233,31 @@ def _evaluate_chunks(
 ) -> RunResult:  # fmt: skip
     prepare = functools.partial(_Chunk.of, qrels=qrels, judged_only=args.judged_only)
     # in the reading thread from now on, with the queries by number (not under -J, which
-    # adds a text query to the run: eval._inputs' sentinel); a chunk read before is
-    # prepared here without (numbering costs about what it saves; a run of one chunk,
-    # the last, is evaluated with text queries anyway)
-    chunks.prepare = functools.partial(prepare, numbered=not args.judged_only)
-    # `ready` (2 groups or more) is evaluated when the chunks after it have 2 groups
-    # too; the last one takes what follows it
-    ready: _Chunk | None = None
-    filling: list[_Chunk] = []
+    # adds a text query to the run: eval._inputs' sentinel, nor the last chunk, evaluated
+    # with text queries); a chunk read before is prepared here without (numbering costs
+    # about what it saves; a run of one chunk is its last)
+    chunks.prepare = lambda run, final: prepare(
+        run, numbered=not (args.judged_only or final), final=final
+    )
+    # chunks are gathered until they have 2 judged queries, then evaluated at once; the
+    # run's last chunk takes the rest (with fewer than 2, the gathering before it again)
+    held: list[_Chunk] = []
     groups = 0
     with _warnings_as_whole() as skipped, _Evaluator(qrels, measures, name, args) as evaluator:
-        for run, prepared in chunks:
-            chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)
-            filling.append(chunk)
-            groups += chunk.judged
-            if groups >= 2:
-                if ready is not None:
-                    evaluator.submit(ready, last=False)
-                ready, filling, groups = _Chunk.merged(filling), [], 0
-        evaluator.submit(_Chunk.merged([*([] if ready is None else [ready]), *filling]), last=True)
+        for run, prepared, final in chunks:
+            chunk = prepared if isinstance(prepared, _Chunk) else prepare(
+                run, numbered=False, final=final
+            )  # fmt: skip
+            held.append(chunk)
+            groups += 0 if final else chunk.counted(qrels, judged_only=args.judged_only)
+            if groups >= 2 and not final:
+                evaluator.submit(_Chunk.merged(held), last=False)
+                held, groups = [], 0
+        before = evaluator.latest
+        if before is not None and _counted(held, qrels, args) < 2:
+            evaluator.retract()  # rare: the chunks before, evaluated again with these
+            held.insert(0, before)
+        evaluator.submit(_Chunk.merged(held), last=True)
     result = finish_run(evaluator.parts, qrels, measures, name=name, args=args)
     tag = chunks.chunks.last_tag if isinstance(chunks.chunks, RunChunks) else None
     result.runid = tag or name
@@ -240,6 +265,11 @@ def _evaluate_chunks(
         queries = pl.concat(evaluator.seen)
         _warn_skipped(queries.filter(~queries.is_in(qrels.get_column("query").implode())))
     return result
+
+
+def _counted(chunks: list[_Chunk], qrels: pl.DataFrame, args: argparse.Namespace) -> int:
+    """The judged queries of ``chunks`` (see :func:`_judged_queries`)."""
+    return sum(chunk.counted(qrels, judged_only=args.judged_only) for chunk in chunks)
 
 
 # chunks evaluated at once, in threads: polars collects without the GIL, so one chunk's
@@ -262,6 +292,7 @@ class _Evaluator:
         self.qrels = qrels
         self.seen: list[pl.Series] = []
         self.parts: list[Part] = []
+        self.latest: _Chunk | None = None  # the chunk submitted last
         self._at_once = 1 if args.judged_only else _AT_ONCE
         self._pool = ThreadPoolExecutor(max_workers=self._at_once)
         self._running: list[Future[Part]] = []
@@ -280,9 +311,19 @@ class _Evaluator:
             qrels = self.qrels if seen is None else self.qrels.join(seen, on="query", how="anti")
             chunk = replace(chunk, qrels=qrels)
         self.seen.append(chunk.queries)
+        self.latest = chunk
         if len(self._running) >= self._at_once:
             self.parts.append(self._running.pop(0).result())
         self._running.append(self._pool.submit(self._evaluate, chunk))
+
+    def retract(self) -> None:
+        """Drops the part of the chunk submitted last (``latest``), evaluated or not."""
+        self.latest = None
+        if self._running:
+            self._running.pop().cancel()
+        else:
+            self.parts.pop()
+        self.seen.pop()
 
     def _evaluate(self, chunk: _Chunk) -> Part:
         part = self._evaluate_part(chunk.run.lazy(), chunk.qrels)
@@ -324,33 +365,36 @@ def _warnings_as_whole() -> Iterator[list[str]]:
 class ReadAhead:
     """A run's chunks in their order, each next one read in a thread while the caller
     evaluates the one it has (polars' CSV reader runs without the GIL), the first from
-    the moment this is made.  Each comes with ``prepare(chunk)`` (computed in the
-    thread; None while ``prepare`` is not set).  An error of the reader is raised where
-    the chunk it was reading would have been given.
+    the moment this is made.  Each comes with ``prepare(chunk, final)`` (computed in the
+    thread; None while ``prepare`` is not set) and ``final``: whether it is the run's
+    last (known of a :class:`.plain.RunChunks`' last chunk when it is read, so that no
+    chunk waits for another read to be evaluated; False when not known).  An error of
+    the reader is raised where the chunk it was reading would have been given.
 
     >>> ahead = ReadAhead(pl.DataFrame({"i": [i]}) for i in range(3))
-    >>> ahead.prepare = lambda chunk: chunk.height
-    >>> [frame.item() for frame, _ in ahead]
-    [0, 1, 2]
+    >>> ahead.prepare = lambda chunk, final: chunk.height
+    >>> [(frame.item(), final) for frame, _, final in ahead]
+    [(0, False), (1, False), (2, False)]
     """
 
     def __init__(self, chunks: Iterable[pl.DataFrame]) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
         self.chunks = chunks
-        self.prepare: Callable[[pl.DataFrame], object] | None = None
+        self.prepare: Callable[[pl.DataFrame, bool], object] | None = None
         self._iterator = iter(chunks)
         self._pool = ThreadPoolExecutor(max_workers=1)
         self._pending = self._pool.submit(self._next)
 
-    def _next(self) -> tuple[pl.DataFrame, object] | None:
+    def _next(self) -> tuple[pl.DataFrame, object, bool] | None:
         chunk = next(self._iterator, None)
         if chunk is None:
             return None
+        final = isinstance(self.chunks, RunChunks) and self.chunks.at_end
         prepare = self.prepare
-        return chunk, None if prepare is None else prepare(chunk)
+        return chunk, None if prepare is None else prepare(chunk, final), final
 
-    def __iter__(self) -> Iterator[tuple[pl.DataFrame, object]]:
+    def __iter__(self) -> Iterator[tuple[pl.DataFrame, object, bool]]:
         try:
             while (item := self._pending.result()) is not None:
                 self._pending = self._pool.submit(self._next)

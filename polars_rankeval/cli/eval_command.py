@@ -76,12 +76,14 @@ def eval_command(argv: Sequence[str], reader: Reader) -> int:
         from polars_rankeval.cli.ndeval import ndeval_command
 
         return ndeval_command(args, reader)
+    from polars_rankeval.cli.chunked import evaluate_source, read_first
+
+    # the first run is read from now on, while the measures are resolved (~6 ms on the
+    # first call) and the qrels read; a bad -m then stops the command after one chunk read
+    ahead = read_first(args)
     measures = resolve(args.measures)
     check_measures([measures.measure(n) for n in measures.names], rel=args.rel)
     _refuse_diversity([measures.measure(n) for n in measures.names], rel=args.rel)
-    from polars_rankeval.cli.chunked import evaluate_source, read_first
-
-    ahead = read_first(args)  # the first run is read from now on, also while the qrels are
     labels = [measures.label(n) for n in measures.names]
     texts = [measures.label(n) for n in measures.names if n in TEXT]
     fmt = output_format(args.format, args.output, "trec", FORMATS)

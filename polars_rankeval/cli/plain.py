@@ -225,7 +225,8 @@ class RunChunks:
     TREC runs list each query's lines together: the rows of the last query read are
     carried to the next frame.  A query seen again after its frame was given raises
     :class:`NotGrouped`, a block that is not plain (or no row at all) :class:`NotPlain`.
-    ``last_tag`` is the tag of the last line read (trec_eval's ``runid``).
+    ``last_tag`` is the tag of the last line read (trec_eval's ``runid``); ``at_end``
+    is set once the file is read, before its last frame is given.
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "run.txt"
@@ -238,6 +239,7 @@ class RunChunks:
     path: Path
     rows: int | None = None  # None: CHUNK_ROWS
     last_tag: str | None = None
+    at_end: bool = False
 
     def __iter__(self) -> Iterator[pl.DataFrame]:
         rows = CHUNK_ROWS if self.rows is None else self.rows
@@ -261,6 +263,7 @@ class RunChunks:
             raise NotPlain(self.path)
         last = pl.concat(pending)
         _new_queries(last, finished)
+        self.at_end = True
         yield last.rechunk()
 
 

@@ -139,6 +139,22 @@ def test_chunks_are_whole_queries(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         list(plain.RunChunks(run, rows=3))
 
 
+def test_the_last_chunk_is_known_when_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run file's last chunk comes flagged as its last, so that the chunks before it are
+    evaluated without waiting for another read; a run of one chunk is evaluated once, as
+    the last (no part of it dropped and evaluated again)."""
+    monkeypatch.setattr(plain, "BLOCK", 40)  # about one line a block
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"q{q} Q0 d{d} {d} {10 - d} t\n" for q in (1, 2, 3) for d in range(4)))
+    ahead = chunked.ReadAhead(plain.RunChunks(run, rows=3))
+    assert [final for _, _, final in ahead] == [False, False, True]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq3 0 d2 1\n")
+    monkeypatch.setattr(chunked._Evaluator, "retract", lambda self: pytest.fail("retracted"))
+    monkeypatch.setattr(plain, "BLOCK", 1 << 20)
+    assert _rankeval(["-q", str(qrels), str(run)])[0] == 0
+
+
 def test_a_grouped_run_is_not_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("q1 0 d1 1\nq2 0 d2 1\nq3 0 d0 2\n")
@@ -182,11 +198,12 @@ def test_read_ahead_gives_the_chunks_in_order_and_the_reader_error_in_its_place(
     got: list[int] = []
     counts: list[object] = []
     ahead = chunked.ReadAhead(reader())
-    ahead.prepare = lambda frame: 10 * frame.item()
+    ahead.prepare = lambda frame, final: 10 * frame.item()
     with pytest.raises(plain.NotGrouped):
-        for frame, count in ahead:
+        for frame, count, final in ahead:
             got.append(frame.item())
             counts.append(count)
+            assert final is False  # not known of a generator
     assert got == [0, 1, 2]
     assert counts[0] in (None, 0) and counts[1:] == [10, 20]
 

@@ -67,6 +67,12 @@ def _evaluated_parts(
         submitted.append(chunk.queries.to_list())
         submit(self, chunk, last=last)
 
+    retract = chunked._Evaluator.retract
+
+    def taken_back(self: Any) -> None:
+        retract(self)
+        submitted.pop()  # its part dropped: evaluated again with the chunks after it
+
     order: list[int] = []  # each part given to finish_run by its number of queries
     finish = chunked.finish_run
 
@@ -75,6 +81,7 @@ def _evaluated_parts(
         return finish(parts, *rest, **kwargs)
 
     monkeypatch.setattr(chunked._Evaluator, "submit", recorded)
+    monkeypatch.setattr(chunked._Evaluator, "retract", taken_back)
     monkeypatch.setattr(chunked, "finish_run", counted)
     monkeypatch.setattr(plain, "CHUNK_ROWS", 1)
     monkeypatch.setattr(plain, "BLOCK", 16)
@@ -91,8 +98,9 @@ def test_chunks_are_merged_until_they_have_two_judged_queries(
     trec_eval: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # chunked.py's rule, by hand: chunks are gathered until they have 2 queries with a
-    # judged retrieved row; such a gathering is evaluated once the chunks after it have
-    # 2 as well, and the last one takes what follows it.  q3's judged row is not
+    # judged retrieved row, and such a gathering is evaluated; the run's last chunk and
+    # the chunks gathered before it are the last part, or, when they have fewer than 2,
+    # are evaluated again with the gathering before them.  q3's judged row is not
     # retrieved (0 judged), every other query has 1:
     # q1 q2 | q3 q4 q5 | q6 q7 (the last: q6 q7, then nothing).
     # Kills the merging's boundaries (groups >= 2 -> > 2, >= 1, >= 3; the count reset to
@@ -104,6 +112,20 @@ def test_chunks_are_merged_until_they_have_two_judged_queries(
     run.write_text("".join(f"{q} Q0 d1 1 4 r\n" for q in queries))
     parts = _evaluated_parts(monkeypatch, ["-q", str(qrels), str(run)], trec_eval)
     assert parts == [["q1", "q2"], ["q3", "q4", "q5"], ["q6", "q7"]]
+
+
+def test_a_last_chunk_without_two_judged_queries_joins_the_part_before(
+    trec_eval: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # by the rule above, with queries by number (no -J): q1 q2 are evaluated as soon as
+    # q2 is read; q3 (1 judged) and the last chunk q4 (0 judged: its judged row is not
+    # retrieved) have 1, so q1 q2's part is dropped and q1-q4 are the last part
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    queries = ["q1", "q2", "q3", "q4"]
+    qrels.write_text("".join(f"{q} 0 {'zz' if q == 'q4' else 'd1'} 1\n" for q in queries))
+    run.write_text("".join(f"{q} Q0 d1 1 4 r\n" for q in queries))
+    parts = _evaluated_parts(monkeypatch, ["-q", str(qrels), str(run)], trec_eval)
+    assert parts == [["q1", "q2", "q3", "q4"]]
 
 
 def test_judged_only_counts_the_judgments_it_keeps(

@@ -638,19 +638,19 @@ _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
     ): f"{_CHUNKS}::test_judged_queries_beyond_the_first_8192_rows",
     (
         "cli_trec",
-        "chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=False)",
-        "chunk = prepared if isinstance(prepared, _Chunk) else prepare(run, numbered=True)",
+        "run, numbered=False, final=final",
+        "run, numbered=True, final=final",
     ): f"{_CHUNKS}::test_judged_only_counts_the_judgments_it_keeps",
     **{
         ("cli_trec", line, line.replace(old, new)): f"{_CHUNKS}::{test}"
         for line, old, new, test in (
             *(
-                ("if groups >= 2:", "if groups >= 2", mutated, _MERGED)
+                ("if groups >= 2 and not final:", "if groups >= 2", mutated, _MERGED)
                 for mutated in ("if groups > 2", "if groups >= 1", "if groups >= 3", "if not groups >= 2")
             ),
             *(
                 (
-                    "ready, filling, groups = _Chunk.merged(filling), [], 0",
+                    "held, groups = [], 0",
                     "[], 0",
                     mutated,
                     _MERGED,
