@@ -30,6 +30,7 @@ from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
 from polars_rankeval._sqldiversity import FAMILIES as DIVERSITY_FAMILIES
 from polars_rankeval._sqldiversity import ctes_sql as diversity_ctes_sql
 from polars_rankeval._sqlinterp import ctes_sql as interp_ctes_sql
+from polars_rankeval._sqlprune import PARAMETERS, guard_ctes, macros_sql, may_ask
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval._sqlties import cases as ties_cases
 from polars_rankeval._sqlties import ctes_sql as ties_ctes_sql
@@ -878,6 +879,11 @@ def _ideal_gain(double: str) -> str:
     )
 
 
+# the families that read the ideal rankings' running sums (_gideal)
+GAIN_IDEAL = ("G", "nDCG_rel", "RnDCG")
+_IDEAL_GAIN = ", ".join(_quote(f) for f in GAIN_IDEAL)
+
+
 def _ideal_sql(d: Dialect) -> str:
     """CTEs: the ideal rankings, and the running sums over them of the families that
     read them (G, nDCG_rel, RnDCG)."""
@@ -908,7 +914,7 @@ def _ideal_sql(d: Dialect) -> str:
                 ) AS _idcg_at
             FROM _ideal AS i
             -- only for the families that read it
-            WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
+            WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({_IDEAL_GAIN}))
         ) AS e
     ),"""
 
@@ -1138,6 +1144,35 @@ def _windowed_sql(d: Dialect) -> str:
 # DuckDB: the measure parser and the public macros
 
 
+# The families whose CTEs a call that cannot name them leaves out (:func:`_pruned`)
+PRUNED_GROUPS = {
+    "cwl": CWL_FAMILIES, "windowed": WINDOWED, "gain": GAIN_IDEAL, "every_row": _EVERY_ROW,
+    "rare": tuple(f.name for f in _families() if f.name not in COMMON_FAMILIES),
+}
+
+
+def _pruned(compute: str) -> str:
+    """The macros' CTEs, each that reads only the specs of some rarer families guarded
+    by a condition DuckDB folds per call (:mod:`polars_rankeval._sqlprune`): a call
+    whose names cannot be of those families plans them as empty results.  The guards
+    sit on the CTEs that ``_values`` reads (a CTE no one reads is not planned): each
+    guard repeats the call's measures expression, which DuckDB binds at every copy.
+    The other renderings (``sql.render``, dbt) keep :func:`compute_sql` as it is."""
+    every = ", ".join(_quote(f) for f in _EVERY_ROW)
+    lists = f"AND NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({every}))"
+    common = f"AND NOT ({_family_is(COMMON_FAMILIES)})"
+    assert compute.count(lists) == 1 and compute.count(common) == 1
+    compute = compute.replace(lists, f"AND (NOT {may_ask('every_row')}\n                 OR {lists[4:]})")
+    compute = compute.replace(common, f"{common} AND {may_ask('rare')}")
+    return guard_ctes(compute, {
+        "_cwlnorm": may_ask("cwl"), "_cwlagg": may_ask("cwl"), "_gideal": may_ask("gain"),
+        # the diversity CTEs read the subtopic qrels (and check them) whenever given
+        "_windowed": f"({may_ask('windowed')} OR subtopic IS NOT NULL)",
+        "_irun": may_ask(PARAMETERS), "_tagg": "(ties = 'average')",
+        "_dropped": "(duplicates = 'first')",
+    })
+
+
 def _spec_columns() -> str:
     """The resolved parameters as one typed column each (_p_norm, _p_k...)."""
     out = []
@@ -1158,7 +1193,7 @@ def build_rankeval_sql() -> str:
     parse = _read("entry/parse.sql").replace("{{SPEC_COLUMNS}}", _spec_columns())
     entry = (
         _read("entry/macros.sql")
-        .replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
+        .replace("{{COMPUTE}}", _pruned(compute_sql(DUCKDB)).strip("\n"))
         .replace("{{SUMMARY}}", summary_sql(DUCKDB, "x.value", "x._agg", "x._q"))
         .replace("{{AVERAGE_FAMILIES}}", ties_supported_list())
         .replace("{{AVERAGE_LIST}}", _quote(", ".join(TIES_FAMILIES)))
@@ -1174,6 +1209,7 @@ def build_rankeval_sql() -> str:
             _read("entry/header.sql").rstrip() + "\n",
             tables_sql(),
             parse.rstrip() + "\n",
+            macros_sql(PRUNED_GROUPS),
             entry.rstrip() + "\n",
             # rankeval_evaluate: the entry point with no measures named, per query
             "-- ---- _evaluate.sql",

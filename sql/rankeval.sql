@@ -547,6 +547,28 @@ LEFT JOIN (
     GROUP BY v._idx
 ) AS s ON s._idx = r._idx;
 
+-- true only when every measure name of a call matches the pattern `plain`: the
+-- rankeval_may_ask_* macros below are constant for a call (its names are literals), so
+-- DuckDB folds them while planning and rankeval_rows' CTEs of the families no name can
+-- be of become empty results (polars_rankeval/_sqlprune.py)
+CREATE OR REPLACE MACRO rankeval_plain_only(measures, plain) AS COALESCE(
+    list_bool_and(list_transform(TRY_CAST(measures AS VARCHAR[]),
+                                 lambda __rk_m: regexp_full_match(__rk_m, plain))),
+    false);
+
+CREATE OR REPLACE MACRO rankeval_may_ask_cwl(measures) AS
+    NOT rankeval_plain_only(measures, '(?:AP|MAP|SetAP|YAAP|InterpAP|P|Precision|SetP|RelP|RelativeP|SetRelP|R|Recall|SetR|RR|MRR|nDCG|NDCG|nDCG_rel|NDCG_rel|RnDCG|Success|HitRate|Bpref|NumRet|NumRel|NumRelRet|NumNonRelJudgedRet|NumQ|F1|F|SetF|Rprec_mult|GMAP|GMBpref|IPrec11pt|InfAP|Judged|Unjudged|RBP|RBP_resid|ERR|Utility|BinG|Compat|Accuracy|alpha_DCG|alpha_nDCG|ERR_IA|nERR_IA|NRBP|nNRBP|AP_IA|MAP_IA|P_IA|StRecall)(?:@[0-9]+)?|num_q|num_ret|num_rel|num_rel_ret|map|gm_map|Rprec|bpref|recip_rank|iprec_at_recall_(\d+\.\d+)|P_(\d+)|recall_(\d+)|infAP|gm_bpref|Rprec_mult_(\d+\.\d+)|utility|11pt_avg|binG|G|ndcg|ndcg_rel|Rndcg|ndcg_cut_(\d+)|map_cut_(\d+)|relative_P_(\d+)|success_(\d+)|set_P|set_relative_P|set_recall|set_map|set_F|num_nonrel_judged_ret|rbp|rbp_resid|unj_(\d+)|yaap');
+CREATE OR REPLACE MACRO rankeval_may_ask_windowed(measures) AS
+    NOT rankeval_plain_only(measures, '(?:AP|MAP|SetAP|YAAP|P|Precision|SetP|RelP|RelativeP|SetRelP|R|Recall|SetR|RR|MRR|nDCG|NDCG|nDCG_rel|NDCG_rel|RnDCG|Success|HitRate|Bpref|NumRet|NumRel|NumRelRet|NumNonRelJudgedRet|NumQ|F1|F|SetF|Rprec_mult|GMAP|GMBpref|IPrec11pt|InfAP|Judged|Unjudged|RBP|RBP_resid|ERR|Utility|BinG|Accuracy|INST|INSQ|NERR8|NERR9|NERR10|NERR11|SDCG|BPM)(?:@[0-9]+)?|num_q|num_ret|num_rel|num_rel_ret|map|gm_map|Rprec|bpref|recip_rank|iprec_at_recall_(\d+\.\d+)|P_(\d+)|recall_(\d+)|infAP|gm_bpref|Rprec_mult_(\d+\.\d+)|utility|11pt_avg|binG|G|ndcg|ndcg_rel|Rndcg|ndcg_cut_(\d+)|map_cut_(\d+)|relative_P_(\d+)|success_(\d+)|set_P|set_relative_P|set_recall|set_map|set_F|num_nonrel_judged_ret|rbp|rbp_resid|unj_(\d+)|yaap');
+CREATE OR REPLACE MACRO rankeval_may_ask_gain(measures) AS
+    NOT rankeval_plain_only(measures, '(?:AP|MAP|SetAP|YAAP|InterpAP|P|Precision|SetP|RelP|RelativeP|SetRelP|R|Recall|SetR|RR|MRR|nDCG|NDCG|Success|HitRate|Bpref|NumRet|NumRel|NumRelRet|NumNonRelJudgedRet|NumQ|F1|F|SetF|Rprec_mult|GMAP|GMBpref|IPrec11pt|InfAP|Judged|Unjudged|RBP|RBP_resid|ERR|Utility|BinG|Compat|Accuracy|INST|INSQ|NERR8|NERR9|NERR10|NERR11|SDCG|BPM|alpha_DCG|alpha_nDCG|ERR_IA|nERR_IA|NRBP|nNRBP|AP_IA|MAP_IA|P_IA|StRecall)(?:@[0-9]+)?|num_q|num_ret|num_rel|num_rel_ret|map|gm_map|Rprec|bpref|recip_rank|iprec_at_recall_(\d+\.\d+)|P_(\d+)|recall_(\d+)|infAP|gm_bpref|Rprec_mult_(\d+\.\d+)|utility|11pt_avg|binG|ndcg|ndcg_cut_(\d+)|map_cut_(\d+)|relative_P_(\d+)|success_(\d+)|set_P|set_relative_P|set_recall|set_map|set_F|num_nonrel_judged_ret|rbp|rbp_resid|unj_(\d+)|yaap');
+CREATE OR REPLACE MACRO rankeval_may_ask_every_row(measures) AS
+    NOT rankeval_plain_only(measures, '(?:AP|MAP|SetAP|YAAP|InterpAP|P|Precision|SetP|RelP|RelativeP|SetRelP|R|Recall|SetR|RR|MRR|nDCG|NDCG|nDCG_rel|NDCG_rel|RnDCG|Success|HitRate|Bpref|NumRet|NumRel|NumRelRet|NumNonRelJudgedRet|NumQ|F1|F|SetF|Rprec_mult|GMAP|GMBpref|IPrec11pt|InfAP|Judged|Unjudged|RBP|RBP_resid|ERR|Utility|BinG|Accuracy|INST|INSQ|NERR8|NERR9|NERR10|NERR11|SDCG|BPM)(?:@[0-9]+)?|num_q|num_ret|num_rel|num_rel_ret|map|gm_map|Rprec|bpref|recip_rank|iprec_at_recall_(\d+\.\d+)|P_(\d+)|recall_(\d+)|infAP|gm_bpref|Rprec_mult_(\d+\.\d+)|utility|11pt_avg|binG|G|ndcg|ndcg_rel|Rndcg|ndcg_cut_(\d+)|map_cut_(\d+)|relative_P_(\d+)|success_(\d+)|set_P|set_relative_P|set_recall|set_map|set_F|num_nonrel_judged_ret|rbp|rbp_resid|unj_(\d+)|yaap');
+CREATE OR REPLACE MACRO rankeval_may_ask_rare(measures) AS
+    NOT rankeval_plain_only(measures, '(?:AP|MAP|YAAP|P|Precision|SetP|R|Recall|SetR|RR|MRR|nDCG|NDCG|Success|HitRate|NumRet|NumRel|NumRelRet|NumQ|F1|F|SetF|GMAP)(?:@[0-9]+)?|num_q|num_ret|num_rel|num_rel_ret|map|gm_map|Rprec|recip_rank|P_(\d+)|recall_(\d+)|ndcg|ndcg_cut_(\d+)|map_cut_(\d+)|success_(\d+)|set_P|set_recall|set_F|yaap');
+CREATE OR REPLACE MACRO rankeval_may_ask_parameters(measures) AS
+    NOT rankeval_plain_only(measures, '[^(]*');
+
 -- The public macros over the one-pass evaluation (its CTEs are generated from the
 -- canonical SQL of polars_rankeval/_sqlentry.py, shared with the dbt package).
 -- A column type (typeof's name) as the entry point's checks see it: 'integer' or 'text'
@@ -562,11 +584,14 @@ CREATE OR REPLACE MACRO rankeval_type_kind(t) AS CASE
     ELSE 'other' END;
 
 -- rankeval_rows: every value with the internal columns; the two macros below shape it.
+-- given_measures: the measure names as the caller wrote them (NULL: not known), which
+-- decide what is planned (polars_rankeval/_sqlprune.py): the caller's literal, not
+-- the measures expression, which DuckDB would bind again at every guard.
 CREATE OR REPLACE MACRO rankeval_rows(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error', subtopic := NULL, intent_weight := NULL
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL, given_measures := NULL
 ) AS TABLE
 WITH RECURSIVE
 _args AS (
@@ -879,7 +904,8 @@ _specs AS (
     ),
     _lists AS (
         SELECT NOT (duplicates = 'first')
-            AND NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('Compat', 'alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall'))
+            AND (NOT rankeval_may_ask_every_row(given_measures)
+                 OR NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('Compat', 'alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall')))
             AND COALESCE((SELECT SUM(LEAST(y._nj, x._n) * x._n) FROM _rq AS x
                           JOIN _qq AS y ON y._q = x._q), 0)
                 <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
@@ -934,7 +960,7 @@ _specs AS (
             (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
     ),
 
-    _dropped AS (
+    _dropped AS (SELECT * FROM (
         SELECT x._g, x._q, x._pos,
             -- 1: below the last kept row (all rows under it dropped too)
             CASE WHEN COUNT(*) OVER (
@@ -958,7 +984,7 @@ _specs AS (
             WHERE top IS NULL OR r._pos <= top
         ) AS x
         WHERE x._nth > 1
-    ),
+    ) AS __rk_guarded WHERE (duplicates = 'first')),
 
     _ideal AS (
         SELECT q._q, q._rel,
@@ -966,7 +992,7 @@ _specs AS (
         FROM _qrels AS q
         WHERE q._rel > 0
     ),
-    _gideal AS (
+    _gideal AS (SELECT * FROM (
         SELECT e.*,
             SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
                 PARTITION BY e._q ORDER BY e._ipos DESC
@@ -987,7 +1013,7 @@ _specs AS (
             -- only for the families that read it
             WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
         ) AS e
-    ),
+    ) AS __rk_guarded WHERE rankeval_may_ask_gain(given_measures)),
     _gq AS (
         SELECT e._q, CAST(COUNT(*) AS DOUBLE) AS _num_pos, SUM(e._rel ORDER BY e._ipos) AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
@@ -1104,7 +1130,7 @@ _specs AS (
         FROM _jl AS jl
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
-            AND NOT (s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1'))
+            AND NOT (s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1')) AND rankeval_may_ask_rare(given_measures)
         GROUP BY s._idx, jl._g, jl._q
     ),
 
@@ -1139,7 +1165,7 @@ _specs AS (
         FROM _tgroup AS t
         LEFT JOIN _qstat AS st ON st._q = t._q AND st._level = t._level
     ),
-    _tagg AS (
+    _tagg AS (SELECT * FROM (
         SELECT x._idx, x._g, x._q,
             SUM(x._tr / x._tn ORDER BY x._pos) AS _e_hits,
             SUM(((x._th + 1) * x._tr / x._tn + CASE WHEN x._tn > 1 THEN (x._tj - 1) * x._tr * (x._tr - 1) / (x._tn * (x._tn - 1)) ELSE 0 END) / x._pos ORDER BY x._pos) AS _e_prec,
@@ -1161,10 +1187,10 @@ _specs AS (
         ) AS x
         WHERE x._k IS NULL OR x._pos <= x._k
         GROUP BY x._idx, x._g, x._q
-    ),
+    ) AS __rk_guarded WHERE (ties = 'average')),
 
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
-    _irun AS (
+    _irun AS (SELECT * FROM (
         SELECT s._idx, i._g, i._q,
             SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) END ORDER BY i._ipos) AS _idcg_run
         FROM (
@@ -1179,7 +1205,7 @@ _specs AS (
         JOIN _specs AS s
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
         GROUP BY s._idx, i._g, i._q
-    ),
+    ) AS __rk_guarded WHERE rankeval_may_ask_parameters(given_measures)),
 
     _cwltab AS (
         SELECT s._idx, p._i, CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(p._i AS DOUBLE) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(p._i AS DOUBLE) + 1) / LN(2.0)) WHEN 'NERR8' THEN 1.0 WHEN 'NERR9' THEN 1 / CAST(p._i AS DOUBLE) WHEN 'NERR10' THEN POWER(s._p_p, CAST(p._i AS DOUBLE) - 1) WHEN 'NERR11' THEN 1 / POWER(CAST(p._i AS DOUBLE) - 1 + 2 * s._p_T, 2) END AS _b
@@ -1190,11 +1216,11 @@ _specs AS (
             CROSS JOIN (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d3) AS p ON p._i <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
         WHERE s._family IN ('INSQ', 'SDCG', 'NERR8', 'NERR9', 'NERR10', 'NERR11')
     ),
-    _cwlnorm AS (
+    _cwlnorm AS (SELECT * FROM (
         SELECT t._idx, SUM(t._b ORDER BY t._i) AS _norm
         FROM _cwltab AS t
         GROUP BY t._idx
-    ),
+    ) AS __rk_guarded WHERE rankeval_may_ask_cwl(given_measures)),
     _cwlcum AS (
         SELECT t._idx, t._i, t._b,
             SUM(t._b) OVER (PARTITION BY t._idx ORDER BY t._i ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cb
@@ -1215,7 +1241,7 @@ _specs AS (
         ) AS x
         WHERE x._gn > 0
     ),
-    _cwlagg AS (
+    _cwlagg AS (SELECT * FROM (
         SELECT r._idx, r._g, r._q,
             SUM((CASE WHEN r._z - CASE WHEN r._gn >= 1 THEN 1 ELSE 0 END > 0 OR r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END < -700 THEN 0 ELSE EXP(r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END) END) * r._gn * c._b ORDER BY r._pos) AS _num,
             MIN(c._cb) AS _bfirst,
@@ -1249,7 +1275,7 @@ _specs AS (
             ) AS x
         ) AS y
         GROUP BY y._idx, y._g, y._q
-    ),
+    ) AS __rk_guarded WHERE rankeval_may_ask_cwl(given_measures)),
 
     _interprows AS (
         SELECT s._idx, j._g, j._q, j._pos, j._hits, j._R, s._p_interp AS _interp,
@@ -1434,13 +1460,13 @@ _specs AS (
         LEFT JOIN _diviisum AS ii ON ii._idx = r._idx
         LEFT JOIN _divideal AS di ON di._idx = r._idx AND di._q = r._q
     ),
-    _windowed AS (
+    _windowed AS (SELECT * FROM (
         SELECT x._idx, x._g, x._q, x._v FROM _interpvals AS x
         UNION ALL
         SELECT x._idx, x._g, x._q, x._v FROM _compatvals AS x
         UNION ALL
         SELECT x._idx, x._g, x._q, x._v FROM _divvals AS x
-    ),
+    ) AS __rk_guarded WHERE (rankeval_may_ask_windowed(given_measures) OR subtopic IS NOT NULL)),
     _groups AS (SELECT DISTINCT x._g, 1 AS _one FROM _rq AS x),
     _universe AS (
         SELECT x._g, x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
@@ -1597,7 +1623,7 @@ FROM (
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
         complete := complete, conventions := conventions, ties := ties, top := top,
             duplicates := duplicates, subtopic := subtopic,
-            intent_weight := intent_weight) AS x
+            intent_weight := intent_weight, given_measures := measures) AS x
 )
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
@@ -1624,7 +1650,7 @@ FROM (
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,
             duplicates := duplicates, subtopic := subtopic,
-            intent_weight := intent_weight) AS x
+            intent_weight := intent_weight, given_measures := measures) AS x
         GROUP BY x._g, x._idx, x.measure
     ) AS s
 )

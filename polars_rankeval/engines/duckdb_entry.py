@@ -9,6 +9,7 @@ a resolved measure out, in a form the SQL parser reads back exactly.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -74,21 +75,47 @@ def supports_entry(measure: Measure) -> str | None:
     return None
 
 
+def literal(value: object) -> str:
+    """``value`` (a string, an int, a bool, None or a list of strings) as a DuckDB
+    literal.  The macro's arguments are written as literals, not bound as parameters:
+    DuckDB folds a literal while planning, so the macro plans only what the call's
+    measures and options read (a parameter is not folded: every family is planned).
+
+    >>> literal(["AP", "it's"]), literal(None), literal(True), literal(10)
+    ("['AP', 'it''s']::VARCHAR[]", 'NULL', 'true', '10')
+    """
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]::VARCHAR[]"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "NULL"
+    if isinstance(value, int):
+        return str(value)
+    raise TypeError(f"no DuckDB literal for {value!r}")
+
+
 def _long_rows(
-    spec: Spec, *, score_mode: bool, run_table: str, qrels_table: str, subtopics: bool = False
+    spec: Spec, measures: list[str], *, score_mode: bool, run_table: str, qrels_table: str,
+    subtopics: bool = False, top: int | None = None,
 ) -> str:
     """The macro call, as rows ``_b0``.., ``_q``, ``measure``, ``value`` (``subtopics``:
     the qrels table is subtopic qrels with the intent weight in ``_w``)."""
+    options = spec.options
     has_qrels, by = spec.qrels is not None, spec.options.by
     # without qrels the judgments are the run's own labels, per (by..., query): the key
     # folds the groups into the query column (the macro joins judgments on it alone)
     groups = [f"'_b{n}'" for n in range(len(by))] if has_qrels else []
     order = "score := 'score'" if score_mode else "rank := '_rank'"
     call = (
-        f"rankeval_per_query('{run_table}', '{qrels_table}', $measures, "
+        f"rankeval_per_query('{run_table}', '{qrels_table}', {literal(measures)}, "
         f"\"by\" := [{', '.join(groups)}]::VARCHAR[], query := '{'_q' if has_qrels else '_k'}', "
-        f"item := 'item', {order}, relevance := 'relevance', complete := $complete, "
-        "duplicates := $duplicates, top := $top, ties := $ties"
+        f"item := 'item', {order}, relevance := 'relevance', "
+        f"complete := {literal(options.complete)}, duplicates := {literal(options.duplicates)}, "
+        f"top := {literal(top)}, "
+        f"ties := {literal('average' if options.ties == 'average' else 'first')}"
         + (", subtopic := 'subtopic', intent_weight := '_w')" if subtopics else ")")
     )
     if has_qrels:
@@ -98,15 +125,19 @@ def _long_rows(
     return f"SELECT {', '.join(keys)}, v.measure, v.value FROM {call} AS v"
 
 
-def fetch(
-    con: _duckdb.DuckDBPyConnection, sql: str, params: dict[str, object] | None = None
-) -> pl.DataFrame:
-    """The rows of a query (small: one per query) as a frame.  ``execute()`` binds the
-    macro-heavy query once (``con.sql()`` binds it at every step)."""
-    result = con.execute(sql, params or {})
-    names = [d[0] for d in result.description]
-    rows = result.fetchall()
-    return pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
+def fetch(con: _duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
+    """The rows of a query (one per query) as a frame, through Arrow (Python tuples cost
+    ~0.2 CPU s per 100k rows).  ``execute()`` binds the macro-heavy query once
+    (``con.sql()`` binds it at every step); DuckDB 2 warns that Arrow from such a result
+    copies the rows (a copy of one row per query, cheap) and names the method
+    ``to_arrow_table`` (``fetch_arrow_table`` in DuckDB 1.x)."""
+    result = con.execute(sql)
+    to_arrow = getattr(result, "to_arrow_table", None)
+    if to_arrow is None:  # DuckDB 1.x
+        return pl.DataFrame(pl.from_arrow(result.fetch_arrow_table()))  # type: ignore[attr-defined]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Arrow output on a DB-API result", UserWarning)
+        return pl.DataFrame(pl.from_arrow(to_arrow()))
 
 
 class EntryQuery:
@@ -177,25 +208,19 @@ class EntryQuery:
             con.execute(view)
         has_qrels = self.spec.qrels is not None
         names = list(dict.fromkeys(self.columns.values()))
-        params: dict[str, object] = {
-            "measures": names, "complete": self.spec.options.complete,
-            "duplicates": self.spec.options.duplicates, "top": self.top,
-            "ties": "average" if self.spec.options.ties == "average" else "first",
-            **{f"n{i}": name for i, name in enumerate(names)},
-        }
         pivot = ", ".join(
-            f'MAX(CASE WHEN u.measure = $n{names.index(name)} THEN u.value END) AS "{column}"'
+            f'MAX(CASE WHEN u.measure = {literal(name)} THEN u.value END) AS "{column}"'
             for column, name in self.columns.items()
         )
         rows = _long_rows(
-            self.spec, score_mode=self.score_mode,
+            self.spec, names, score_mode=self.score_mode,
             run_table=self.run_source if has_qrels else RUN_VIEW,
             qrels_table=self.subtopic_source or (self.qrels_source if has_qrels else QRELS_VIEW),
-            subtopics=self.subtopic_source is not None,
+            subtopics=self.subtopic_source is not None, top=self.top,
         )
         keys = ", ".join(f"u.{k}" for k in self.keys)
         sql = f"SELECT {keys}, {pivot} FROM ({rows}) AS u GROUP BY {keys}"
-        return fetch(con, sql, params)
+        return fetch(con, sql)
 
     def run(self, con: _duckdb.DuckDBPyConnection) -> pl.DataFrame:
         """The per-query frame.  The macro runs only when the frame has something to

@@ -13,11 +13,14 @@ CREATE OR REPLACE MACRO rankeval_type_kind(t) AS CASE
     ELSE 'other' END;
 
 -- rankeval_rows: every value with the internal columns; the two macros below shape it.
+-- given_measures: the measure names as the caller wrote them (NULL: not known), which
+-- decide what is planned (polars_rankeval/_sqlprune.py): the caller's literal, not
+-- the measures expression, which DuckDB would bind again at every guard.
 CREATE OR REPLACE MACRO rankeval_rows(
     run_table, qrels_table, measures, "by" := []::VARCHAR[], query := 'query',
     item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
     complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
-    duplicates := 'error', subtopic := NULL, intent_weight := NULL
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL, given_measures := NULL
 ) AS TABLE
 WITH RECURSIVE
 _args AS (
@@ -336,7 +339,7 @@ FROM (
         item := item, score := score, rank := rank, relevance := relevance, rel := rel,
         complete := complete, conventions := conventions, ties := ties, top := top,
             duplicates := duplicates, subtopic := subtopic,
-            intent_weight := intent_weight) AS x
+            intent_weight := intent_weight, given_measures := measures) AS x
 )
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
@@ -363,7 +366,7 @@ FROM (
             item := item, score := score, rank := rank, relevance := relevance, rel := rel,
             complete := complete, conventions := conventions, ties := ties, top := top,
             duplicates := duplicates, subtopic := subtopic,
-            intent_weight := intent_weight) AS x
+            intent_weight := intent_weight, given_measures := measures) AS x
         GROUP BY x._g, x._idx, x.measure
     ) AS s
 )

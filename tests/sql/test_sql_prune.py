@@ -1,0 +1,79 @@
+"""sql/rankeval.sql plans only what a call's measures read (polars_rankeval/_sqlprune.py):
+a guard may leave a group of families' CTEs out only when no name of the call can be of
+one of them.  The names' families come from the Python parser (parse_measure), the SQL
+parser's twin, not from the guards' patterns."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from polars_rankeval._errors import MeasureError
+from polars_rankeval._parse import TREC_ALIASES, parse_measure
+from polars_rankeval._registry import REGISTRY
+from polars_rankeval._sqlentry import COMMON_FAMILIES, PRUNED_GROUPS
+from polars_rankeval.diversity.families import DIVERSITY
+from polars_rankeval.duckdb import install
+
+
+def _names() -> list[str]:
+    """Every family's name and aliases, plain, with a cutoff and with a parameter,
+    other spellings, and every trec_eval name (numbers filled in)."""
+    names = []
+    for family in [*REGISTRY.values(), *DIVERSITY.values()]:
+        for word in (family.name, *family.aliases):
+            names += [word, f"{word}@10", f"{word}@0.5", word.lower(), f" {word}",
+                      f"{word}(rel=2)", f"{word}(rel=2)@5"]
+    for pattern in TREC_ALIASES:
+        names.append(pattern.replace(r"(\d+\.\d+)", "0.25").replace(r"(\d+)", "10"))
+    return names + ["AP(interp=voc11)", "nDCG(ideal=run)@10", "MAP(interp=coco101)"]
+
+
+@pytest.fixture(scope="module")
+def con() -> duckdb.DuckDBPyConnection:
+    connection = duckdb.connect()
+    install(connection)
+    return connection
+
+
+@pytest.mark.parametrize("group", sorted(PRUNED_GROUPS))
+def test_a_group_is_planned_whenever_a_name_can_be_of_it(con, group):
+    families = set(PRUNED_GROUPS[group])
+    names = _names()
+    asked = con.execute(
+        f"SELECT n, rankeval_may_ask_{group}([n]) FROM unnest($names) AS t(n)", {"names": names}
+    ).fetchall()
+    missed = []
+    for name, may_ask in asked:
+        try:
+            family = parse_measure(name).family.name
+        except MeasureError:
+            continue  # the parser raises for the call whatever is planned
+        if family in families and not may_ask:
+            missed.append((name, family))
+    assert not missed, f"{group}: pruned although asked: {missed}"
+
+
+def test_common_names_leave_the_rarer_families_out(con):
+    plain = ["AP", "MAP", "nDCG@10", "P@5", "R@100", "RR", "map", "P_10", "ndcg_cut_20",
+             "recip_rank", "num_rel_ret", "success_1"]
+    assert all(parse_measure(n).family.name in COMMON_FAMILIES for n in plain)
+    for group in PRUNED_GROUPS:
+        assert con.execute(f"SELECT rankeval_may_ask_{group}($m)", {"m": plain}).fetchone() == (
+            False,
+        ), group
+    # unknown callers' names (NULL), a name with parameters or another list type: planned
+    for measures in ("NULL", "['AP', 'AP(norm=min)']", "[1, 2]", "[]::VARCHAR[]"):
+        assert con.execute(f"SELECT rankeval_may_ask_rare({measures})").fetchone() == (True,)
+
+
+def test_a_pruned_call_gives_its_values(con):
+    # (the operators planned, 754 -> 430 for a 5-measure call, are in benchmarks/RESULTS.md:
+    # EXPLAIN of this macro takes 2 s to render, too slow for a test)
+    con.execute("CREATE TABLE run AS SELECT * FROM (VALUES ('q1', 'a', 2.0), ('q1', 'b', 1.0))"
+                " AS t(query, item, score)")
+    con.execute("CREATE TABLE qrels AS SELECT * FROM (VALUES ('q1', 'b', 1)) AS t(query, item, relevance)")
+    for measures in ("['AP', 'P@5']", "['AP', 'P@5', 'INSQ', 'Compat']"):
+        rows = con.execute("SELECT measure, value FROM rankeval_summary('run', 'qrels', "
+                           f"{measures})").fetchall()
+        assert rows[:2] == [("AP", 0.5), ("P@5", 0.2)]
