@@ -844,8 +844,14 @@ def _counts_sql(d: Dialect) -> str:
 
 def _dropped_sql(d: Dialect) -> str:
     """CTE: the run rows duplicates='first' drops (a repeated item below its best-ranked
-    row), with their positions; empty unless asked (only queries with repeats rank)."""
+    row), with their positions; empty unless asked (only queries with repeats rank).
+    Where the statement is rendered without duplicates='first' (``first`` the literal
+    FALSE: sql.render), an empty relation of the same columns, nothing to plan."""
     g = d.g
+    if d.first == "FALSE":
+        return f"""
+    _dropped AS (SELECT {g('r')}r._q, r._pos, 0 AS _tail FROM _rows AS r WHERE 1 = 0),
+"""
     return f"""
     _dropped AS (
         SELECT {g('x')}x._q, x._pos,
