@@ -102,6 +102,7 @@ def test_own_ctes_present_where_asked():
     }  # fmt: skip
 
 
+@pytest.mark.slow  # 45 DuckDB statements, ~2 s
 def test_family_statements_equal_one_statement_of_every_family():
     """DuckDB: one pruned statement per family gives the values of one statement of
     every family (the least pruned), bit for bit, per query."""
