@@ -48,6 +48,7 @@ qrels_df = spark.read.parquet(str(DATA / "quickstart_qrels.parquet"))  # query, 
 
 measures = ["AP", "nDCG@10", "P@10", "R@10", "RR"]
 summary = evaluate(run_df, qrels_df, measures)  # a pyspark DataFrame: measure, value
+summary.cache()  # shown here and compared below: computed once
 summary.show()
 
 per_query = evaluate(run_df, qrels_df, ["AP@10"], per_query=True, conventions="spark")

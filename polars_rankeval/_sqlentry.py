@@ -50,6 +50,8 @@ DBT_DIR = SQL_DIR / "dbt"
 # Families whose value per query comes whole from their own windows (_sqlinterp,
 # _sqlcompat, _sqldiversity): the CTE _windowed
 WINDOWED = ("InterpAP", "Compat", *DIVERSITY_FAMILIES)
+# Families that read the ideal ranking's running sums (_gideal, _gq)
+GAIN_FAMILIES = ("G", "nDCG_rel", "RnDCG")
 # Families the one-pass SQL computes (a test checks it covers REGISTRY).
 FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
@@ -423,6 +425,7 @@ def _formulas(d: Dialect) -> str:
     whens = "\n".join(
         f"                WHEN {_quote(f)} THEN CAST({sql} AS {d.double})"
         for f, sql in cases.items()
+        if d.needs(f)
     )
     missing = d.fail("s._name || ' is not available in SQL yet; use rk.evaluate'")
     return f"CASE s._family\n{whens}\n                ELSE {missing}\n            END"
@@ -492,6 +495,7 @@ def _agg_sql(d: Dialect) -> str:
     all (each spec has one family, so each group comes from one branch)."""
     aggregates = _raw_sums(d)
     common = _family_is(COMMON_FAMILIES)
+    rare = () if d.families is None else tuple(sorted(d.families - set(COMMON_FAMILIES)))
 
     def branch(only: tuple[str, ...], family: str) -> str:
         return (
@@ -503,11 +507,12 @@ def _agg_sql(d: Dialect) -> str:
             f"        GROUP BY s._idx, {d.g('jl')}jl._q"
         )
 
-    return (
-        branch(COMMON_FAMILIES, common)
-        + "\n        UNION ALL\n        "
-        + branch((), f"NOT ({common})")
-    )
+    branches = [
+        *([branch(tuple(f for f in COMMON_FAMILIES if d.needs(f)), common)]
+          if d.needs(*COMMON_FAMILIES) else []),
+        *([branch(rare, f"NOT ({common})")] if d.families is None or rare else []),
+    ]  # fmt: skip
+    return "\n        UNION ALL\n        ".join(branches)
 
 
 def _gain_sums(d: Dialect) -> list[Aggregate]:
@@ -840,8 +845,14 @@ def _counts_sql(d: Dialect) -> str:
 
 def _dropped_sql(d: Dialect) -> str:
     """CTE: the run rows duplicates='first' drops (a repeated item below its best-ranked
-    row), with their positions; empty unless asked (only queries with repeats rank)."""
+    row), with their positions; empty unless asked (only queries with repeats rank).
+    Where the statement is rendered without duplicates='first' (``first`` the literal
+    FALSE: sql.render), an empty relation of the same columns, nothing to plan."""
     g = d.g
+    if d.first == "FALSE":
+        return f"""
+    _dropped AS (SELECT {g('r')}r._q, r._pos, 0 AS _tail FROM _rows AS r WHERE 1 = 0),
+"""
     return f"""
     _dropped AS (
         SELECT {g('x')}x._q, x._pos,
@@ -886,15 +897,18 @@ _IDEAL_GAIN = ", ".join(_quote(f) for f in GAIN_IDEAL)
 
 def _ideal_sql(d: Dialect) -> str:
     """CTEs: the ideal rankings, and the running sums over them of the families that
-    read them (G, nDCG_rel, RnDCG)."""
+    read them (G, nDCG_rel, RnDCG; where the statement computes one of them)."""
     D = d.double
-    return f"""
+    ideal = """
     _ideal AS (
         SELECT q._q, q._rel,
             ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
         FROM _qrels AS q
         WHERE q._rel > 0
-    ),
+    ),"""
+    if not d.needs(*GAIN_FAMILIES):
+        return ideal
+    return ideal + f"""
     _gideal AS (
         SELECT e.*,
             SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
@@ -919,20 +933,41 @@ def _ideal_sql(d: Dialect) -> str:
     ),"""
 
 
-def _stats_sql(d: Dialect) -> str:
-    """CTEs: the qrels' per-query stats (per relevance level) and the ideal DCGs."""
+def _gain_stats_sql(d: Dialect) -> tuple[str, str, str]:
+    """The ``_gq`` CTE (per query, the ideal ranking's sums of G, nDCG_rel and RnDCG),
+    and ``_qstat``'s columns and join of them (typed NULLs where no family reads them)."""
     D = d.double
-    idcg = _ideal_gain(D)
-    return _ideal_sql(d) + f"""
+    columns = "gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels"
+    if not d.needs(*GAIN_FAMILIES):
+        nulls = ", ".join(f"CAST(NULL AS {D}) AS {c[3:]}" for c in columns.split(", "))
+        return "", nulls, ""
+    gq = f"""
     _gq AS (
         SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, {_osum(d, 'e._rel', 'e._ipos')} AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
             CAST(COUNT(DISTINCT e._rel) AS {D}) AS _gain_levels
         FROM _gideal AS e
         GROUP BY e._q
-    ),
+    ),"""
+    return gq, columns, "\n        LEFT JOIN _gq AS gq ON gq._q = c._q"
+
+
+def _stats_sql(d: Dialect) -> str:
+    """CTEs: the qrels' per-query stats (per relevance level) and the ideal DCGs."""
+    D = d.double
+    idcg = _ideal_gain(D)
+    gq, gains, join_gq = _gain_stats_sql(d)
+    idcg_cte = f"""
+    _idcg AS (
+        SELECT s._idx, i._q,
+            {_osum(d, idcg, 'i._ipos')} AS _idcg
+        FROM _ideal AS i
+        JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
+        GROUP BY s._idx, i._q
+    ),"""
+    return _ideal_sql(d) + gq + f"""
     _qstat AS (
-        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels,
+        SELECT c.*, {gains},
             x._maxrel
         FROM (
             SELECT q._q, l._level,
@@ -942,16 +977,8 @@ def _stats_sql(d: Dialect) -> str:
             FROM _qrels AS q CROSS JOIN _levels AS l
             GROUP BY q._q, l._level
         ) AS c
-        JOIN _qq AS x ON x._q = c._q
-        LEFT JOIN _gq AS gq ON gq._q = c._q
-    ),
-    _idcg AS (
-        SELECT s._idx, i._q,
-            {_osum(d, idcg, 'i._ipos')} AS _idcg
-        FROM _ideal AS i
-        JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
-        GROUP BY s._idx, i._q
-    ),
+        JOIN _qq AS x ON x._q = c._q{join_gq}
+    ),{idcg_cte if d.needs("nDCG") else ""}
 """
 
 
@@ -964,6 +991,11 @@ def _judged_sql(d: Dialect) -> str:
         " - 1) / 16.0"
     )
     w = f"PARTITION BY l._level, {g('r')}r._q ORDER BY r._pos"
+    ideal_sums, join_gideal = "gi._icost, gi._idcg_at, gi._lends", (
+        "\n        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos")
+    if not d.needs(*GAIN_FAMILIES):
+        ideal_sums, join_gideal = ", ".join(
+            f"CAST(NULL AS {d.double}) AS {c[3:]}" for c in ideal_sums.split(", ")), ""
     return f"""
     -- the judged retrieved rows, once per relevance level, with every running sum in one
     -- window (one sort); the per-query stats are joined after it
@@ -989,10 +1021,9 @@ def _judged_sql(d: Dialect) -> str:
     ),
     _jl AS (
         SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
-            gi._icost, gi._idcg_at, gi._lends
+            {ideal_sums}
         FROM _judged AS j
-        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
-        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
+        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level{join_gideal}
     ),
     _agg AS (
         {_agg_sql(d)}
@@ -1001,7 +1032,10 @@ def _judged_sql(d: Dialect) -> str:
 
 
 def _irun_sql(d: Dialect) -> str:
-    """CTE: nDCG(ideal=run)'s ideal DCG per (measure, group, query)."""
+    """CTE: nDCG(ideal=run)'s ideal DCG per (measure, group, query) (where the
+    statement computes nDCG)."""
+    if not d.needs("nDCG"):
+        return ""
     g, D = d.g, d.double
     gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END"
     idcg = (
@@ -1052,6 +1086,14 @@ def _extra_sql(d: Dialect) -> str:
         "CASE WHEN s._family = 'RBP_resid' AND x._tail = 0"
         f" THEN POWER(s._p_p, CAST(x._pos - 1 AS {D})) END"
     )
+    irun = f"""
+            SELECT x._idx, {g('x')}x._q, x._idcg_run, CAST(NULL AS {D}) AS _nk,
+                CAST(NULL AS {D}) AS _dropw
+            FROM _irun AS x
+            UNION ALL"""
+    # the first branch names the columns: _irun's where nDCG is computed, else _dropk's
+    named = d.needs("nDCG")
+    idcg_run, nk = ("", "") if named else (" AS _idcg_run", " AS _nk")
     return f"""
     _dropk AS (
         SELECT s._idx, {g('x')}x._q, COUNT(*) AS _nk,
@@ -1064,12 +1106,8 @@ def _extra_sql(d: Dialect) -> str:
     _extra AS (
         SELECT e._idx, {g('e')}e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
             MAX(e._dropw) AS _dropw
-        FROM (
-            SELECT x._idx, {g('x')}x._q, x._idcg_run, CAST(NULL AS {D}) AS _nk,
-                CAST(NULL AS {D}) AS _dropw
-            FROM _irun AS x
-            UNION ALL
-            SELECT x._idx, {g('x')}x._q, CAST(NULL AS {D}), CAST(x._nk AS {D}), x._dropw
+        FROM ({irun if named else ""}
+            SELECT x._idx, {g('x')}x._q, CAST(NULL AS {D}){idcg_run}, CAST(x._nk AS {D}){nk}, x._dropw
             FROM _dropk AS x
         ) AS e
         GROUP BY e._idx, {g('e')}e._q
@@ -1082,6 +1120,16 @@ def _values_sql(d: Dialect) -> str:
     tied = (
         f"\n        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {gj('ta', 'u')}ta._q = u._q"
         if d.average else ""
+    )
+    idcg = "\n        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q"
+    cwl = (
+        "\n        LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx"
+        f"\n        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q"
+    )
+    windowed = f"\n        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {gj('wv', 'u')}wv._q = u._q"
+    idcg, cwl, windowed = (
+        x if d.needs(*families) else ""
+        for x, families in ((idcg, ("nDCG",)), (cwl, CWL_FAMILIES), (windowed, WINDOWED))
     )
     return _universe_sql(d) + _extra_sql(d) + f"""
     _values AS (
@@ -1101,13 +1149,9 @@ def _values_sql(d: Dialect) -> str:
         ) AS u
         CROSS JOIN _specs AS s
         CROSS JOIN (SELECT {_check_sql(d)} AS _ok FROM _check AS c) AS c
-        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
-        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
+        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level{idcg}
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
-        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q
-        LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
-        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q
-        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {gj('wv', 'u')}wv._q = u._q{tied}
+        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q{cwl}{windowed}{tied}
     )"""
 
 
@@ -1118,7 +1162,8 @@ def compute_sql(d: Dialect) -> str:
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
     return (
         _counts_sql(d) + _dropped_sql(d) + _stats_sql(d) + _judged_sql(d)
-        + ties_ctes_sql(d) + _irun_sql(d) + cwl_ctes_sql(d) + _windowed_sql(d)
+        + ties_ctes_sql(d) + _irun_sql(d) + (cwl_ctes_sql(d) if d.needs(*CWL_FAMILIES) else "")
+        + _windowed_sql(d)
         + _values_sql(d)
     )
 
@@ -1126,18 +1171,25 @@ def compute_sql(d: Dialect) -> str:
 def _windowed_sql(d: Dialect) -> str:
     """CTEs: InterpAP's, Compat's and the diversity family's own (each ending with a
     comma; :mod:`polars_rankeval._sqldiversity`), then their values
-    per (spec, group, query) in one table ``_windowed``."""
+    per (spec, group, query) in one table ``_windowed``: those of the families the
+    statement computes (none: no ``_windowed``)."""
     g = d.g
-    return (
-        interp_ctes_sql(d) + compat_ctes_sql(d) + diversity_ctes_sql(d) + f"""
-    _windowed AS (
-        SELECT x._idx, {g('x')}x._q, x._v FROM _interpvals AS x
-        UNION ALL
-        SELECT x._idx, {g('x')}x._q, x._v FROM _compatvals AS x
-        UNION ALL
-        SELECT x._idx, {g('x')}x._q, x._v FROM _divvals AS x
-    ),"""
+    parts = [
+        (ctes, values) for ctes, values, families in (
+            (interp_ctes_sql, "_interpvals", ("InterpAP",)),
+            (compat_ctes_sql, "_compatvals", ("Compat",)),
+            (diversity_ctes_sql, "_divvals", DIVERSITY_FAMILIES),
+        ) if d.needs(*families)
+    ]  # fmt: skip
+    if not parts:
+        return ""
+    union = "\n        UNION ALL\n        ".join(
+        f"SELECT x._idx, {g('x')}x._q, x._v FROM {values} AS x" for _, values in parts
     )
+    return "".join(ctes(d) for ctes, _ in parts) + f"""
+    _windowed AS (
+        {union}
+    ),"""
 
 
 # ---------------------------------------------------------------------------------------

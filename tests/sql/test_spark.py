@@ -26,7 +26,7 @@ from tests.parity import (
     stacked_cases,
 )
 from tests.sql.spark_frames import skip_without_spark, to_polars, to_spark
-from tests.sql.warehouse_cases import cover
+from tests.sql.warehouse_cases import FULL_GRIDS, cover
 
 skip_without_spark()
 
@@ -60,22 +60,29 @@ def _check(
 
 # The summary statement is the per-query one's ``_values`` with one GROUP BY on top
 # (engines/sqltwin/render.py ``_output_sql``): its Spark rendering is checked on the
-# whole GRID with text ids (against polars and pytrec_eval's means), with custom names
-# and in test_spark_options.py (by groups, complete, top, the rk.evaluate front), so the
+# whole GRID with text ids under HYPOTHESIS_PROFILE=full (against polars and
+# pytrec_eval's means), with custom names and, by default, in test_spark_options.py (its
+# cover of the measures, by groups, complete, top, the rk.evaluate front), so the
 # int ids, the rank column and the run's own labels, which change the rows of ``_values``
 # only, are checked per query: one Spark statement each (~35 s of JVM CPU for the grid).
 PER_QUERY = (True,)
 # every family, parameter value, cutoff or none and rel level at least once (the whole
 # GRID under HYPOTHESIS_PROFILE=full): a Spark statement's CPU grows with its measures
 SPARK_GRID = cover(GRID)
+# The grid's summary statement (one more statement of every family) runs under
+# HYPOTHESIS_PROFILE=full only: by default the summary's rendering (each family's
+# aggregation rule over the per-query values checked here) is held by
+# test_spark_options.py's summary of its cover of the measures (by groups, against polars
+# and pytrec_eval's means) and by test_column_names_and_conventions
+GRID_SHAPES = (True, False) if FULL_GRIDS else PER_QUERY
 
 
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text_ids", "int_ids"])
 def test_grid_matches_polars(spark: Any, int_ids: bool) -> None:
-    """One Spark query per output shape (text ids) or per query (int ids), equal to
-    polars; with text ids two case sets (seeds 11 and 31), equal per query and on the
-    mean to pytrec_eval too wherever it has the measure (trec_eval breaks ties by the
-    text id)."""
+    """One Spark query per query (and, under HYPOTHESIS_PROFILE=full, a summary one with
+    text ids), equal to polars; with text ids two case sets (seeds 11 and 31), equal per
+    query (and on the mean) to pytrec_eval too wherever it has the measure (trec_eval
+    breaks ties by the text id)."""
     if int_ids:
         data = random_cases(11, 20, int_ids=True)
         _check(spark, data["run"], data["qrels"], SPARK_GRID, shapes=PER_QUERY)
@@ -83,7 +90,7 @@ def test_grid_matches_polars(spark: Any, int_ids: bool) -> None:
     data = stacked_cases((11, 31), 20, int_ids=False)
     expected = oracle(data["run"], data["qrels"], SPARK_GRID)
     assert len(expected) > 200
-    _check(spark, data["run"], data["qrels"], SPARK_GRID, expected=expected)
+    _check(spark, data["run"], data["qrels"], SPARK_GRID, expected=expected, shapes=GRID_SHAPES)
 
 
 def test_rank_column_and_no_qrels(spark: Any) -> None:

@@ -427,7 +427,11 @@ def render(
     specs = _specs_sql(t, resolved)
     inputs = f"{_run_sql(call)},\n{_qrels_sql(call)},\n" + (f"{_subq_sql(call)},\n" if diverse else "")
     d = _dialect(call)
-    d = replace(d, recursive=diverse and d.recursive, arrays=diverse and d.arrays)
+    # only what the asked families read: each CTE is parsed and planned by the warehouse
+    d = replace(
+        d, recursive=diverse and d.recursive, arrays=diverse and d.arrays,
+        families=frozenset(m.family.name for _, m in resolved),
+    )  # fmt: skip
     compute = compute_sql(d)
     return (
         f"WITH{' RECURSIVE' if d.recursive else ''}\n_specs AS (\n    {specs}\n),\n{inputs}"

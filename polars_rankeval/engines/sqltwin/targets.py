@@ -255,6 +255,21 @@ class Dialect:
     lgamma: bool = False
     # the diversity family's greedy ideal is rendered as a fold over arrays (Target.arrays)
     arrays: bool = False
+    # the families the statement is for (sql.render knows its measures): the CTEs, joins,
+    # aggregates and formulas no family of them reads are left out; None: every family
+    # (the DuckDB macros and the dbt package, which learn their measures at run time)
+    families: frozenset[str] | None = None
+
+    def needs(self, *families: str) -> bool:
+        """True when the statement computes one of ``families`` (always without a list).
+
+        >>> from dataclasses import replace
+        >>> d = Dialect.of(TARGETS["spark"], g=lambda a: "", gj=lambda a, b: "", top="NULL",
+        ...                complete="FALSE", first="FALSE")
+        >>> d.needs("G"), replace(d, families=frozenset({"AP"})).needs("G", "nDCG")
+        (True, False)
+        """
+        return self.families is None or not self.families.isdisjoint(families)
 
     @classmethod
     def of(
