@@ -1,8 +1,9 @@
 """Oracle test for the trec_eval measures added by issue #5, against pytrec_eval.
 
-Same data as ``test_oracle_pytrec_eval.py`` (its hypothesis strategy and pinned cases:
-ties broken by item id in byte order, -1 judgments, queries without relevant items,
-run-only and qrels-only queries, integer ids), for the measures pytrec_eval (trec_eval
+Same data as ``test_oracle_pytrec_eval.py`` (its hypothesis strategy, drawn in batches of
+cases stacked into one call per engine, ``case_batches``, and pinned cases: ties broken by
+item id in byte order, -1 judgments, queries without relevant items, run-only and
+qrels-only queries, integer ids), for the measures pytrec_eval (trec_eval
 9.x) has beyond the first release: ``num_q``, ``gm_map``, ``Rprec_mult_*``, ``set_F``,
 ``infAP``, ``iprec_at_recall_*`` and ``11pt_avg`` (with ``rounding=v9``: trec_eval 9.x
 turns a recall level x R into a number of relevant items as floor(x R + 0.9); 10.0, our
@@ -27,7 +28,7 @@ from hypothesis import given
 
 import polars_rankeval as rk
 from tests.helpers import pytrec_qrels, pytrec_run
-from tests.oracles.pytrec_data import SETTINGS, Row, cases, frames, pinned
+from tests.oracles.pytrec_data import BATCH_SETTINGS, Row, case_batches, frames, pinned
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -129,24 +130,24 @@ def _both_engines(case, **options: Any) -> None:
 
 @pytest.mark.slow
 @pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_matches_pytrec_eval(case) -> None:
     _both_engines(case)
 
 
 @pytest.mark.slow
 @pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_matches_pytrec_eval_rel2(case) -> None:
     _both_engines(case, rel=2)
 
 
 @pytest.mark.slow
 @pinned
-@SETTINGS
-@given(cases())
+@BATCH_SETTINGS
+@given(case_batches())
 def test_matches_pytrec_eval_complete(case) -> None:
     _both_engines(case, complete=True)
 
