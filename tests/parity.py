@@ -15,6 +15,7 @@ integer ids, ordered by their decimal text), graded judgments -1..3 (-1: judged 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -434,9 +435,15 @@ def runner_names(runner: str, names: Sequence[str], *, per_query: bool) -> list[
     """The names ``runner`` evaluates of ``names`` (:data:`WHOLE_LIST_RUNNERS`)."""
     if per_query and runner in WHOLE_LIST_RUNNERS:
         return list(names)
+    return list(covered(tuple(names)))
+
+
+@functools.cache
+def covered(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``tests/sql/warehouse_cases.cover`` of ``names``, computed once (~1 s for the grid)."""
     from tests.sql.warehouse_cases import cover  # it imports this module: here, not above
 
-    return cover(list(names))
+    return tuple(cover(list(names)))
 
 
 def _warning_texts(caught: list[warnings.WarningMessage]) -> list[str]:
