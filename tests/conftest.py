@@ -73,21 +73,34 @@ SLOW_MEASURED = listed()
 SERVERS = frozenset({"postgres", "spark"})
 
 
-# The longest modules, longest first (per-file times of a full run, 2026-11-26).  With
-# ``--dist loadfile`` a worker takes whole modules in collection order, so a long module
-# collected last becomes the run's tail on one core; started first, it overlaps the rest.
+# The longest modules, longest first (per-file CPU of the quiet full run at 2a4df1e,
+# /usr/bin/time -n 0 figures of the files changed since, and the wall of the ones that wait
+# on a server or a subprocess; benchmarks/TEST_TIMES.md "grids21").  With ``--dist
+# loadfile`` a worker takes whole modules in collection order, so a long module collected
+# last becomes the run's tail on one core; started first, it overlaps the rest (the
+# longest-processing-time-first rule): the Spark group on one worker, the rest on the other
+# until the group ends, then the short modules fill both to the end.
 LONGEST_FIRST = (
     "tests/sql/test_spark.py",
     "tests/sql/test_spark_options.py",
     "tests/sql/test_spark_oracle.py",
-    "tests/oracles/test_conventions_independent.py",
+    "tests/docs/test_examples.py",
     "tests/sql/test_sql_dbt.py",
+    "tests/sql/test_sql_render.py",
     "tests/engines/test_sql_parity.py",
+    "tests/engines/test_determinism.py",
+    "tests/hostile/test_valid_inputs.py",
+    "tests/oracles/test_conventions_independent.py",
     "tests/sql/test_postgres.py",
     "tests/sql/test_postgres_options.py",
+    "tests/sql/test_sql_entry.py",
+    "tests/cli/test_chunked.py",
+    "tests/oracles/test_trec_eval_conformance.py",
+    "tests/sql/test_sql_entry_errors.py",
+    "tests/engines/test_duckdb_engine.py",
+    "tests/engines/test_partitions.py",
+    "tests/sql/test_render_ties.py",
     "tests/oracles/test_oracle_ranx.py",
-    "tests/sql/test_sql_render.py",
-    "tests/docs/test_examples.py",
 )
 
 

@@ -133,6 +133,27 @@ def small_cases(seed: int, count: int) -> tuple[pl.DataFrame, pl.DataFrame]:
 # ------------------------------------------------------------------------ brute force
 
 
+@st.composite
+def tied_batches(draw: st.DrawFn, *, mode: str, size: int = 6) -> dict[str, Any]:
+    """1 to ``size`` :func:`tied_runs` of one ``mode``, stacked: the queries of the i-th
+    (i >= 1) renamed apart (``i/q1``), so that each is evaluated, and brute-forced, on its
+    own rows as in a call of its own, and one call per engine checks them all (a call of
+    the grid costs ~0.3-0.5 s of CPU whatever the rows).  The simplest (hypothesis' first
+    example) is one simplest tied run."""
+    first = draw(tied_runs(mode=mode))
+    parts = [first, *draw(st.lists(tied_runs(mode=mode), max_size=size - 1))]
+
+    def renamed(frame: pl.DataFrame, i: int) -> pl.DataFrame:
+        return frame if i == 0 else frame.with_columns((pl.lit(f"{i}/") + pl.col("query")).alias("query"))
+
+    stacked = {
+        key: None if first[key] is None
+        else pl.concat([renamed(part[key], i) for i, part in enumerate(parts)])
+        for key in ("run", "qrels")
+    }  # fmt: skip
+    return {**stacked, "kw": first["kw"]}
+
+
 def orderings(run: pl.DataFrame, order: str) -> pl.DataFrame:
     """Every ordering of each query's tie groups: the run once per ordering (column
     ``perm``, numbered per query), with ``order`` replaced by distinct values that

@@ -78,6 +78,17 @@ def test_the_parity_grids_draw_batches_under_the_full_profile_only():
         every if full else tuple(r for r in every if r != "polars lazy")
     )
     assert parity.SUMMARY_RUNNERS == (every if full else ("polars eager", "duckdb lazy streaming"))
+    # 'the whole grid through each engine's eager path and a cover of it through the
+    # others, and summarised on the cover ...; under full ... on the whole grid'
+    from tests.sql.warehouse_cases import cover
+
+    covered = cover(parity.GRID)
+    for runner in every:
+        assert parity.runner_names(runner, parity.GRID, per_query=True) == (
+            parity.GRID if full or runner in ("polars eager", "duckdb eager") else covered
+        )
+        assert parity.runner_names(runner, parity.GRID, per_query=False) == covered
+    assert len(covered) == (len(parity.GRID) if full else 90)
     # every drawn batch of the grid module has its seeded explicit example beside it
     source = (ROOT / "tests" / "engines" / "test_sql_parity.py").read_text()
     drawn = source.count("@given(data=batches(")

@@ -42,7 +42,9 @@ from tests.parity import (
 # (parity.BATCH_SETTINGS).  Each example is checked per query and summarised
 # (assert_engines_match: per query in every engine path, the summary, which the shared
 # finish computes from the same per-query frame, in one polars and one DuckDB path by
-# default, in every path under the full profile).
+# default, in every path under the full profile; by default the whole grid through each
+# engine's eager path, a cover of it through the other paths and the summaries:
+# parity.runner_names).
 CASES = 3  # datasets per explicit example (a call on 6 costs ~1.7x a call on 1)
 
 

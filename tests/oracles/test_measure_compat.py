@@ -1,7 +1,8 @@
 """Compat (Clarke et al. 2021) and Accuracy against ir_measures' own providers (pure
 Python: ``ir_measures.compat``, ``ir_measures.accuracy``), per query and mean, on
 hypothesis-generated runs and qrels (graded -1..4, tied scores, unjudged rows, queries
-on one side only); and by hand.
+on one side only; drawn in batches of cases stacked into one call per engine,
+``case_batches``); and by hand.
 
 ir_measures orders the run by its scores (ties by item id ascending) and the ideal
 ranking's equal gains by the run's score, 0 for an unretrieved item; we give it scores
@@ -24,7 +25,13 @@ from hypothesis import given
 
 import polars_rankeval as rk
 from polars_rankeval._errors import MeasureError
-from tests.oracles.ir_measures_data import SETTINGS, Rows, cases, frames, our_values
+from tests.oracles.ir_measures_data import (
+    BATCH_SETTINGS,
+    Rows,
+    case_batches,
+    frames,
+    our_values,
+)
 from tests.oracles.pytrec_data import trec_ranks
 
 COMPAT = ["Compat", "Compat(p=0.5)", "Compat(p=1)", "Compat(p=0)", "Compat(normalize=false)",
@@ -99,8 +106,8 @@ def _accuracy_fill(run: Rows, qrels: Rows, names: list[str]) -> dict:
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-@SETTINGS
-@given(case=cases())
+@BATCH_SETTINGS
+@given(case=case_batches())
 def test_compat_matches_ir_measures(engine: str, case: tuple[Rows, Rows]) -> None:
     run, qrels = case
     ours = our_values(run, qrels, COMPAT, engine)
@@ -118,8 +125,8 @@ def test_compat_matches_ir_measures(engine: str, case: tuple[Rows, Rows]) -> Non
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-@SETTINGS
-@given(case=cases(distinct_scores=True))
+@BATCH_SETTINGS
+@given(case=case_batches(distinct_scores=True))
 def test_compat_matches_ir_measures_on_raw_scores(engine: str, case: tuple[Rows, Rows]) -> None:
     run, qrels = case
     run = [(q, it, s + 1.0) for q, it, s in run]  # distinct and positive
@@ -130,8 +137,8 @@ def test_compat_matches_ir_measures_on_raw_scores(engine: str, case: tuple[Rows,
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-@SETTINGS
-@given(case=cases())
+@BATCH_SETTINGS
+@given(case=case_batches())
 def test_accuracy_matches_ir_measures(engine: str, case: tuple[Rows, Rows]) -> None:
     run, qrels = case
     ours = our_values(run, qrels, ACCURACY, engine)
@@ -209,8 +216,8 @@ def test_bad_parameters_are_named(name: str, problem: str) -> None:
         rk.evaluate(run, qrels, [name])
 
 
-@SETTINGS
-@given(case=cases())
+@BATCH_SETTINGS
+@given(case=case_batches())
 def test_compat_sql_entry_point_and_render_match_ir_measures(case: tuple[Rows, Rows]) -> None:
     """The SQL entry point (sql/rankeval.sql's rankeval_per_query) and the SQL that
     sql.render writes for DuckDB equal ir_measures' provider per query, as
@@ -261,8 +268,8 @@ def test_compat_by_hand_in_sql() -> None:
         assert top3 == pytest.approx((t2 + t3) / (t1 + t2 + t3 + t4), abs=1e-15), engine
 
 
-@SETTINGS
-@given(case=cases())
+@BATCH_SETTINGS
+@given(case=case_batches())
 def test_compat_alike_on_every_row_path(case: tuple[Rows, Rows]) -> None:
     """The per-item ideal value (Ideal 'above') reaches the judged-only rows (default),
     every run row (duplicates='first') and a run carrying its own labels (no qrels)."""

@@ -30,7 +30,15 @@ from hypothesis import given, settings
 import polars_rankeval as rk
 from polars_rankeval._errors import MeasureError
 from tests.helpers import examples
-from tests.oracles.ir_measures_data import SETTINGS, Rows, cases, frames, our_values
+from tests.oracles.ir_measures_data import (
+    BATCH_SETTINGS,
+    SETTINGS,
+    Rows,
+    case_batches,
+    cases,
+    frames,
+    our_values,
+)
 from tests.oracles.pytrec_data import trec_ranks
 
 NAMES = [
@@ -336,8 +344,10 @@ SQL_NAMES = [*NAMES,
 ]  # fmt: skip
 
 
-@settings(SETTINGS, max_examples=examples(25))
-@given(case=cases())
+# batches of cases stacked into one call per engine (case_batches, ~5.5 cases each): the
+# simplest case and one batch by default, where 5 single cases were
+@settings(BATCH_SETTINGS, max_examples=examples(7))
+@given(case=case_batches())
 def test_sql_matches_ir_measures(case: tuple[Rows, Rows]) -> None:
     """Every C/W/L measure has SQL: engine='duckdb' (the SQL entry point
     rankeval_per_query) and the SQL rendered for DuckDB equal ir_measures' provider per
