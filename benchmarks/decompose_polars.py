@@ -43,7 +43,6 @@ if str(HERE) not in sys.path:
 import variants
 from generate import Spec as DataSpec
 from generate import generate, write_ranked
-from profile_polars import consume
 
 import polars_rankeval as rk
 from polars_rankeval._parse import resolve_measures
@@ -55,6 +54,23 @@ from polars_rankeval.prepare.ranking import position
 
 FIVE = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
 KEYS = ["query"]
+
+
+def consume(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Sum every column (string columns by length), so nothing can be pruned."""
+    schema = lf.collect_schema()
+    exprs = []
+    for name, dtype in schema.items():
+        col = pl.col(name)
+        if dtype == pl.String:
+            exprs.append(col.str.len_bytes().sum().alias(name))
+        elif dtype == pl.Boolean:
+            exprs.append(col.sum().alias(name))
+        elif dtype.is_numeric():
+            exprs.append(col.cast(pl.Float64).sum().alias(name))
+        else:
+            exprs.append(col.len().alias(name))
+    return lf.select(exprs)
 
 
 @dataclass

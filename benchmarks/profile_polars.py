@@ -30,6 +30,7 @@ import polars as pl
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from decompose_polars import consume
 from generate import DATA, Spec, generate
 
 import polars_rankeval as rk
@@ -38,23 +39,6 @@ from polars_rankeval.options import Columns
 from polars_rankeval.prepare import judge
 
 FIVE = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
-
-
-def consume(lf: pl.LazyFrame) -> pl.LazyFrame:
-    """Sum every column (string columns by length), so nothing can be pruned."""
-    schema = lf.collect_schema()
-    exprs = []
-    for name, dtype in schema.items():
-        col = pl.col(name)
-        if dtype == pl.String:
-            exprs.append(col.str.len_bytes().sum().alias(name))
-        elif dtype == pl.Boolean:
-            exprs.append(col.sum().alias(name))
-        elif dtype.is_numeric():
-            exprs.append(col.cast(pl.Float64).sum().alias(name))
-        else:
-            exprs.append(col.len().alias(name))
-    return lf.select(exprs)
 
 
 class Timer:
