@@ -23,12 +23,14 @@ from polars_rankeval.cli import chunked, inputs, plain
 from polars_rankeval.cli.eval import Part
 from polars_rankeval.cli.output import RunResult
 from tests.cli._grid import GRID, Dataset, arguments, datasets
-from tests.helpers import examples
+from tests.helpers import FULL_PROFILE, examples
 
 FLAGS = {**GRID, "relstring": ["-q", "-m", "relstring", "-m", "P.2"], "M2J": ["-M", "2", "-J"],
          "first": ["--duplicates", "first", "-q"], "csv": ["-q", "--format", "csv"]}  # fmt: skip
+# each example carries two drawn datasets (the second one's queries prefixed with
+# ``z``), so half the examples of the full profile's 40 draw as many datasets by default
 EXAMPLES = settings(
-    max_examples=examples(40),
+    max_examples=examples(40) if FULL_PROFILE else examples(20),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -63,17 +65,21 @@ def _rankeval(args: list[str]) -> tuple[int, bytes, str]:
     return code, out.getvalue(), re.sub(r"e\.g\. \[.*?\]", "e.g. [...]", err.getvalue())
 
 
-def _grouped(dataset: Dataset, grouped: bool, duplicate: bool) -> Dataset:
-    """The dataset twice (the copy's query ids prefixed with ``z``: more queries, more
-    chunks) with its run lines grouped by query (kept in their order within a query)
-    or as drawn; maybe with a repeated line."""
+def _grouped(dataset: Dataset, more: Dataset, grouped: bool, duplicate: bool) -> Dataset:
+    """The dataset and ``more`` (its query ids prefixed with ``z``, its run lines given
+    the dataset's tag: more queries, more chunks) with the run lines grouped by query
+    (kept in their order within a query) or as drawn; maybe with a repeated line."""
+    tag = dataset.run.split()[5]
 
-    def twice(text: str) -> list[str]:
-        lines = text.splitlines()
-        return lines + [f"z{line.lstrip()}" for line in lines]
+    def both(text: str, other: str, retag: bool = False) -> list[str]:
+        lines = other.splitlines()
+        if retag:
+            lines = [f"{line.rsplit(maxsplit=1)[0]} {tag}" for line in lines]
+        return text.splitlines() + [f"z{line.lstrip()}" for line in lines]
 
-    qrels = "\n".join(twice(dataset.qrels)) + "\n"
-    dataset = Dataset(qrels, "\n".join(twice(dataset.run)) + "\n", dataset.zscores)
+    qrels = "\n".join(both(dataset.qrels, more.qrels)) + "\n"
+    run = "\n".join(both(dataset.run, more.run, retag=True)) + "\n"
+    dataset = Dataset(qrels, run, dataset.zscores)
     lines = dataset.run.splitlines()
     if grouped:
         lines.sort(key=lambda line: line.split()[0])
@@ -98,15 +104,18 @@ def test_chunks_print_what_the_whole_run_prints(
     @EXAMPLES
     @given(
         datasets(run_covers_qrels="-c" not in FLAGS[flags]),
+        datasets(run_covers_qrels="-c" not in FLAGS[flags]),
         st.booleans(),
         st.sampled_from([False] * 5 + [True]),
         st.integers(1, 4),
         st.sampled_from([24, 64, 1 << 20]),
     )
-    @example(CHUNKED, True, False, 1, 24)  # grouped, no duplicate, 1 row a chunk
-    def check(dataset: Dataset, grouped: bool, duplicate: bool, rows: int, block: int) -> None:
+    @example(CHUNKED, CHUNKED, True, False, 1, 24)  # grouped, no duplicate, 1 row a chunk
+    def check(
+        dataset: Dataset, more: Dataset, grouped: bool, duplicate: bool, rows: int, block: int
+    ) -> None:
         with tempfile.TemporaryDirectory() as folder:
-            paths = _grouped(dataset, grouped, duplicate).write(Path(folder))
+            paths = _grouped(dataset, more, grouped, duplicate).write(Path(folder))
             args = [a for a in arguments("default", paths) if a != "{Z}"]
             args = [*[str(paths["zscores"]) if a == "{Z}" else a for a in FLAGS[flags]], *args]
             monkeypatch.setattr(plain, "CHUNK_ROWS", rows)
