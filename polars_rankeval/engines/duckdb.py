@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -285,48 +284,36 @@ def _view(frame: pl.DataFrame | pl.LazyFrame, columns: _Handed) -> ParquetView |
     return None if isinstance(frame, pl.DataFrame) else parquet_view(frame, columns)
 
 
-def _run_counters(
-    judgement: Judgement, sources: _Sources, n_by: int, *, duplicates: bool = True
-) -> list[tuple[str, str]]:
-    """(check name, SQL sum over the run's rows) of every run check (``duplicates=False``:
-    not the run's duplicate check, an exact distinct count over every run row)."""
-    run_keys = [*(f"_b{n}" for n in range(n_by)), "_q", "item"]
-    return [
-        (check.name, check.sql_counter(
-            sources.sql_column[(check.frame, check.column)], source=RUN_SOURCE, keys=run_keys
-        ))
-        for check in judgement.run_checks if duplicates or check.kind != "duplicate"
-    ]
-
-
 def _count_checks(
     con: _duckdb.DuckDBPyConnection, judgement: Judgement, sources: _Sources, n_by: int,
-    *, first: bool, top: int | None, run_checks: bool = True,
+    *, first: bool, top: int | None, run_duplicates: bool = True,
 ) -> tuple[dict[str, int], int]:
     """Counts of every data check (by check name), in one scan of each source table,
     and (``first``: duplicates='first', whose warning gives it) the number of run rows
     repeating the (by..., query, item) of another row (within the ``top`` rows of
-    their query, as the polars engine counts them).  ``run_checks=False`` leaves out
-    the run's checks (the key skeleton's scan counts them, :func:`_checked_run`)."""
+    their query, as the polars engine counts them).  ``run_duplicates=False`` leaves
+    out the run's duplicate check (an exact distinct count over every run row)."""
     run_keys = [*(f"_b{n}" for n in range(n_by)), "_q", "item"]
     repeated_sql = (
         f"COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT {', '.join(run_keys)} "
         f"FROM {RUN_SOURCE}) AS d)"
         if top is None else _repeated_in_top(run_keys, top, score_mode=sources.score_mode)
     )
-    qrels_named = [
-        (check.name, check.sql_counter(
-            sources.sql_column[(check.frame, check.column)], source=QRELS_SOURCE,
-            keys=["_q", "item"],
-        ))
-        for check in judgement.qrels_checks
-    ]
     counts: dict[str, int] = {}
     repeated = 0
-    run_named = _run_counters(judgement, sources, n_by) if run_checks else []
-    for source, named in ((RUN_SOURCE, run_named), (QRELS_SOURCE, qrels_named)):
+    for source, checks, keys in (
+        (RUN_SOURCE, [c for c in judgement.run_checks
+                      if run_duplicates or c.kind != "duplicate"], run_keys),
+        (QRELS_SOURCE, judgement.qrels_checks, ["_q", "item"]),
+    ):
+        named = [
+            (check.name, check.sql_counter(
+                sources.sql_column[(check.frame, check.column)], source=source, keys=keys
+            ))
+            for check in checks
+        ]
         if source == RUN_SOURCE and first:  # else the run's duplicate check counts them
-            named = [*named, ("", repeated_sql)]
+            named.append(("", repeated_sql))
         if not named:
             continue
         row = con.execute("SELECT " + ", ".join(e for _, e in named) + f" FROM {source}").fetchall()
@@ -358,10 +345,7 @@ class _Plan(Protocol):
     stat_columns: list[str]
     evaluated: bool  # the macro ran (False: nothing to evaluate)
 
-    def run(
-        self, con: _duckdb.DuckDBPyConnection, counters: Sequence[str] = (),
-        check: Callable[[list[int]], None] | None = None,
-    ) -> pl.DataFrame: ...
+    def run(self, con: _duckdb.DuckDBPyConnection) -> pl.DataFrame: ...
 
 
 def _run(
@@ -393,37 +377,32 @@ def _checked_run(
 ) -> tuple[pl.DataFrame, int]:
     """The engine's checks, then the evaluation.  The checks come first: their errors
     name the user's column and a row, which the SQL's own checks cannot.  The run's
-    checks are counted in the scan that builds the key skeleton (one pass over the run
-    for both), the qrels' in a scan of their own.  The run's duplicate check (an exact
-    distinct count over every run row, ~1 s at 10M rows) is the macro's own check on
-    the same keys: the engine counts it only when another check fails (every check is
-    then counted again, and its order of errors stays: the run's checks, then the
-    qrels'), when the macro reports repeats, or when the macro does not run (nothing to
-    evaluate: the repeats are reported first, as the polars engine does)."""
+    duplicate check (an exact distinct count over every run row, ~1 s at 10M rows) is
+    the macro's own check on the same keys: the engine counts it only when another
+    check fails (its order of errors stays: the run's checks, then the qrels'), when the
+    macro reports repeats, or when the macro does not run (nothing to evaluate: the
+    repeats are reported first, as the polars engine does)."""
     import duckdb
 
-    n_by, first, top = len(spec.options.by), spec.options.duplicates == "first", _pushed_top(spec)
-
-    def raise_if_bad() -> None:
-        counts, _ = _count_checks(con, judgement, sources, n_by, first=first, top=top)
+    def raise_if_bad(run_duplicates: bool = True) -> tuple[dict[str, int], int]:
+        counts, repeated = _count_checks(
+            con, judgement, sources, len(spec.options.by),
+            first=spec.options.duplicates == "first", top=_pushed_top(spec),
+            run_duplicates=run_duplicates,
+        )
+        if not run_duplicates and any(counts.values()):
+            return raise_if_bad()
         raise_for_checks(
             pl.DataFrame({name: [value] for name, value in counts.items()}),
             [*judgement.run_checks, *judgement.qrels_checks],
             lambda which: judgement.run if which == "run" else judgement.qrels,
             judgement.user_names,
         )
+        return counts, repeated
 
-    qrels_counts, repeated = _count_checks(
-        con, judgement, sources, n_by, first=first, top=top, run_checks=False
-    )
-    run_counters = [sql for _, sql in _run_counters(judgement, sources, n_by, duplicates=False)]
-
-    def check(run_counts: list[int]) -> None:
-        if any(run_counts) or any(qrels_counts.values()):
-            raise_if_bad()
-
+    _, repeated = raise_if_bad(run_duplicates=False)
     try:
-        frame = plan.run(con, run_counters, check)
+        frame = plan.run(con)
     except duckdb.Error as error:
         if RUN_DUPLICATES_ERROR in str(error):
             raise_if_bad()

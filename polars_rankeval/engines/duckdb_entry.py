@@ -10,7 +10,6 @@ a resolved measure out, in a form the SQL parser reads back exactly.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -188,26 +187,17 @@ class EntryQuery:
             + first,
         ]
 
-    def skeleton(
-        self, con: _duckdb.DuckDBPyConnection, counters: Sequence[str] = ()
-    ) -> pl.DataFrame:
-        """A row per run key and per qrels query, flagged ``_in_run`` / ``_in_qrels``,
-        with ``counters`` (SQL sums over run rows) counted per run key in the same scan
-        of the run, as columns ``_c0``.. (null on a row of a query only in the qrels)."""
+    def skeleton(self, con: _duckdb.DuckDBPyConnection) -> pl.DataFrame:
+        """A row per run key and per qrels query, flagged ``_in_run`` / ``_in_qrels``."""
         keys = ", ".join(self.keys)
-        sums = "".join(f", {sql} AS _c{n}" for n, sql in enumerate(counters))
         if self.spec.qrels is None:
-            sql = (
-                f"SELECT {keys}, TRUE AS {IN_RUN}, TRUE AS {IN_QRELS}{sums} "
-                f"FROM {self.run_source} GROUP BY {keys}"
-            )
+            sql = f"SELECT DISTINCT {keys}, TRUE AS {IN_RUN}, TRUE AS {IN_QRELS} FROM {self.run_source}"
             return fetch(con, sql)
         groups = "".join(f"k.{b}, " for b in self.keys[:-1])
-        counted = "".join(f", k._c{n}" for n in range(len(counters)))
         sql = (
             f"SELECT {groups}COALESCE(k._q, q._q) AS _q, k._q IS NOT NULL AS {IN_RUN}, "
-            f"q._q IS NOT NULL AS {IN_QRELS}{counted} FROM (SELECT {keys}{sums} FROM "
-            f"{self.run_source} GROUP BY {keys}) AS k FULL JOIN (SELECT DISTINCT _q FROM "
+            f"q._q IS NOT NULL AS {IN_QRELS} FROM (SELECT DISTINCT {keys} FROM "
+            f"{self.run_source}) AS k FULL JOIN (SELECT DISTINCT _q FROM "
             f"{self.qrels_source}) AS q ON k._q = q._q"
         )
         return fetch(con, sql)
@@ -232,21 +222,11 @@ class EntryQuery:
         sql = f"SELECT {keys}, {pivot} FROM ({rows}) AS u GROUP BY {keys}"
         return fetch(con, sql)
 
-    def run(
-        self, con: _duckdb.DuckDBPyConnection, counters: Sequence[str] = (),
-        check: Callable[[list[int]], None] | None = None,
-    ) -> pl.DataFrame:
-        """The per-query frame.  ``counters`` (SQL sums over the run's rows) are counted
-        in the key skeleton's scan of the run and their totals handed to ``check``
-        before anything else runs (it raises the engine's error about bad data).  The
-        macro runs only when the frame has something to evaluate: otherwise
-        ``check_per_query`` raises the engine's error about it (no rows, no shared
-        query), not the macro's SQL error."""
-        frame = self.skeleton(con, counters)
-        totals = frame.select(pl.col(f"_c{n}").cast(pl.Int64).sum() for n in range(len(counters)))
-        if check is not None:
-            check([int(v or 0) for v in totals.row(0)] if counters else [])
-        frame = frame.drop(totals.columns)
+    def run(self, con: _duckdb.DuckDBPyConnection) -> pl.DataFrame:
+        """The per-query frame.  The macro runs only when the frame has something to
+        evaluate: otherwise ``check_per_query`` raises the engine's error about it (no
+        rows, no shared query), not the macro's SQL error."""
+        frame = self.skeleton(con)
         in_run, in_qrels = frame[IN_RUN], frame[IN_QRELS]
         evaluable = (in_run & in_qrels).any() or (
             self.spec.options.complete and in_run.any() and in_qrels.any()
