@@ -566,6 +566,8 @@ def _judged_sums(d: Dialect) -> list[Aggregate]:
 # The entry point's error for repeated (by..., query, item) run rows; engine="duckdb"
 # recognises it to report the repeats with the user's column names and an example row.
 RUN_DUPLICATES_ERROR = "run: duplicate (query, item) rows"
+# the macro's error for repeated judgments (the engine counts them only after it)
+QRELS_DUPLICATES_ERROR = "qrels: duplicate (query, item) judgments"
 
 
 def _check_sql(d: Dialect) -> str:
@@ -580,7 +582,7 @@ def _check_sql(d: Dialect) -> str:
             f"'{RUN_DUPLICATES_ERROR}: ' || CAST(c._run_dup AS {T}) ||"
             f" ' extra row(s); example query: ' || CAST(c._run_dup_q AS {T})")
         + " WHEN c._qrels_dup > 0 THEN " + d.fail(
-            f"'qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS {T})"
+            f"'{QRELS_DUPLICATES_ERROR}: ' || CAST(c._qrels_dup AS {T})"
             f" || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS {T})")
         + " WHEN c._shared = 0 AND NOT " + d.complete + " THEN " + d.fail(
             f"'run and qrels share no query (' || CAST(c._shared AS {T}) || ' in common):"

@@ -138,6 +138,26 @@ def test_bad_qrels_same_error(case: str) -> None:
     assert kind == "error"
 
 
+DUPLICATE_JUDGMENTS = {
+    "in a shared query": (RUN, pl.concat([QRELS, QRELS.tail(1)])),
+    "in a query not in the run": (RUN, pl.concat([QRELS, pl.DataFrame(
+        {"query": ["q9", "q9"], "item": ["x", "x"], "relevance": [1, 1]}
+    )], how="vertical_relaxed")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DUPLICATE_JUDGMENTS))
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_duplicate_judgments_same_error(case: str, lazy: bool) -> None:
+    """The engine leaves the qrels' duplicate check to the macro's own and counts it
+    only when the macro reports repeats: the polars engine's error all the same, on
+    both of the engine's databases (lazy inputs: the one with DuckDB's optimizer),
+    and for repeats in a query the run never reaches."""
+    run, qrels = DUPLICATE_JUDGMENTS[case]
+    kind, _ = _same(run.lazy() if lazy else run, qrels.lazy() if lazy else qrels)
+    assert kind == "error"
+
+
 @pytest.mark.parametrize(
     "labels", [[1, 0, None, 1, 0], [1.0, float("nan"), 0.0, 1.0, 0.0]], ids=["null", "nan"]
 )
