@@ -1,6 +1,6 @@
 """Evaluating a TREC text run in chunks of whole queries: the memory of a chunk, not
 of the run (a 2M-line run: ~160-190 MiB peak instead of ~460; each chunk costs ~15 ms
-of planning, hence chunks of ~100k lines, four 1 MiB blocks, rather than smaller).
+of planning, hence chunks of ~100k lines, two 2 MiB blocks, rather than smaller).
 The next chunk is read in a thread while chunks are evaluated (:class:`ReadAhead`), the
 first one while the qrels are read; two chunks are evaluated at once (:class:`_Evaluator`).
 

@@ -24,10 +24,11 @@ import polars as pl
 
 __all__ = ["QRELS", "RUN", "Layout", "distinct_runs", "read_plain"]
 
-# bytes read at a time, whole lines: 1 MiB (a 2M-line run, read ahead of the evaluation,
-# 6 alternating runs under load: 152.5 MiB peak against 162 with 2 MiB blocks, the same
-# CPU s; 4 MiB blocks peaked ~12 MiB above 2 MiB ones)
-BLOCK = 1 << 20
+# bytes read at a time, whole lines: 2 MiB.  Each CSV read costs ~0.4 ms of CPU besides
+# its rows (2M-line run: its reading and chunks' preparation 0.45 against 0.50 s of CPU
+# with 1 MiB blocks, the whole command 0.96-0.97x; peak ~+11 MiB under load, session
+# 22); 4 MiB blocks peaked ~12 MiB above 2 MiB ones (session 14)
+BLOCK = 2 << 20
 # bytes after which splitting on single spaces could differ from splitting on any run
 # of whitespace, as polars_rankeval.io does: other whitespace, and its line separator
 _NOT_PLAIN = (b"\t", b"\r", b"\v", b"\f", b"\x1f")
@@ -204,7 +205,7 @@ def _with_tags(parts: list[pl.DataFrame], tags: list[str | None]) -> pl.DataFram
     )
 
 
-# rows a chunk has at least (whole blocks, whole queries: RunChunks): four 1 MiB blocks,
+# rows a chunk has at least (whole blocks, whole queries: RunChunks): two 2 MiB blocks,
 # ~100k lines; 2M lines peak at ~160 MiB (1 << 18 rows: ~210 MiB, ~0.1 CPU s less)
 CHUNK_ROWS = 90_000
 
