@@ -26,8 +26,8 @@ __all__ = ["QRELS", "RUN", "Layout", "distinct_runs", "read_plain"]
 
 # bytes read at a time, whole lines: 2 MiB.  Each CSV read costs ~0.4 ms of CPU besides
 # its rows (2M-line run: its reading and chunks' preparation 0.45 against 0.50 s of CPU
-# with 1 MiB blocks, the whole command 0.96-0.97x; peak ~+11 MiB under load, session
-# 22); 4 MiB blocks peaked ~12 MiB above 2 MiB ones (session 14)
+# with 1 MiB blocks, the whole command 0.92-0.97x; peak ~+9-11 MiB under load, session
+# 22); 4 MiB blocks peaked ~12 MiB above 2 MiB ones (an earlier session)
 BLOCK = 2 << 20
 # bytes after which splitting on single spaces could differ from splitting on any run
 # of whitespace, as polars_rankeval.io does: other whitespace, and its line separator
