@@ -82,6 +82,7 @@
     {%- endif -%}
 {%- endfor -%}
 {%- set ordered_sums = rankeval.ordered_sums() -%}
+{%- set reads = rankeval._reads(specs) -%}
 {%- set q = adapter.quote(query) -%}
 {%- set i = adapter.quote(item) -%}
 {%- set o = adapter.quote(rank if rank is not none else score) -%}
@@ -229,7 +230,7 @@ _subq AS (
             ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
         FROM _qrels AS q
         WHERE q._rel > 0
-    ),
+    ),{% if reads.get('gain') %}
     _gideal AS (
         SELECT e.*,
             SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
@@ -251,16 +252,16 @@ _subq AS (
             -- only for the families that read it
             WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
         ) AS e
-    ),
+    ),{% endif %}{% if reads.get('gain') %}
     _gq AS (
         SELECT e._q, CAST(COUNT(*) AS {{ rankeval.double() }}) AS _num_pos, {% if ordered_sums %}SUM(e._rel ORDER BY e._ipos){% else %}SUM(e._rel){% endif %} AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
             CAST(COUNT(DISTINCT e._rel) AS {{ rankeval.double() }}) AS _gain_levels
         FROM _gideal AS e
         GROUP BY e._q
-    ),
+    ),{% endif %}
     _qstat AS (
-        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels,
+        SELECT c.*, {% if reads.get('gain') %}gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels{% else %}CAST(NULL AS {{ rankeval.double() }}) AS _num_pos, CAST(NULL AS {{ rankeval.double() }}) AS _ideal_gain, CAST(NULL AS {{ rankeval.double() }}) AS _ideal_cost, CAST(NULL AS {{ rankeval.double() }}) AS _idcg_lin, CAST(NULL AS {{ rankeval.double() }}) AS _gain_levels{% endif %},
             x._maxrel
         FROM (
             SELECT q._q, l._level,
@@ -270,16 +271,16 @@ _subq AS (
             FROM _qrels AS q CROSS JOIN _levels AS l
             GROUP BY q._q, l._level
         ) AS c
-        JOIN _qq AS x ON x._q = c._q
-        LEFT JOIN _gq AS gq ON gq._q = c._q
-    ),
+        JOIN _qq AS x ON x._q = c._q{% if reads.get('gain') %}
+        LEFT JOIN _gq AS gq ON gq._q = c._q{% endif %}
+    ),{% if reads.get('idcg') %}
     _idcg AS (
         SELECT s._idx, i._q,
             {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY i._ipos){% else %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0))){% endif %} AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
-    ),
+    ),{% endif %}
 
     -- the judged retrieved rows, once per relevance level, with every running sum in one
     -- window (one sort); the per-query stats are joined after it
@@ -305,10 +306,10 @@ _subq AS (
     ),
     _jl AS (
         SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
-            gi._icost, gi._idcg_at, gi._lends
+            {% if reads.get('gain') %}gi._icost, gi._idcg_at, gi._lends{% else %}CAST(NULL AS {{ rankeval.double() }}) AS _icost, CAST(NULL AS {{ rankeval.double() }}) AS _idcg_at, CAST(NULL AS {{ rankeval.double() }}) AS _lends{% endif %}
         FROM _judged AS j
-        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
-        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
+        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level{% if reads.get('gain') %}
+        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos{% endif %}
     ),
     _agg AS (
         SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
@@ -339,7 +340,7 @@ _subq AS (
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
             AND s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1')
-        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
+        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q{% if reads.get('rare') %}
         UNION ALL
         SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
@@ -369,7 +370,7 @@ _subq AS (
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
             AND NOT (s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1'))
-        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
+        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q{% endif %}
     ),
 
     -- ties='average' only: every retrieved row (judged or not) with its tie group
@@ -430,7 +431,7 @@ _subq AS (
         WHERE x._k IS NULL OR x._pos <= x._k
         GROUP BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
     ),
-
+{% if reads.get('irun') %}
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q,
@@ -448,7 +449,7 @@ _subq AS (
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
         GROUP BY s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q
     ),
-
+{% endif %}{% if reads.get('cwl') %}
     _cwltab AS (
         SELECT s._idx, p._i, CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(p._i AS {{ rankeval.double() }}) + 1) / LN(2.0)) WHEN 'NERR8' THEN 1.0 WHEN 'NERR9' THEN 1 / CAST(p._i AS {{ rankeval.double() }}) WHEN 'NERR10' THEN POWER(s._p_p, CAST(p._i AS {{ rankeval.double() }}) - 1) WHEN 'NERR11' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) END AS _b
         FROM _specs AS s
@@ -518,7 +519,7 @@ _subq AS (
         ) AS y
         GROUP BY y._idx, {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q
     ),
-
+{% endif %}{% if reads.get('windowed') %}
     _interprows AS (
         SELECT s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._pos, j._hits, j._R, s._p_interp AS _interp,
             MAX(CAST(j._hits AS {{ rankeval.double() }}) / j._pos) OVER (PARTITION BY s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q ORDER BY j._pos DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _env
@@ -597,7 +598,7 @@ _subq AS (
         SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _compatvals AS x
         UNION ALL
         SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _divvals AS x
-    ),
+    ),{% endif %}
     _groups AS (SELECT DISTINCT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}1 AS _one FROM _rq AS x),
     _universe AS (
         SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
@@ -618,12 +619,12 @@ _subq AS (
     _extra AS (
         SELECT e._idx, {% for b in by %}e._g{{ loop.index0 }}, {% endfor %}e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
             MAX(e._dropw) AS _dropw
-        FROM (
+        FROM ({% if reads.get('irun') %}
             SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._idcg_run, CAST(NULL AS {{ rankeval.double() }}) AS _nk,
                 CAST(NULL AS {{ rankeval.double() }}) AS _dropw
             FROM _irun AS x
-            UNION ALL
-            SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, CAST(NULL AS {{ rankeval.double() }}), CAST(x._nk AS {{ rankeval.double() }}), x._dropw
+            UNION ALL{% endif %}
+            SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, CAST(NULL AS {{ rankeval.double() }}){% if reads.get('irun') %}{% else %} AS _idcg_run{% endif %}, CAST(x._nk AS {{ rankeval.double() }}){% if reads.get('irun') %}{% else %} AS _nk{% endif %}, x._dropw
             FROM _dropk AS x
         ) AS e
         GROUP BY e._idx, {% for b in by %}e._g{{ loop.index0 }}, {% endfor %}e._q
@@ -631,59 +632,59 @@ _subq AS (
     _values AS (
         SELECT {% for b in by %}u._g{{ loop.index0 }}, {% endfor %}u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
-                WHEN 'AP' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_prec, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END END AS {{ rankeval.double() }})
-                WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS {{ rankeval.double() }})
-                WHEN 'P' THEN CAST(CASE WHEN TRUE THEN CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / s._k END ELSE CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / s._k END END AS {{ rankeval.double() }})
-                WHEN 'R' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END END AS {{ rankeval.double() }})
-                WHEN 'RR' THEN CAST(CASE WHEN TRUE THEN COALESCE(ta._e_rr, 0) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END END AS {{ rankeval.double() }})
-                WHEN 'Success' THEN CAST(CASE WHEN TRUE THEN 1 - COALESCE(ta._e_none, 1) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END END AS {{ rankeval.double() }})
-                WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS {{ rankeval.double() }})
-                WHEN 'NumRel' THEN CAST(st._R AS {{ rankeval.double() }})
-                WHEN 'NumRelRet' THEN CAST(CASE WHEN TRUE THEN COALESCE(ta._e_hits, 0) ELSE COALESCE(a._hits_k, 0) END AS {{ rankeval.double() }})
-                WHEN 'NumQ' THEN CAST(1 AS {{ rankeval.double() }})
-                WHEN 'nDCG' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(ta._e_dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END END AS {{ rankeval.double() }})
-                WHEN 'Rprec' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (st._R) > 0 THEN CAST(COALESCE(ta._e_rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END ELSE CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END END AS {{ rankeval.double() }})
-                WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS {{ rankeval.double() }}) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'IPrec' THEN CAST(COALESCE(a._iprec, 0) AS {{ rankeval.double() }})
-                WHEN 'IPrec11pt' THEN CAST(COALESCE(a._ip11, 0) / 11.0 AS {{ rankeval.double() }})
-                WHEN 'ERR' THEN CAST(COALESCE(a._err, 0) AS {{ rankeval.double() }})
-                WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'GMBpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'Judged' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END END AS {{ rankeval.double() }})
-                WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS {{ rankeval.double() }})
-                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'SetAP' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'RelP' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END ELSE CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END END AS {{ rankeval.double() }})
-                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS {{ rankeval.double() }})
-                WHEN 'Accuracy' THEN CAST(CASE WHEN COALESCE(a._hits_k, 0) = 0 THEN 0 WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0) <= 0 THEN 1 ELSE 1 - CAST(COALESCE(a._acc_above, 0) AS {{ rankeval.double() }}) / (COALESCE(a._hits_k, 0) * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0))) END AS {{ rankeval.double() }})
-                WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS {{ rankeval.double() }}) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS {{ rankeval.double() }}) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'INSQ' THEN CAST(CASE WHEN TRUE THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END END AS {{ rankeval.double() }})
-                WHEN 'SDCG' THEN CAST(CASE WHEN TRUE THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END END AS {{ rankeval.double() }})
-                WHEN 'NERR8' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS {{ rankeval.double() }}) END AS {{ rankeval.double() }})
-                WHEN 'InterpAP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'Compat' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'alpha_DCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'alpha_nDCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'ERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'nERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'NRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'nNRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'AP_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'P_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'StRecall' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+{% if reads.get('AP') %}                WHEN 'AP' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_prec, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('GMAP') %}                WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('YAAP') %}                WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('P') %}                WHEN 'P' THEN CAST(CASE WHEN TRUE THEN CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / s._k END ELSE CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / s._k END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('R') %}                WHEN 'R' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RR') %}                WHEN 'RR' THEN CAST(CASE WHEN TRUE THEN COALESCE(ta._e_rr, 0) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Success') %}                WHEN 'Success' THEN CAST(CASE WHEN TRUE THEN 1 - COALESCE(ta._e_none, 1) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumRet') %}                WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumRel') %}                WHEN 'NumRel' THEN CAST(st._R AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumRelRet') %}                WHEN 'NumRelRet' THEN CAST(CASE WHEN TRUE THEN COALESCE(ta._e_hits, 0) ELSE COALESCE(a._hits_k, 0) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumQ') %}                WHEN 'NumQ' THEN CAST(1 AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('nDCG') %}                WHEN 'nDCG' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(ta._e_dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Rprec') %}                WHEN 'Rprec' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (st._R) > 0 THEN CAST(COALESCE(ta._e_rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END ELSE CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Rprec_mult') %}                WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS {{ rankeval.double() }}) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('F1') %}                WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('IPrec') %}                WHEN 'IPrec' THEN CAST(COALESCE(a._iprec, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('IPrec11pt') %}                WHEN 'IPrec11pt' THEN CAST(COALESCE(a._ip11, 0) / 11.0 AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('ERR') %}                WHEN 'ERR' THEN CAST(COALESCE(a._err, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Bpref') %}                WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('GMBpref') %}                WHEN 'GMBpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('infAP') %}                WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Judged') %}                WHEN 'Judged' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Unjudged') %}                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RBP') %}                WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RBP_resid') %}                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('SetAP') %}                WHEN 'SetAP' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RelP') %}                WHEN 'RelP' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END ELSE CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Utility') %}                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('binG') %}                WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumNonRelJudgedRet') %}                WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Accuracy') %}                WHEN 'Accuracy' THEN CAST(CASE WHEN COALESCE(a._hits_k, 0) = 0 THEN 0 WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0) <= 0 THEN 1 ELSE 1 - CAST(COALESCE(a._acc_above, 0) AS {{ rankeval.double() }}) / (COALESCE(a._hits_k, 0) * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0))) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('G') %}                WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS {{ rankeval.double() }}) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('nDCG_rel') %}                WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RnDCG') %}                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS {{ rankeval.double() }}) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('INSQ') %}                WHEN 'INSQ' THEN CAST(CASE WHEN TRUE THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('SDCG') %}                WHEN 'SDCG' THEN CAST(CASE WHEN TRUE THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NERR8') %}                WHEN 'NERR8' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NERR9') %}                WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NERR10') %}                WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NERR11') %}                WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('INST') %}                WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('BPM') %}                WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS {{ rankeval.double() }}) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('InterpAP') %}                WHEN 'InterpAP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Compat') %}                WHEN 'Compat' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('alpha_DCG') %}                WHEN 'alpha_DCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('alpha_nDCG') %}                WHEN 'alpha_nDCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('ERR_IA') %}                WHEN 'ERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('nERR_IA') %}                WHEN 'nERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NRBP') %}                WHEN 'NRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('nNRBP') %}                WHEN 'nNRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('AP_IA') %}                WHEN 'AP_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('P_IA') %}                WHEN 'P_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('StRecall') %}                WHEN 'StRecall' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
                 ELSE {{ rankeval.fail_open() }}s._name || ' is not available in SQL yet; use rk.evaluate'{{ rankeval.fail_close() }}
             END END AS _value
         FROM (
@@ -700,13 +701,13 @@ _subq AS (
         ) AS u
         CROSS JOIN _specs AS s
         CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN {{ rankeval.fail_open() }}'the run has no rows (' || CAST(c._run_rows AS {{ rankeval.text() }}) || '): there is nothing to evaluate'{{ rankeval.fail_close() }} WHEN c._run_dup > 0 AND NOT {{ 'true' if duplicates == 'first' else 'false' }} THEN {{ rankeval.fail_open() }}'run: duplicate (query, item) rows: ' || CAST(c._run_dup AS {{ rankeval.text() }}) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS {{ rankeval.text() }}){{ rankeval.fail_close() }} WHEN c._qrels_dup > 0 THEN {{ rankeval.fail_open() }}'qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS {{ rankeval.text() }}) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS {{ rankeval.text() }}){{ rankeval.fail_close() }} WHEN c._shared = 0 AND NOT {{ 'true' if complete else 'false' }} THEN {{ rankeval.fail_open() }}'run and qrels share no query (' || CAST(c._shared AS {{ rankeval.text() }}) || ' in common): check the query column and its type'{{ rankeval.fail_close() }} ELSE 0 END AS _ok FROM _check AS c) AS c
-        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
-        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
+        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level{% if reads.get('idcg') %}
+        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q{% endif %}
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {% for b in by %}a._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}a._q = u._q
-        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q
+        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q{% if reads.get('cwl') %}
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
-        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {% for b in by %}cw._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}cw._q = u._q
-        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {% for b in by %}wv._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}wv._q = u._q
+        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {% for b in by %}cw._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}cw._q = u._q{% endif %}{% if reads.get('windowed') %}
+        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {% for b in by %}wv._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}wv._q = u._q{% endif %}
         LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {% for b in by %}ta._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}ta._q = u._q
     )
 {%- else %}
@@ -775,7 +776,7 @@ _subq AS (
             ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
         FROM _qrels AS q
         WHERE q._rel > 0
-    ),
+    ),{% if reads.get('gain') %}
     _gideal AS (
         SELECT e.*,
             SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
@@ -797,16 +798,16 @@ _subq AS (
             -- only for the families that read it
             WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
         ) AS e
-    ),
+    ),{% endif %}{% if reads.get('gain') %}
     _gq AS (
         SELECT e._q, CAST(COUNT(*) AS {{ rankeval.double() }}) AS _num_pos, {% if ordered_sums %}SUM(e._rel ORDER BY e._ipos){% else %}SUM(e._rel){% endif %} AS _ideal_gain,
             MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
             CAST(COUNT(DISTINCT e._rel) AS {{ rankeval.double() }}) AS _gain_levels
         FROM _gideal AS e
         GROUP BY e._q
-    ),
+    ),{% endif %}
     _qstat AS (
-        SELECT c.*, gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels,
+        SELECT c.*, {% if reads.get('gain') %}gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels{% else %}CAST(NULL AS {{ rankeval.double() }}) AS _num_pos, CAST(NULL AS {{ rankeval.double() }}) AS _ideal_gain, CAST(NULL AS {{ rankeval.double() }}) AS _ideal_cost, CAST(NULL AS {{ rankeval.double() }}) AS _idcg_lin, CAST(NULL AS {{ rankeval.double() }}) AS _gain_levels{% endif %},
             x._maxrel
         FROM (
             SELECT q._q, l._level,
@@ -816,16 +817,16 @@ _subq AS (
             FROM _qrels AS q CROSS JOIN _levels AS l
             GROUP BY q._q, l._level
         ) AS c
-        JOIN _qq AS x ON x._q = c._q
-        LEFT JOIN _gq AS gq ON gq._q = c._q
-    ),
+        JOIN _qq AS x ON x._q = c._q{% if reads.get('gain') %}
+        LEFT JOIN _gq AS gq ON gq._q = c._q{% endif %}
+    ),{% if reads.get('idcg') %}
     _idcg AS (
         SELECT s._idx, i._q,
             {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY i._ipos){% else %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0))){% endif %} AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
-    ),
+    ),{% endif %}
 
     -- the judged retrieved rows, once per relevance level, with every running sum in one
     -- window (one sort); the per-query stats are joined after it
@@ -851,10 +852,10 @@ _subq AS (
     ),
     _jl AS (
         SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
-            gi._icost, gi._idcg_at, gi._lends
+            {% if reads.get('gain') %}gi._icost, gi._idcg_at, gi._lends{% else %}CAST(NULL AS {{ rankeval.double() }}) AS _icost, CAST(NULL AS {{ rankeval.double() }}) AS _idcg_at, CAST(NULL AS {{ rankeval.double() }}) AS _lends{% endif %}
         FROM _judged AS j
-        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
-        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
+        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level{% if reads.get('gain') %}
+        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos{% endif %}
     ),
     _agg AS (
         SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
@@ -885,7 +886,7 @@ _subq AS (
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
             AND s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1')
-        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
+        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q{% if reads.get('rare') %}
         UNION ALL
         SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
@@ -915,9 +916,9 @@ _subq AS (
         -- a family with a cutoff reads only the rows within it (the others have no _k)
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
             AND NOT (s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1'))
-        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q
+        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q{% endif %}
     ),
-
+{% if reads.get('irun') %}
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q,
@@ -935,7 +936,7 @@ _subq AS (
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
         GROUP BY s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q
     ),
-
+{% endif %}{% if reads.get('cwl') %}
     _cwltab AS (
         SELECT s._idx, p._i, CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(p._i AS {{ rankeval.double() }}) + 1) / LN(2.0)) WHEN 'NERR8' THEN 1.0 WHEN 'NERR9' THEN 1 / CAST(p._i AS {{ rankeval.double() }}) WHEN 'NERR10' THEN POWER(s._p_p, CAST(p._i AS {{ rankeval.double() }}) - 1) WHEN 'NERR11' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) END AS _b
         FROM _specs AS s
@@ -1005,7 +1006,7 @@ _subq AS (
         ) AS y
         GROUP BY y._idx, {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q
     ),
-
+{% endif %}{% if reads.get('windowed') %}
     _interprows AS (
         SELECT s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._pos, j._hits, j._R, s._p_interp AS _interp,
             MAX(CAST(j._hits AS {{ rankeval.double() }}) / j._pos) OVER (PARTITION BY s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q ORDER BY j._pos DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _env
@@ -1201,7 +1202,7 @@ _subq AS (
         SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _compatvals AS x
         UNION ALL
         SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _divvals AS x
-    ),
+    ),{% endif %}
     _groups AS (SELECT DISTINCT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}1 AS _one FROM _rq AS x),
     _universe AS (
         SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
@@ -1222,12 +1223,12 @@ _subq AS (
     _extra AS (
         SELECT e._idx, {% for b in by %}e._g{{ loop.index0 }}, {% endfor %}e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
             MAX(e._dropw) AS _dropw
-        FROM (
+        FROM ({% if reads.get('irun') %}
             SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._idcg_run, CAST(NULL AS {{ rankeval.double() }}) AS _nk,
                 CAST(NULL AS {{ rankeval.double() }}) AS _dropw
             FROM _irun AS x
-            UNION ALL
-            SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, CAST(NULL AS {{ rankeval.double() }}), CAST(x._nk AS {{ rankeval.double() }}), x._dropw
+            UNION ALL{% endif %}
+            SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, CAST(NULL AS {{ rankeval.double() }}){% if reads.get('irun') %}{% else %} AS _idcg_run{% endif %}, CAST(x._nk AS {{ rankeval.double() }}){% if reads.get('irun') %}{% else %} AS _nk{% endif %}, x._dropw
             FROM _dropk AS x
         ) AS e
         GROUP BY e._idx, {% for b in by %}e._g{{ loop.index0 }}, {% endfor %}e._q
@@ -1235,59 +1236,59 @@ _subq AS (
     _values AS (
         SELECT {% for b in by %}u._g{{ loop.index0 }}, {% endfor %}u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
-                WHEN 'AP' THEN CAST(CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS {{ rankeval.double() }})
-                WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / s._k END AS {{ rankeval.double() }})
-                WHEN 'R' THEN CAST(CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'RR' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'Success' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS {{ rankeval.double() }})
-                WHEN 'NumRel' THEN CAST(st._R AS {{ rankeval.double() }})
-                WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }})
-                WHEN 'NumQ' THEN CAST(1 AS {{ rankeval.double() }})
-                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS {{ rankeval.double() }}) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'IPrec' THEN CAST(COALESCE(a._iprec, 0) AS {{ rankeval.double() }})
-                WHEN 'IPrec11pt' THEN CAST(COALESCE(a._ip11, 0) / 11.0 AS {{ rankeval.double() }})
-                WHEN 'ERR' THEN CAST(COALESCE(a._err, 0) AS {{ rankeval.double() }})
-                WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'GMBpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'Judged' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END END AS {{ rankeval.double() }})
-                WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS {{ rankeval.double() }})
-                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'SetAP' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'RelP' THEN CAST(CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS {{ rankeval.double() }})
-                WHEN 'Accuracy' THEN CAST(CASE WHEN COALESCE(a._hits_k, 0) = 0 THEN 0 WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0) <= 0 THEN 1 ELSE 1 - CAST(COALESCE(a._acc_above, 0) AS {{ rankeval.double() }}) / (COALESCE(a._hits_k, 0) * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0))) END AS {{ rankeval.double() }})
-                WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS {{ rankeval.double() }}) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS {{ rankeval.double() }}) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS {{ rankeval.double() }})
-                WHEN 'INSQ' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }})
-                WHEN 'SDCG' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }})
-                WHEN 'NERR8' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }})
-                WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS {{ rankeval.double() }}) END AS {{ rankeval.double() }})
-                WHEN 'InterpAP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'Compat' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'alpha_DCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'alpha_nDCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'ERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'nERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'NRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'nNRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'AP_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'P_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
-                WHEN 'StRecall' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }})
+{% if reads.get('AP') %}                WHEN 'AP' THEN CAST(CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('GMAP') %}                WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('YAAP') %}                WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('P') %}                WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / s._k END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('R') %}                WHEN 'R' THEN CAST(CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RR') %}                WHEN 'RR' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Success') %}                WHEN 'Success' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumRet') %}                WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumRel') %}                WHEN 'NumRel' THEN CAST(st._R AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumRelRet') %}                WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumQ') %}                WHEN 'NumQ' THEN CAST(1 AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('nDCG') %}                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Rprec') %}                WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Rprec_mult') %}                WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS {{ rankeval.double() }}) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('F1') %}                WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('IPrec') %}                WHEN 'IPrec' THEN CAST(COALESCE(a._iprec, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('IPrec11pt') %}                WHEN 'IPrec11pt' THEN CAST(COALESCE(a._ip11, 0) / 11.0 AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('ERR') %}                WHEN 'ERR' THEN CAST(COALESCE(a._err, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Bpref') %}                WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('GMBpref') %}                WHEN 'GMBpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('infAP') %}                WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Judged') %}                WHEN 'Judged' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Unjudged') %}                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RBP') %}                WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RBP_resid') %}                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('SetAP') %}                WHEN 'SetAP' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RelP') %}                WHEN 'RelP' THEN CAST(CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Utility') %}                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('binG') %}                WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumNonRelJudgedRet') %}                WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Accuracy') %}                WHEN 'Accuracy' THEN CAST(CASE WHEN COALESCE(a._hits_k, 0) = 0 THEN 0 WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0) <= 0 THEN 1 ELSE 1 - CAST(COALESCE(a._acc_above, 0) AS {{ rankeval.double() }}) / (COALESCE(a._hits_k, 0) * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0))) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('G') %}                WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS {{ rankeval.double() }}) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('nDCG_rel') %}                WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RnDCG') %}                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS {{ rankeval.double() }}) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('INSQ') %}                WHEN 'INSQ' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('SDCG') %}                WHEN 'SDCG' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NERR8') %}                WHEN 'NERR8' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NERR9') %}                WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NERR10') %}                WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NERR11') %}                WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('INST') %}                WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('BPM') %}                WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS {{ rankeval.double() }}) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('InterpAP') %}                WHEN 'InterpAP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Compat') %}                WHEN 'Compat' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('alpha_DCG') %}                WHEN 'alpha_DCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('alpha_nDCG') %}                WHEN 'alpha_nDCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('ERR_IA') %}                WHEN 'ERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('nERR_IA') %}                WHEN 'nERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NRBP') %}                WHEN 'NRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('nNRBP') %}                WHEN 'nNRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('AP_IA') %}                WHEN 'AP_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('P_IA') %}                WHEN 'P_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('StRecall') %}                WHEN 'StRecall' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
                 ELSE {{ rankeval.fail_open() }}s._name || ' is not available in SQL yet; use rk.evaluate'{{ rankeval.fail_close() }}
             END END AS _value
         FROM (
@@ -1304,13 +1305,13 @@ _subq AS (
         ) AS u
         CROSS JOIN _specs AS s
         CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN {{ rankeval.fail_open() }}'the run has no rows (' || CAST(c._run_rows AS {{ rankeval.text() }}) || '): there is nothing to evaluate'{{ rankeval.fail_close() }} WHEN c._run_dup > 0 AND NOT {{ 'true' if duplicates == 'first' else 'false' }} THEN {{ rankeval.fail_open() }}'run: duplicate (query, item) rows: ' || CAST(c._run_dup AS {{ rankeval.text() }}) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS {{ rankeval.text() }}){{ rankeval.fail_close() }} WHEN c._qrels_dup > 0 THEN {{ rankeval.fail_open() }}'qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS {{ rankeval.text() }}) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS {{ rankeval.text() }}){{ rankeval.fail_close() }} WHEN c._shared = 0 AND NOT {{ 'true' if complete else 'false' }} THEN {{ rankeval.fail_open() }}'run and qrels share no query (' || CAST(c._shared AS {{ rankeval.text() }}) || ' in common): check the query column and its type'{{ rankeval.fail_close() }} ELSE 0 END AS _ok FROM _check AS c) AS c
-        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
-        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
+        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level{% if reads.get('idcg') %}
+        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q{% endif %}
         LEFT JOIN _agg AS a ON a._idx = s._idx AND {% for b in by %}a._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}a._q = u._q
-        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q
+        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q{% if reads.get('cwl') %}
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
-        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {% for b in by %}cw._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}cw._q = u._q
-        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {% for b in by %}wv._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}wv._q = u._q
+        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {% for b in by %}cw._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}cw._q = u._q{% endif %}{% if reads.get('windowed') %}
+        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {% for b in by %}wv._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}wv._q = u._q{% endif %}
     )
 {%- endif %}
 {%- if per_query %}
