@@ -18,7 +18,6 @@ from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval._sqldiversity import FAMILIES as DIVERSITY_FAMILIES
 from polars_rankeval._sqldiversity import IDEAL_IDEAL
-from polars_rankeval._sqldiversity import ctes_sql as diversity_ctes_sql
 from polars_rankeval._sqlentry import (
     all_params,
     compute_sql,
@@ -382,17 +381,14 @@ _subq AS (
 
 
 def _compute() -> str:
-    """compute_sql for Jinja: the diversity family's CTEs switched on by diverse.on
-    (else its empty ``_divvals``: the SQL of the other measures is as before), and
-    ``ties='average'``'s CTEs (the expected values over every ordering of tied rows; Q(j)
-    as a running sum of logarithms, no LGAMMA) only when the call asks for them (no
-    diversity measure takes ties='average': DIVERSITY_CHECKS' ties check refuses them)."""
-    d = _dialect()
-    plain, empty = compute_sql(d), diversity_ctes_sql(d)
-    assert plain.count(empty) == 1
-    full = diversity_ctes_sql(replace(d, recursive=True))
-    switch = "\n{%- if diverse.on %}" + full + "\n{%- else %}" + empty + "\n{%- endif %}"
-    first = plain.replace(empty, switch).strip("\n")
+    """compute_sql for Jinja: the diversity family's recursive CTEs where a measure asks
+    for them (the pieces of :mod:`polars_rankeval._sqlprune`; DIVERSITY_CHECKS refuses
+    an adapter without them), and ``ties='average'``'s CTEs (the expected values over
+    every ordering of tied rows; Q(j) as a running sum of logarithms, no LGAMMA) only
+    when the call asks for them (no diversity measure takes ties='average':
+    DIVERSITY_CHECKS' ties check refuses them)."""
+    d = replace(_dialect(), recursive=True)
+    first = compute_sql(d).strip("\n")
     average = compute_sql(replace(d, average="TRUE")).strip("\n")
     return f"{{%- if ties == 'average' %}}\n{average}\n{{%- else %}}\n{first}\n{{%- endif %}}"
 

@@ -29,6 +29,7 @@ from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
 from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
 from polars_rankeval._sqldiversity import FAMILIES as DIVERSITY_FAMILIES
 from polars_rankeval._sqldiversity import ctes_sql as diversity_ctes_sql
+from polars_rankeval._sqldiversity import empty_sql as no_diversity_sql
 from polars_rankeval._sqlinterp import ctes_sql as interp_ctes_sql
 from polars_rankeval._sqlprune import (
     COMMON_FAMILIES,
@@ -950,15 +951,15 @@ def _stats_sql(d: Dialect) -> str:
     D = d.double
     idcg = _ideal_gain(D)
     gq, gains, join_gq = _gain_stats_sql(d)
-    idcg_body = f"""
+    # (not guarded in the macros: a guard on it saved nothing measurable a call)
+    idcg_cte = f"""
+    _idcg AS (
         SELECT s._idx, i._q,
             {_osum(d, idcg, 'i._ipos')} AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
-    """
-    idcg_cte = f"""
-    _idcg AS ({d.guarded("idcg", idcg_body)}),"""
+    ),"""
     return _ideal_sql(d) + gq + f"""
     _qstat AS (
         SELECT c.*, {gains},
@@ -1175,7 +1176,11 @@ def _windowed_sql(d: Dialect) -> str:
     )
     windowed = f"""
     _windowed AS ({d.guarded("windowed", f"{chr(10)}        {union}{chr(10)}    ")}),"""
-    return keep(d, "windowed", "".join(ctes(d) for ctes, _ in parts) + windowed)
+    # dbt: the diversity CTEs only for a call that asks (then on an adapter that has them)
+    return keep(d, "windowed", "".join(
+        keep(d, "diversity", ctes(d), no_diversity_sql(d)) if values == "_divvals" else ctes(d)
+        for ctes, values in parts
+    ) + windowed)
 
 
 # ---------------------------------------------------------------------------------------

@@ -1052,13 +1052,13 @@ _specs AS (
         JOIN _qq AS x ON x._q = c._q
         LEFT JOIN _gq AS gq ON gq._q = c._q
     ),
-    _idcg AS (SELECT * FROM (
+    _idcg AS (
         SELECT s._idx, i._q,
             SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS DOUBLE) / (LN(CAST(i._ipos AS DOUBLE) + 1) / LN(2.0)) ORDER BY i._ipos) AS _idcg
         FROM _ideal AS i
         JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
         GROUP BY s._idx, i._q
-    ) AS __rk_guarded WHERE rankeval_may_ask_idcg(given_measures)),
+    ),
 
     -- the judged retrieved rows, once per relevance level, with every running sum in one
     -- window (one sort); the per-query stats are joined after it

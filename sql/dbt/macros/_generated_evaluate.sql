@@ -588,10 +588,124 @@ _subq AS (
         JOIN _compatw AS w ON w._idx = r._idx AND {% for b in by %}w._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}w._q = r._q AND w._i = r._m
         JOIN _compatnorm AS n ON n._idx = r._idx AND {% for b in by %}n._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}n._q = r._q
         GROUP BY r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
+    ),{% if reads.get('diversity') %}
+    _divpairs AS (
+        SELECT s._idx, q._q, q._item, q._sub,
+            CAST(CASE WHEN s._family IN ('ERR_IA', 'nERR_IA', 'P_IA', 'AP_IA') THEN q._w ELSE 1 END AS {{ rankeval.double() }}) AS _w
+        FROM _subq AS q
+        JOIN _specs AS s ON s._family IN ('alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall') AND q._rel >= s._level
+    ),
+    _divsubs AS (
+        SELECT p._idx, p._q, p._sub, COUNT(*) AS _nrel, MAX(p._w) AS _w
+        FROM _divpairs AS p GROUP BY p._idx, p._q, p._sub
+    ),
+    _divn AS (
+        SELECT x._idx, x._q, COUNT(*) AS _n,
+            {% if ordered_sums %}SUM(x._w ORDER BY x._sub){% else %}SUM(x._w){% endif %} AS _wsum
+        FROM _divsubs AS x GROUP BY x._idx, x._q
+    ),
+    _divkept AS (
+        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item, r._pos
+        FROM _ranked AS r
+        LEFT JOIN _dropped AS dr ON {% for b in by %}dr._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}dr._q = r._q AND dr._pos = r._pos
+        WHERE ({{ 'NULL' if top is none else top }} IS NULL OR r._pos <= {{ 'NULL' if top is none else top }}) AND dr._pos IS NULL
+            AND EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall'))
+    ),
+    _divrun AS (
+        SELECT p._idx, {% for b in by %}k._g{{ loop.index0 }}, {% endfor %}k._q, k._pos, p._sub, p._w, x._nrel,
+            ROW_NUMBER() OVER (
+                PARTITION BY p._idx, {% for b in by %}k._g{{ loop.index0 }}, {% endfor %}k._q, p._sub ORDER BY k._pos
+            ) - 1 AS _c
+        FROM _divkept AS k
+        JOIN _divpairs AS p ON p._q = k._q AND p._item = k._item
+        JOIN _divsubs AS x ON x._idx = p._idx AND x._q = p._q AND x._sub = p._sub
+    ),
+    _divraw AS (
+        SELECT r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q,
+            {% if ordered_sums %}SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w * POWER(1 - COALESCE(s._p_alpha, 0.5), r._c) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(r._pos AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(r._pos AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(r._pos AS {{ rankeval.double() }}) - 1) END) ELSE 0 END ORDER BY r._pos, r._sub){% else %}SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w * POWER(1 - COALESCE(s._p_alpha, 0.5), r._c) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(r._pos AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(r._pos AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(r._pos AS {{ rankeval.double() }}) - 1) END) ELSE 0 END){% endif %} AS _sum,
+            {% if ordered_sums %}SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w ELSE 0 END ORDER BY r._pos, r._sub){% else %}SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w ELSE 0 END){% endif %} AS _pw,
+            COUNT(DISTINCT CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._sub END) AS _cover,
+            {% if ordered_sums %}SUM(CAST(r._c + 1 AS {{ rankeval.double() }}) / r._pos * r._w / r._nrel ORDER BY r._pos, r._sub){% else %}SUM(CAST(r._c + 1 AS {{ rankeval.double() }}) / r._pos * r._w / r._nrel){% endif %} AS _ap
+        FROM _divrun AS r
+        JOIN _specs AS s ON s._idx = r._idx
+        GROUP BY r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
+    ),
+    _divret AS (
+        SELECT {% for b in by %}k._g{{ loop.index0 }}, {% endfor %}k._q, COUNT(*) AS _nret FROM _divkept AS k GROUP BY {% for b in by %}k._g{{ loop.index0 }}, {% endfor %}k._q
+    ),
+    _divii(_idx, _i) AS (
+        SELECT s._idx, 1 FROM _specs AS s
+        WHERE s._family IN ('alpha_DCG', 'ERR_IA') AND s._k >= 1
+        UNION ALL
+        SELECT x._idx, x._i + 1 FROM _divii AS x
+        JOIN _specs AS s ON s._idx = x._idx
+        WHERE x._i < s._k
+    ),
+    _diviisum AS (
+        SELECT x._idx, {% if ordered_sums %}SUM(POWER(1 - COALESCE(s._p_alpha, 0.5), x._i - 1) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(x._i AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(x._i AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(x._i AS {{ rankeval.double() }}) - 1) END) ORDER BY x._i){% else %}SUM(POWER(1 - COALESCE(s._p_alpha, 0.5), x._i - 1) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(x._i AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(x._i AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(x._i AS {{ rankeval.double() }}) - 1) END)){% endif %} AS _ii
+        FROM _divii AS x JOIN _specs AS s ON s._idx = x._idx
+        GROUP BY x._idx
+    ),
+    _divgreedy(_idx, _q, _item, _sub, _w, _a, _depth, _phase, _step, _c, _placed, _gi, _best,
+               _bgain, _full, _ipos, _igain) AS (
+        SELECT p._idx, p._q, p._item, p._sub, p._w, CAST(1 - COALESCE(s._p_alpha, 0.5) AS {{ rankeval.double() }}),
+            CAST(CASE WHEN s._family <> 'nNRBP' THEN s._k WHEN s._p_beta >= 1 THEN NULL WHEN s._p_beta > 0 THEN CEIL(-41.58883083359672 / LN(s._p_beta)) + 1 ELSE 1 END AS {{ rankeval.double() }}), CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT),
+            CAST(0 AS BIGINT), CAST(NULL AS {{ rankeval.double() }}), CAST(NULL AS {{ rankeval.text() }}), CAST(NULL AS {{ rankeval.double() }}),
+            CAST(0 AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS {{ rankeval.double() }})
+        FROM _divpairs AS p
+        JOIN _specs AS s ON s._idx = p._idx AND s._family IN ('alpha_nDCG', 'nERR_IA', 'nNRBP')
+        UNION ALL
+        SELECT w._idx, w._q, w._item, w._sub, w._w, w._a, w._depth,
+            CAST(CASE WHEN w._phase = 2 THEN 0 ELSE w._phase + 1 END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 THEN w._step + 1 ELSE w._step END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 THEN w._c + MAX(CASE WHEN CAST(w._item AS {{ rankeval.text() }}) = w._best THEN 1 ELSE 0 END) OVER (PARTITION BY w._idx, w._q, w._sub) ELSE w._c END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 AND CAST(w._item AS {{ rankeval.text() }}) = w._best THEN 1 ELSE w._placed END AS BIGINT),
+            CAST(CASE WHEN w._phase = 0 THEN SUM(w._w * POWER(w._a, w._c)) OVER (
+                PARTITION BY w._idx, w._q, w._item) ELSE w._gi END AS {{ rankeval.double() }}),
+            CAST(CASE WHEN w._phase = 1 THEN FIRST_VALUE(CAST(w._item AS {{ rankeval.text() }})) OVER (PARTITION BY w._idx, w._q ORDER BY w._placed, w._gi DESC, {{ rankeval.bytes_order('w._item') }} DESC)
+                 ELSE w._best END AS {{ rankeval.text() }}),
+            CAST(CASE WHEN w._phase = 1 THEN FIRST_VALUE(w._gi) OVER (PARTITION BY w._idx, w._q ORDER BY w._placed, w._gi DESC, {{ rankeval.bytes_order('w._item') }} DESC)
+                 ELSE w._bgain END AS {{ rankeval.double() }}),
+            CAST(CASE WHEN w._phase = 1 THEN MIN(w._placed) OVER (PARTITION BY w._idx, w._q)
+                 ELSE w._full END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 AND CAST(w._item AS {{ rankeval.text() }}) = w._best THEN w._step + 1 ELSE w._ipos END AS BIGINT),
+            CAST(CASE WHEN w._phase = 2 AND CAST(w._item AS {{ rankeval.text() }}) = w._best THEN w._bgain ELSE w._igain END AS {{ rankeval.double() }})
+        FROM _divgreedy AS w
+        -- phase 1 stops at the depth, phase 2 once every item is placed
+        WHERE (w._phase <> 1 OR w._depth IS NULL OR w._step < w._depth)
+            AND (w._phase <> 2 OR w._full = 0)
+    ),
+    _divideal AS (
+        SELECT i._idx, i._q, {% if ordered_sums %}SUM(i._igain * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(i._ipos AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(i._ipos AS {{ rankeval.double() }}) - 1) END) ORDER BY i._ipos){% else %}SUM(i._igain * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(i._ipos AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(i._ipos AS {{ rankeval.double() }}) - 1) END)){% endif %} AS _ideal
+        FROM (
+            SELECT DISTINCT x._idx, x._q, x._ipos, x._igain FROM _divgreedy AS x
+            WHERE x._ipos IS NOT NULL
+        ) AS i
+        JOIN _specs AS s ON s._idx = i._idx
+        WHERE s._k IS NULL OR i._ipos <= s._k
+        GROUP BY i._idx, i._q
     ),
     _divvals AS (
+        SELECT r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, CAST(CASE
+            WHEN s._family IN ('alpha_nDCG', 'nERR_IA', 'nNRBP') THEN
+                CASE WHEN r._sum > 0 AND di._ideal > 0 THEN r._sum / di._ideal ELSE 0 END
+            WHEN s._family IN ('alpha_DCG', 'ERR_IA') THEN
+                CASE WHEN n._wsum * ii._ii > 0 THEN r._sum / (n._wsum * ii._ii) ELSE 0 END
+            WHEN s._family = 'NRBP' THEN CASE WHEN n._wsum > 0 THEN r._sum * (1.0 - (1.0 - s._p_alpha) * s._p_beta) / n._wsum ELSE 0 END
+            WHEN n._wsum <= 0 THEN 0
+            WHEN s._family = 'P_IA' THEN r._pw / CAST(CASE WHEN s._k IS NULL THEN c._nret ELSE s._k END AS {{ rankeval.double() }}) / n._wsum
+            WHEN s._family = 'StRecall' THEN CAST(r._cover AS {{ rankeval.double() }}) / n._wsum
+            ELSE r._ap / n._wsum END AS {{ rankeval.double() }}) AS _v
+        FROM _divraw AS r
+        JOIN _specs AS s ON s._idx = r._idx
+        JOIN _divn AS n ON n._idx = r._idx AND n._q = r._q
+        JOIN _divret AS c ON {% for b in by %}c._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}c._q = r._q
+        LEFT JOIN _diviisum AS ii ON ii._idx = r._idx
+        LEFT JOIN _divideal AS di ON di._idx = r._idx AND di._q = r._q
+    ),{% else %}
+    _divvals AS (
         SELECT a._idx, {% for b in by %}a._g{{ loop.index0 }}, {% endfor %}a._q, CAST(NULL AS {{ rankeval.double() }}) AS _v FROM _agg AS a WHERE 1 = 0
-    ),
+    ),{% endif %}
     _windowed AS (
         SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _interpvals AS x
         UNION ALL
@@ -1075,8 +1189,7 @@ _subq AS (
         JOIN _compatw AS w ON w._idx = r._idx AND {% for b in by %}w._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}w._q = r._q AND w._i = r._m
         JOIN _compatnorm AS n ON n._idx = r._idx AND {% for b in by %}n._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}n._q = r._q
         GROUP BY r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
-    ),
-{%- if diverse.on %}
+    ),{% if reads.get('diversity') %}
     _divpairs AS (
         SELECT s._idx, q._q, q._item, q._sub,
             CAST(CASE WHEN s._family IN ('ERR_IA', 'nERR_IA', 'P_IA', 'AP_IA') THEN q._w ELSE 1 END AS {{ rankeval.double() }}) AS _w
@@ -1190,12 +1303,10 @@ _subq AS (
         JOIN _divret AS c ON {% for b in by %}c._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}c._q = r._q
         LEFT JOIN _diviisum AS ii ON ii._idx = r._idx
         LEFT JOIN _divideal AS di ON di._idx = r._idx AND di._q = r._q
-    ),
-{%- else %}
+    ),{% else %}
     _divvals AS (
         SELECT a._idx, {% for b in by %}a._g{{ loop.index0 }}, {% endfor %}a._q, CAST(NULL AS {{ rankeval.double() }}) AS _v FROM _agg AS a WHERE 1 = 0
-    ),
-{%- endif %}
+    ),{% endif %}
     _windowed AS (
         SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _interpvals AS x
         UNION ALL
