@@ -117,6 +117,12 @@ def _osum(d: Dialect, value: str, key: str) -> str:
 def _tables_sql(d: Dialect) -> str:
     """CTEs: b(i) per spec and position (_cwltab), B(D) (_cwlnorm), B(i) (_cwlcum)."""
     both = {**LINEAR, **STOPPING}
+    norm = f"""
+        SELECT t._idx, {_osum(d, 't._b', 't._i')} AS _norm
+        FROM _cwltab AS t
+        GROUP BY t._idx
+    """
+    # the CTEs _values reads are guarded (d.guarded: the DuckDB macros' pruning)
     return f"""
     _cwltab AS (
         SELECT s._idx, p._i, {_weight(both, f'CAST(p._i AS {d.double})')} AS _b
@@ -124,11 +130,7 @@ def _tables_sql(d: Dialect) -> str:
         JOIN {_positions()} AS p ON p._i <= {DEPTH}
         WHERE {_in(both)}
     ),
-    _cwlnorm AS (
-        SELECT t._idx, {_osum(d, 't._b', 't._i')} AS _norm
-        FROM _cwltab AS t
-        GROUP BY t._idx
-    ),
+    _cwlnorm AS ({d.guarded("cwl", norm)}),
     _cwlcum AS (
         SELECT t._idx, t._i, t._b,
             SUM(t._b) OVER (PARTITION BY t._idx ORDER BY t._i {RUNNING}) AS _cb
@@ -152,22 +154,7 @@ def _rows_sql(d: Dialect) -> str:
         f"CASE WHEN r._z - {own_z} > 0 OR r._ln - {own_ln} < {LN_FLOOR} THEN 0"
         f" ELSE EXP(r._ln - {own_ln}) END"
     )
-    return f"""
-    _cwlrows AS (
-        SELECT x._idx, {g('x')}x._q, x._pos, x._gn,
-            SUM(x._gn) OVER ({w} {RUNNING}) AS _cg,
-            SUM(CASE WHEN x._gn >= 1 THEN 1 ELSE 0 END) OVER ({w} {RUNNING}) AS _z,
-            SUM({ln}) OVER ({w} {RUNNING}) AS _ln,
-            LEAD(x._pos) OVER ({w}) AS _next
-        FROM (
-            SELECT s._idx, {g('j')}j._q, j._pos, {_gain(d.double, 'j._rel')} AS _gn
-            FROM _judged AS j
-            JOIN _specs AS s ON s._level = j._level AND j._pos <= {DEPTH}
-                AND {_in((*STOPPING, *GOAL, "INST"))}
-        ) AS x
-        WHERE x._gn > 0
-    ),
-    _cwlagg AS (
+    agg = f"""
         SELECT r._idx, {g('r')}r._q,
             {_osum(d, f'({s_above}) * r._gn * c._b', 'r._pos')} AS _num,
             MIN(c._cb) AS _bfirst,
@@ -184,7 +171,23 @@ def _rows_sql(d: Dialect) -> str:
         GROUP BY r._idx, {g('r')}r._q
         UNION ALL
         {_inst_sql(d)}
+    """
+    return f"""
+    _cwlrows AS (
+        SELECT x._idx, {g('x')}x._q, x._pos, x._gn,
+            SUM(x._gn) OVER ({w} {RUNNING}) AS _cg,
+            SUM(CASE WHEN x._gn >= 1 THEN 1 ELSE 0 END) OVER ({w} {RUNNING}) AS _z,
+            SUM({ln}) OVER ({w} {RUNNING}) AS _ln,
+            LEAD(x._pos) OVER ({w}) AS _next
+        FROM (
+            SELECT s._idx, {g('j')}j._q, j._pos, {_gain(d.double, 'j._rel')} AS _gn
+            FROM _judged AS j
+            JOIN _specs AS s ON s._level = j._level AND j._pos <= {DEPTH}
+                AND {_in((*STOPPING, *GOAL, "INST"))}
+        ) AS x
+        WHERE x._gn > 0
     ),
+    _cwlagg AS ({d.guarded("cwl", agg)}),
 """
 
 

@@ -18,7 +18,6 @@ from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval._sqldiversity import FAMILIES as DIVERSITY_FAMILIES
 from polars_rankeval._sqldiversity import IDEAL_IDEAL
-from polars_rankeval._sqldiversity import ctes_sql as diversity_ctes_sql
 from polars_rankeval._sqlentry import (
     all_params,
     compute_sql,
@@ -26,6 +25,7 @@ from polars_rankeval._sqlentry import (
     qualifier,
     summary_sql,
 )
+from polars_rankeval._sqlprune import jinja_readers
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval._sqlties import supported_list as ties_supported_list
 from polars_rankeval.diversity.families import DIVERSITY
@@ -79,13 +79,38 @@ def registry_macro() -> str:
         # the diversity family (subtopic qrels): evaluate checks subtopic= and the adapter
         "diversity": list(DIVERSITY_FAMILIES),
         "needs_cutoff": list(IDEAL_IDEAL),
+        # the pieces of the SQL and the families that read them (_sqlprune.READERS)
+        "readers": jinja_readers(),
     }
     return (
         HEADER
         + "{% macro _registry() %}\n{{ return("
         + _jinja_literal(table)
         + ") }}\n{% endmacro %}\n"
+        + READS
     )
+
+
+# per piece of the SQL, whether a call's parsed measures read it (evaluate leaves out the
+# pieces they do not: polars_rankeval/_sqlprune.py)
+READS = """
+{#- piece -> true where a measure of specs ((name, spec) pairs) reads it; family -> true
+    where one is of it (its formula) -#}
+{% macro _reads(specs) %}
+{%- set reads = {} -%}
+{%- for name, spec in specs -%}{%- do reads.update({spec.family: true}) -%}{%- endfor -%}
+{%- for piece, readers in rankeval._registry().readers.items() -%}
+    {%- do reads.update({piece: false}) -%}
+    {%- for name, spec in specs -%}
+        {%- if spec.family in readers.families and (readers.param is none
+                or spec.get(readers.param[0]) == readers.param[1]) -%}
+            {%- do reads.update({piece: true}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+{%- endfor -%}
+{{ return(reads) }}
+{% endmacro %}
+"""
 
 
 # The dispatched macros of the package's dialect pieces: (name, argument, the piece of a
@@ -148,7 +173,14 @@ def _dialect() -> Dialect:
         text="{{ rankeval.text() }}",
         bytes_order=lambda x: f"{{{{ rankeval.bytes_order('{x}') }}}}",
         ordered=lambda o, p: f"{{% if ordered_sums %}}{o}{{% else %}}{p}{{% endif %}}",
+        choose=_choose,
     )
+
+
+def _choose(piece: str, present: str, absent: str) -> str:
+    """A piece of the SQL where the measures read it (``reads``: :data:`READS`)."""
+    otherwise = f"{{% else %}}{absent}" if absent else ""
+    return f"{{% if reads.get('{piece}') %}}{present}{otherwise}{{% endif %}}"
 
 
 def _spec_rows() -> str:
@@ -245,6 +277,7 @@ EVALUATE = """
 {%- endfor -%}{%- endif -%}
 @@DIVERSITY_CHECKS@@
 {%- set ordered_sums = rankeval.ordered_sums() -%}
+{%- set reads = rankeval._reads(specs) -%}
 {%- set q = adapter.quote(query) -%}
 {%- set i = adapter.quote(item) -%}
 {%- set o = adapter.quote(rank if rank is not none else score) -%}
@@ -348,17 +381,14 @@ _subq AS (
 
 
 def _compute() -> str:
-    """compute_sql for Jinja: the diversity family's CTEs switched on by diverse.on
-    (else its empty ``_divvals``: the SQL of the other measures is as before), and
-    ``ties='average'``'s CTEs (the expected values over every ordering of tied rows; Q(j)
-    as a running sum of logarithms, no LGAMMA) only when the call asks for them (no
-    diversity measure takes ties='average': DIVERSITY_CHECKS' ties check refuses them)."""
-    d = _dialect()
-    plain, empty = compute_sql(d), diversity_ctes_sql(d)
-    assert plain.count(empty) == 1
-    full = diversity_ctes_sql(replace(d, recursive=True))
-    switch = "\n{%- if diverse.on %}" + full + "\n{%- else %}" + empty + "\n{%- endif %}"
-    first = plain.replace(empty, switch).strip("\n")
+    """compute_sql for Jinja: the diversity family's recursive CTEs where a measure asks
+    for them (the pieces of :mod:`polars_rankeval._sqlprune`; DIVERSITY_CHECKS refuses
+    an adapter without them), and ``ties='average'``'s CTEs (the expected values over
+    every ordering of tied rows; Q(j) as a running sum of logarithms, no LGAMMA) only
+    when the call asks for them (no diversity measure takes ties='average':
+    DIVERSITY_CHECKS' ties check refuses them)."""
+    d = replace(_dialect(), recursive=True)
+    first = compute_sql(d).strip("\n")
     average = compute_sql(replace(d, average="TRUE")).strip("\n")
     return f"{{%- if ties == 'average' %}}\n{average}\n{{%- else %}}\n{first}\n{{%- endif %}}"
 

@@ -334,6 +334,11 @@ def ctes_sql(d: Dialect) -> str:
             _pairs_sql(d) + _raw_sql(d) + _fold_ideal_ideal_sql(d) + _fold_greedy_sql(d)
             + _values_sql(d)
         )  # fmt: skip
+    return empty_sql(d)
+
+
+def empty_sql(d: Dialect) -> str:
+    """CTE: an empty ``_divvals`` (a rendering without the family's CTEs)."""
     return f"""
     _divvals AS (
         SELECT a._idx, {d.g('a')}a._q, CAST(NULL AS {d.double}) AS _v FROM _agg AS a WHERE 1 = 0

@@ -29,8 +29,18 @@ from polars_rankeval._sqlcwl import ctes_sql as cwl_ctes_sql
 from polars_rankeval._sqlcwl import linear_term as cwl_linear_term
 from polars_rankeval._sqldiversity import FAMILIES as DIVERSITY_FAMILIES
 from polars_rankeval._sqldiversity import ctes_sql as diversity_ctes_sql
+from polars_rankeval._sqldiversity import empty_sql as no_diversity_sql
 from polars_rankeval._sqlinterp import ctes_sql as interp_ctes_sql
-from polars_rankeval._sqlprune import PARAMETERS, guard_ctes, macros_sql, may_ask
+from polars_rankeval._sqlprune import (
+    COMMON_FAMILIES,
+    EVERY_ROW,
+    GAIN_IDEAL,
+    WINDOWED,
+    keep,
+    macros_sql,
+    may_ask,
+    reads,
+)
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval._sqlties import cases as ties_cases
 from polars_rankeval._sqlties import ctes_sql as ties_ctes_sql
@@ -39,19 +49,14 @@ from polars_rankeval.diversity.families import DIVERSITY
 from polars_rankeval.engines.sqltwin.targets import RUNNING, TARGETS, Dialect
 
 __all__ = [
-    "FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql", "is_choice",
-    "qualifier", "summary_sql",
+    "COMMON_FAMILIES", "FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql",
+    "is_choice", "qualifier", "summary_sql",
 ]  # fmt: skip
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "sql"
 DBT_DIR = SQL_DIR / "dbt"
 
-# Families whose value per query comes whole from their own windows (_sqlinterp,
-# _sqlcompat, _sqldiversity): the CTE _windowed
-WINDOWED = ("InterpAP", "Compat", *DIVERSITY_FAMILIES)
-# Families that read the ideal ranking's running sums (_gideal, _gq)
-GAIN_FAMILIES = ("G", "nDCG_rel", "RnDCG")
 # Families the one-pass SQL computes (a test checks it covers REGISTRY).
 FAMILIES_SQL = (
     "AP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel", "NumRelRet", "NumQ",
@@ -182,7 +187,7 @@ DUCKDB = replace(Dialect.of(
     first="(duplicates = 'first')",
     no_groups='len("by") = 0',
     average="(ties = 'average')",
-), judged_positions=True)
+), judged_positions=True, guard=may_ask)
 
 
 # The retrieved rows within the cutoff (all without one): u._nall rows (after top) less
@@ -237,16 +242,6 @@ class Raw:
 
 # a declared aggregate, or one written out ("MIN(...) AS x": read by any family)
 Aggregate = Sum | Raw | str
-
-# The families most calls ask for: their specs' judged rows are aggregated apart, with
-# only the aggregates these families read (the others NULL), so a usual call does not
-# evaluate the 20-odd aggregates of the rarer families on every row.  Any other family
-# (a new one too) is aggregated with every aggregate.
-COMMON_FAMILIES = (
-    "AP", "GMAP", "YAAP", "nDCG", "P", "R", "RR", "Success", "NumRet", "NumRel",
-    "NumRelRet", "NumQ", "Rprec", "F1",
-)  # fmt: skip
-
 
 def _family_is(families: tuple[str, ...]) -> str:
     """The condition that the spec's family is one of ``families``."""
@@ -423,7 +418,7 @@ def _formulas(d: Dialect) -> str:
     cases = ties_cases(d, {**_ranked_cases(d), **_set_cases(d)})
     assert set(cases) == set(FAMILIES_SQL)
     whens = "\n".join(
-        f"                WHEN {_quote(f)} THEN CAST({sql} AS {d.double})"
+        keep(d, f, f"                WHEN {_quote(f)} THEN CAST({sql} AS {d.double})")
         for f, sql in cases.items()
         if d.needs(f)
     )
@@ -496,6 +491,7 @@ def _agg_sql(d: Dialect) -> str:
     aggregates = _raw_sums(d)
     common = _family_is(COMMON_FAMILIES)
     rare = () if d.families is None else tuple(sorted(d.families - set(COMMON_FAMILIES)))
+    guard = "" if d.guard is None else f" AND {d.guard('rare')}"
 
     def branch(only: tuple[str, ...], family: str) -> str:
         return (
@@ -507,12 +503,10 @@ def _agg_sql(d: Dialect) -> str:
             f"        GROUP BY s._idx, {d.g('jl')}jl._q"
         )
 
-    branches = [
-        *([branch(tuple(f for f in COMMON_FAMILIES if d.needs(f)), common)]
-          if d.needs(*COMMON_FAMILIES) else []),
-        *([branch(rare, f"NOT ({common})")] if d.families is None or rare else []),
-    ]  # fmt: skip
-    return "\n        UNION ALL\n        ".join(branches)
+    usual = (branch(tuple(f for f in COMMON_FAMILIES if d.needs(f)), common)
+             if d.needs(*COMMON_FAMILIES) else "")  # fmt: skip
+    union = "\n        UNION ALL\n        " if usual else ""
+    return usual + keep(d, "rare", union + branch(rare, f"NOT ({common}){guard}"))
 
 
 def _gain_sums(d: Dialect) -> list[Aggregate]:
@@ -627,8 +621,6 @@ def _ranked_sql(d: Dialect) -> str:
 # lists are used while (the qrels rows of a query, at most its rows) x (its rows) summed
 # over the queries stays within this many times the run's rows, else the window ranks
 LIST_WORK = 32
-# the families that read every ranked row, not only the judged ones
-_EVERY_ROW = ("Compat", *DIVERSITY_FAMILIES)
 
 
 def _judged_positions_sql(d: Dialect) -> str:
@@ -643,11 +635,14 @@ def _judged_positions_sql(d: Dialect) -> str:
     window ranks (:func:`_ranked_sql`).  Equal positions to the window's: the keys
     compare as doubles alike (-0.0 = 0.0 in both)."""
     g, gj = d.g, d.gj
-    every = ", ".join(_quote(f) for f in _EVERY_ROW)
+    every = ", ".join(_quote(f) for f in EVERY_ROW)
+    no_every_row = f"NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({every}))"
+    if d.guard is not None:
+        no_every_row = f"(NOT {d.guard('every_row')}\n                 OR {no_every_row})"
     return f"""
     _lists AS (
         SELECT NOT {d.first}
-            AND NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({every}))
+            AND {no_every_row}
             AND COALESCE((SELECT SUM(LEAST(y._nj, x._n) * x._n) FROM _rq AS x
                           JOIN _qq AS y ON y._q = x._q), 0)
                 <= {LIST_WORK} * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
@@ -855,8 +850,7 @@ def _dropped_sql(d: Dialect) -> str:
         return f"""
     _dropped AS (SELECT {g('r')}r._q, r._pos, 0 AS _tail FROM _rows AS r WHERE 1 = 0),
 """
-    return f"""
-    _dropped AS (
+    body = f"""
         SELECT {g('x')}x._q, x._pos,
             -- 1: below the last kept row (all rows under it dropped too)
             CASE WHEN COUNT(*) OVER (
@@ -880,7 +874,9 @@ def _dropped_sql(d: Dialect) -> str:
             WHERE {d.top} IS NULL OR r._pos <= {d.top}
         ) AS x
         WHERE x._nth > 1
-    ),
+    """
+    return f"""
+    _dropped AS ({d.only_when(d.first, body)}),
 """
 
 
@@ -892,8 +888,6 @@ def _ideal_gain(double: str) -> str:
     )
 
 
-# the families that read the ideal rankings' running sums (_gideal)
-GAIN_IDEAL = ("G", "nDCG_rel", "RnDCG")
 _IDEAL_GAIN = ", ".join(_quote(f) for f in GAIN_IDEAL)
 
 
@@ -908,10 +902,7 @@ def _ideal_sql(d: Dialect) -> str:
         FROM _qrels AS q
         WHERE q._rel > 0
     ),"""
-    if not d.needs(*GAIN_FAMILIES):
-        return ideal
-    return ideal + f"""
-    _gideal AS (
+    body = f"""
         SELECT e.*,
             SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
                 PARTITION BY e._q ORDER BY e._ipos DESC
@@ -932,7 +923,9 @@ def _ideal_sql(d: Dialect) -> str:
             -- only for the families that read it
             WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({_IDEAL_GAIN}))
         ) AS e
-    ),"""
+    """
+    return ideal + keep(d, "gain", f"""
+    _gideal AS ({d.guarded("gain", body)}),""")
 
 
 def _gain_stats_sql(d: Dialect) -> tuple[str, str, str]:
@@ -940,9 +933,7 @@ def _gain_stats_sql(d: Dialect) -> tuple[str, str, str]:
     and ``_qstat``'s columns and join of them (typed NULLs where no family reads them)."""
     D = d.double
     columns = "gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels"
-    if not d.needs(*GAIN_FAMILIES):
-        nulls = ", ".join(f"CAST(NULL AS {D}) AS {c[3:]}" for c in columns.split(", "))
-        return "", nulls, ""
+    nulls = ", ".join(f"CAST(NULL AS {D}) AS {c[3:]}" for c in columns.split(", "))
     gq = f"""
     _gq AS (
         SELECT e._q, CAST(COUNT(*) AS {D}) AS _num_pos, {_osum(d, 'e._rel', 'e._ipos')} AS _ideal_gain,
@@ -951,7 +942,8 @@ def _gain_stats_sql(d: Dialect) -> tuple[str, str, str]:
         FROM _gideal AS e
         GROUP BY e._q
     ),"""
-    return gq, columns, "\n        LEFT JOIN _gq AS gq ON gq._q = c._q"
+    join = "\n        LEFT JOIN _gq AS gq ON gq._q = c._q"
+    return keep(d, "gain", gq), keep(d, "gain", columns, nulls), keep(d, "gain", join)
 
 
 def _stats_sql(d: Dialect) -> str:
@@ -959,6 +951,7 @@ def _stats_sql(d: Dialect) -> str:
     D = d.double
     idcg = _ideal_gain(D)
     gq, gains, join_gq = _gain_stats_sql(d)
+    # (not guarded in the macros: a guard on it saved nothing measurable a call)
     idcg_cte = f"""
     _idcg AS (
         SELECT s._idx, i._q,
@@ -980,7 +973,7 @@ def _stats_sql(d: Dialect) -> str:
             GROUP BY q._q, l._level
         ) AS c
         JOIN _qq AS x ON x._q = c._q{join_gq}
-    ),{idcg_cte if d.needs("nDCG") else ""}
+    ),{keep(d, "idcg", idcg_cte)}
 """
 
 
@@ -995,9 +988,8 @@ def _judged_sql(d: Dialect) -> str:
     w = f"PARTITION BY l._level, {g('r')}r._q ORDER BY r._pos"
     ideal_sums, join_gideal = "gi._icost, gi._idcg_at, gi._lends", (
         "\n        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos")
-    if not d.needs(*GAIN_FAMILIES):
-        ideal_sums, join_gideal = ", ".join(
-            f"CAST(NULL AS {d.double}) AS {c[3:]}" for c in ideal_sums.split(", ")), ""
+    nulls = ", ".join(f"CAST(NULL AS {d.double}) AS {c[3:]}" for c in ideal_sums.split(", "))
+    ideal_sums, join_gideal = keep(d, "gain", ideal_sums, nulls), keep(d, "gain", join_gideal)
     return f"""
     -- the judged retrieved rows, once per relevance level, with every running sum in one
     -- window (one sort); the per-query stats are joined after it
@@ -1035,18 +1027,14 @@ def _judged_sql(d: Dialect) -> str:
 
 def _irun_sql(d: Dialect) -> str:
     """CTE: nDCG(ideal=run)'s ideal DCG per (measure, group, query) (where the
-    statement computes nDCG)."""
-    if not d.needs("nDCG"):
-        return ""
+    statement may compute it)."""
     g, D = d.g, d.double
     gain = "CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END"
     idcg = (
         f"CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})"
         f" / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END"
     )
-    return f"""
-    -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
-    _irun AS (
+    body = f"""
         SELECT s._idx, {g('i')}i._q,
             {_osum(d, idcg, 'i._ipos')} AS _idcg_run
         FROM (
@@ -1061,8 +1049,11 @@ def _irun_sql(d: Dialect) -> str:
         JOIN _specs AS s
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
         GROUP BY s._idx, {g('i')}i._q
-    ),
-"""
+    """
+    return keep(d, "irun", f"""
+    -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
+    _irun AS ({d.guarded("irun", body)}),
+""")
 
 
 def _universe_sql(d: Dialect) -> str:
@@ -1093,9 +1084,9 @@ def _extra_sql(d: Dialect) -> str:
                 CAST(NULL AS {D}) AS _dropw
             FROM _irun AS x
             UNION ALL"""
-    # the first branch names the columns: _irun's where nDCG is computed, else _dropk's
-    named = d.needs("nDCG")
-    idcg_run, nk = ("", "") if named else (" AS _idcg_run", " AS _nk")
+    # the first branch names the columns: _irun's where it is read, else _dropk's
+    irun = keep(d, "irun", irun)
+    idcg_run, nk = keep(d, "irun", "", " AS _idcg_run"), keep(d, "irun", "", " AS _nk")
     return f"""
     _dropk AS (
         SELECT s._idx, {g('x')}x._q, COUNT(*) AS _nk,
@@ -1108,7 +1099,7 @@ def _extra_sql(d: Dialect) -> str:
     _extra AS (
         SELECT e._idx, {g('e')}e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
             MAX(e._dropw) AS _dropw
-        FROM ({irun if named else ""}
+        FROM ({irun}
             SELECT x._idx, {g('x')}x._q, CAST(NULL AS {D}){idcg_run}, CAST(x._nk AS {D}){nk}, x._dropw
             FROM _dropk AS x
         ) AS e
@@ -1129,10 +1120,7 @@ def _values_sql(d: Dialect) -> str:
         f"\n        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {gj('cw', 'u')}cw._q = u._q"
     )
     windowed = f"\n        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {gj('wv', 'u')}wv._q = u._q"
-    idcg, cwl, windowed = (
-        x if d.needs(*families) else ""
-        for x, families in ((idcg, ("nDCG",)), (cwl, CWL_FAMILIES), (windowed, WINDOWED))
-    )
+    idcg, cwl, windowed = keep(d, "idcg", idcg), keep(d, "cwl", cwl), keep(d, "windowed", windowed)
     return _universe_sql(d) + _extra_sql(d) + f"""
     _values AS (
         SELECT {g('u')}u._q, s._idx, s._name, s._agg,
@@ -1164,7 +1152,7 @@ def compute_sql(d: Dialect) -> str:
     ``_values``: group columns, _q, _idx, _name, _agg, _value."""
     return (
         _counts_sql(d) + _dropped_sql(d) + _stats_sql(d) + _judged_sql(d)
-        + ties_ctes_sql(d) + _irun_sql(d) + (cwl_ctes_sql(d) if d.needs(*CWL_FAMILIES) else "")
+        + ties_ctes_sql(d) + _irun_sql(d) + keep(d, "cwl", cwl_ctes_sql(d))
         + _windowed_sql(d)
         + _values_sql(d)
     )
@@ -1174,57 +1162,29 @@ def _windowed_sql(d: Dialect) -> str:
     """CTEs: InterpAP's, Compat's and the diversity family's own (each ending with a
     comma; :mod:`polars_rankeval._sqldiversity`), then their values
     per (spec, group, query) in one table ``_windowed``: those of the families the
-    statement computes (none: no ``_windowed``)."""
+    statement may compute (none: no ``_windowed``)."""
     g = d.g
     parts = [
-        (ctes, values) for ctes, values, families in (
-            (interp_ctes_sql, "_interpvals", ("InterpAP",)),
-            (compat_ctes_sql, "_compatvals", ("Compat",)),
-            (diversity_ctes_sql, "_divvals", DIVERSITY_FAMILIES),
-        ) if d.needs(*families)
+        (ctes, values) for ctes, values, piece in (
+            (interp_ctes_sql, "_interpvals", "interp"),
+            (compat_ctes_sql, "_compatvals", "compat"),
+            (diversity_ctes_sql, "_divvals", "diversity"),
+        ) if reads(d, piece)
     ]  # fmt: skip
-    if not parts:
-        return ""
     union = "\n        UNION ALL\n        ".join(
         f"SELECT x._idx, {g('x')}x._q, x._v FROM {values} AS x" for _, values in parts
     )
-    return "".join(ctes(d) for ctes, _ in parts) + f"""
-    _windowed AS (
-        {union}
-    ),"""
+    windowed = f"""
+    _windowed AS ({d.guarded("windowed", f"{chr(10)}        {union}{chr(10)}    ")}),"""
+    # dbt: the diversity CTEs only for a call that asks (then on an adapter that has them)
+    return keep(d, "windowed", "".join(
+        keep(d, "diversity", ctes(d), no_diversity_sql(d)) if values == "_divvals" else ctes(d)
+        for ctes, values in parts
+    ) + windowed)
 
 
 # ---------------------------------------------------------------------------------------
 # DuckDB: the measure parser and the public macros
-
-
-# The families whose CTEs a call that cannot name them leaves out (:func:`_pruned`)
-PRUNED_GROUPS = {
-    "cwl": CWL_FAMILIES, "windowed": WINDOWED, "gain": GAIN_IDEAL, "every_row": _EVERY_ROW,
-    "rare": tuple(f.name for f in _families() if f.name not in COMMON_FAMILIES),
-}
-
-
-def _pruned(compute: str) -> str:
-    """The macros' CTEs, each that reads only the specs of some rarer families guarded
-    by a condition DuckDB folds per call (:mod:`polars_rankeval._sqlprune`): a call
-    whose names cannot be of those families plans them as empty results.  The guards
-    sit on the CTEs that ``_values`` reads (a CTE no one reads is not planned): each
-    guard repeats the call's measures expression, which DuckDB binds at every copy.
-    The other renderings (``sql.render``, dbt) keep :func:`compute_sql` as it is."""
-    every = ", ".join(_quote(f) for f in _EVERY_ROW)
-    lists = f"AND NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({every}))"
-    common = f"AND NOT ({_family_is(COMMON_FAMILIES)})"
-    assert compute.count(lists) == 1 and compute.count(common) == 1
-    compute = compute.replace(lists, f"AND (NOT {may_ask('every_row')}\n                 OR {lists[4:]})")
-    compute = compute.replace(common, f"{common} AND {may_ask('rare')}")
-    return guard_ctes(compute, {
-        "_cwlnorm": may_ask("cwl"), "_cwlagg": may_ask("cwl"), "_gideal": may_ask("gain"),
-        # the diversity CTEs read the subtopic qrels (and check them) whenever given
-        "_windowed": f"({may_ask('windowed')} OR subtopic IS NOT NULL)",
-        "_irun": may_ask(PARAMETERS), "_tagg": "(ties = 'average')",
-        "_dropped": "(duplicates = 'first')",
-    })
 
 
 def _spec_columns() -> str:
@@ -1247,7 +1207,7 @@ def build_rankeval_sql() -> str:
     parse = _read("entry/parse.sql").replace("{{SPEC_COLUMNS}}", _spec_columns())
     entry = (
         _read("entry/macros.sql")
-        .replace("{{COMPUTE}}", _pruned(compute_sql(DUCKDB)).strip("\n"))
+        .replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
         .replace("{{SUMMARY}}", summary_sql(DUCKDB, "x.value", "x._agg", "x._q"))
         .replace("{{AVERAGE_FAMILIES}}", ties_supported_list())
         .replace("{{AVERAGE_LIST}}", _quote(", ".join(TIES_FAMILIES)))
@@ -1263,7 +1223,7 @@ def build_rankeval_sql() -> str:
             _read("entry/header.sql").rstrip() + "\n",
             tables_sql(),
             parse.rstrip() + "\n",
-            macros_sql(PRUNED_GROUPS),
+            macros_sql(),
             entry.rstrip() + "\n",
             # rankeval_evaluate: the entry point with no measures named, per query
             "-- ---- _evaluate.sql",

@@ -169,8 +169,7 @@ def _agg_sql(d: Dialect) -> str:
     linear = "s._family IN (" + ", ".join(f"'{f}'" for f in LINEAR) + ")"
     # an unjudged row gains 0 (GREATEST skips a NULL: test it first)
     cwl_gain = f"CASE WHEN t._rel IS NULL THEN 0 ELSE COALESCE({linear_gain(D, 't._rel')}, 0) END"
-    return f"""
-    _tagg AS (
+    body = f"""
         SELECT x._idx, {g('x')}x._q,
             {_osum(d, f'{r} / {n}')} AS _e_hits,
             {_osum(d, f'(({h} + 1) * {r} / {n} + {pairs}) / x._pos')} AS _e_prec,
@@ -192,7 +191,10 @@ def _agg_sql(d: Dialect) -> str:
         ) AS x
         WHERE x._k IS NULL OR x._pos <= x._k
         GROUP BY x._idx, {g('x')}x._q
-    ),"""
+    """
+    # planned only for a call asking for ties='average' (DuckDB's macros fold the test)
+    return f"""
+    _tagg AS ({d.only_when(d.average, body)}),"""
 
 
 def ctes_sql(d: Dialect) -> str:

@@ -226,6 +226,19 @@ def test_dbt_duckdb(duckdb_built):
     assert check_tables(lambda name: con.sql(f"SELECT * FROM main.{name}").pl()) > 1000
 
 
+def test_dbt_leaves_out_what_no_measure_reads(duckdb_built):
+    # the package writes a piece of the SQL only where a parsed measure reads it
+    # (polars_rankeval/_sqlprune.py's READERS): the dashboard's usual measures leave the
+    # C/W/L, ideal-gain, nDCG(ideal=run) and windowed CTEs out; a model of every family
+    # keeps them
+    compiled = duckdb_built.parent / "target" / "compiled"
+    dashboard = next(compiled.rglob("models/dashboard.sql")).read_text()
+    every = next(compiled.rglob("models/parity_per_query.sql")).read_text()
+    for cte in ("_cwlagg AS (", "_gideal AS (", "_irun AS (", "_windowed AS ("):
+        assert cte not in dashboard and cte in every, cte
+    assert len(dashboard) < len(every) / 2
+
+
 def test_dbt_postgres(postgres_built):
     def read(name: str) -> pl.DataFrame:
         return postgres_built.query(f"SELECT * FROM rankeval_dbt.{name}", schema={

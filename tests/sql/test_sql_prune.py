@@ -1,7 +1,7 @@
 """sql/rankeval.sql plans only what a call's measures read (polars_rankeval/_sqlprune.py):
-a guard may leave a group of families' CTEs out only when no name of the call can be of
-one of them.  The names' families come from the Python parser (parse_measure), the SQL
-parser's twin, not from the guards' patterns."""
+a guard may leave a piece of the SQL out only when no name of the call can be of one of
+the families that read it (READERS).  The names' families come from the Python parser
+(parse_measure), the SQL parser's twin, not from the guards' patterns."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._parse import TREC_ALIASES, parse_measure
 from polars_rankeval._registry import REGISTRY
-from polars_rankeval._sqlentry import COMMON_FAMILIES, PRUNED_GROUPS
+from polars_rankeval._sqlprune import COMMON_FAMILIES, READERS
 from polars_rankeval.diversity.families import DIVERSITY
 from polars_rankeval.duckdb import install
 
@@ -26,7 +26,9 @@ def _names() -> list[str]:
                       f"{word}(rel=2)", f"{word}(rel=2)@5"]
     for pattern in TREC_ALIASES:
         names.append(pattern.replace(r"(\d+\.\d+)", "0.25").replace(r"(\d+)", "10"))
-    return names + ["AP(interp=voc11)", "nDCG(ideal=run)@10", "MAP(interp=coco101)"]
+    return names + ["AP(interp=voc11)", "nDCG(ideal=run)@10", "MAP(interp=coco101)",
+                    "AP(norm=min,interp=all)@10", "ndcg(ideal=run)", "NDCG(gain=exp,ideal=run)",
+                    "IPrec@0.5", "iPrec(rel=2)@0.25", "RBP(p=0.8)", "RBP(p=0.8)@10"]
 
 
 @pytest.fixture(scope="module")
@@ -36,35 +38,55 @@ def con() -> duckdb.DuckDBPyConnection:
     return connection
 
 
-@pytest.mark.parametrize("group", sorted(PRUNED_GROUPS))
-def test_a_group_is_planned_whenever_a_name_can_be_of_it(con, group):
-    families = set(PRUNED_GROUPS[group])
+@pytest.mark.parametrize("piece", sorted(READERS))
+def test_a_piece_is_planned_whenever_a_name_can_read_it(con, piece):
+    readers = READERS[piece]
     names = _names()
     asked = con.execute(
-        f"SELECT n, rankeval_may_ask_{group}([n]) FROM unnest($names) AS t(n)", {"names": names}
+        f"SELECT n, rankeval_may_ask_{piece}([n]) FROM unnest($names) AS t(n)", {"names": names}
     ).fetchall()
     missed = []
     for name, may_ask in asked:
         try:
-            family = parse_measure(name).family.name
+            measure = parse_measure(name)
         except MeasureError:
             continue  # the parser raises for the call whatever is planned
-        if family in families and not may_ask:
-            missed.append((name, family))
-    assert not missed, f"{group}: pruned although asked: {missed}"
+        param = readers.param
+        if (measure.family.name in readers.families and not may_ask
+                and (param is None or dict(measure.params).get(param[0]) == param[1])):
+            missed.append((name, measure.family.name))
+    assert not missed, f"{piece}: pruned although asked: {missed}"
 
 
 def test_common_names_leave_the_rarer_families_out(con):
     plain = ["AP", "MAP", "nDCG@10", "P@5", "R@100", "RR", "map", "P_10", "ndcg_cut_20",
              "recip_rank", "num_rel_ret", "success_1"]
     assert all(parse_measure(n).family.name in COMMON_FAMILIES for n in plain)
-    for group in PRUNED_GROUPS:
-        assert con.execute(f"SELECT rankeval_may_ask_{group}($m)", {"m": plain}).fetchone() == (
+    for piece in READERS:
+        if piece in ("idcg", "irun"):  # nDCG's (nDCG@10, ndcg_cut_20): planned
+            continue
+        assert con.execute(f"SELECT rankeval_may_ask_{piece}($m)", {"m": plain}).fetchone() == (
             False,
-        ), group
-    # unknown callers' names (NULL), a name with parameters or another list type: planned
-    for measures in ("NULL", "['AP', 'AP(norm=min)']", "[1, 2]", "[]::VARCHAR[]"):
+        ), piece
+    # unknown callers' names (NULL), another spelling or another list type: planned
+    for measures in ("NULL", "['AP', ' AP(norm=min)']", "['AP', 'ap@5']", "[1, 2]",
+                     "[]::VARCHAR[]"):
         assert con.execute(f"SELECT rankeval_may_ask_rare({measures})").fetchone() == (True,)
+
+
+def test_names_with_parameters_are_pruned_by_their_word(con):
+    # the family is the word's before ( and @, whatever the parameters: AP(norm=min)@10
+    # is AP, as map_cut_10; RBP(p=0.8) plans RBP's branch only
+    names = ["AP(norm=min)@10", "nDCG(gain=exp)@10", "P(rel=2)@5", "map_cut_10", "RBP(p=0.8)"]
+    asked = {piece: con.execute(f"SELECT rankeval_may_ask_{piece}($m)", {"m": names}).fetchone()[0]
+             for piece in READERS}
+    assert asked == {piece: piece in ("idcg", "rare") for piece in READERS}
+    # a parameter that makes AP InterpAP, or nDCG read its ideal from the run: planned
+    for name, piece in (("AP(interp=voc11)", "interp"), ("MAP(interp=all)@10", "windowed"),
+                        ("nDCG(ideal=run)@10", "irun")):
+        assert con.execute(f"SELECT rankeval_may_ask_{piece}(['P@5', '{name}'])").fetchone() == (
+            True,
+        ), name
 
 
 def test_a_pruned_call_gives_its_values(con):

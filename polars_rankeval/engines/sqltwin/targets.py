@@ -259,6 +259,13 @@ class Dialect:
     # aggregates and formulas no family of them reads are left out; None: every family
     # (the DuckDB macros and the dbt package, which learn their measures at run time)
     families: frozenset[str] | None = None
+    # where the names come later (families None), how a piece a call's measures do not
+    # read is left out (polars_rankeval/_sqlprune.py): ``guard(piece)``, a condition on
+    # the names the engine folds while planning, around the piece's CTE (DuckDB's
+    # macros); ``choose(piece, present, absent)``, the text that picks one when the names
+    # are known (the dbt package's Jinja)
+    guard: Callable[[str], str] | None = None
+    choose: Callable[[str, str, str], str] | None = None
 
     def needs(self, *families: str) -> bool:
         """True when the statement computes one of ``families`` (always without a list).
@@ -270,6 +277,24 @@ class Dialect:
         (True, False)
         """
         return self.families is None or not self.families.isdisjoint(families)
+
+    def only_when(self, condition: str, body: str) -> str:
+        """A CTE's ``body`` read only when ``condition`` holds, where the condition is
+        constant for a call and folded while planning (``guard``: DuckDB's macros); the
+        body as it is elsewhere.
+
+        >>> Dialect.of(TARGETS["spark"], g=lambda a: "", gj=lambda a, b: "", top="NULL",
+        ...            complete="FALSE", first="FALSE").only_when("x", "SELECT 1")
+        'SELECT 1'
+        """
+        if self.guard is None:
+            return body
+        return f"SELECT * FROM ({body}) AS __rk_guarded WHERE {condition}"
+
+    def guarded(self, piece: str, body: str) -> str:
+        """A CTE's ``body`` read only when the call may read ``piece`` (:meth:`only_when`
+        with the macros' condition on the names)."""
+        return body if self.guard is None else self.only_when(self.guard(piece), body)
 
     @classmethod
     def of(

@@ -1682,6 +1682,162 @@
  "needs_cutoff": [
   "alpha_DCG",
   "ERR_IA"
- ]
+ ],
+ "readers": {
+  "gain": {
+   "families": [
+    "G",
+    "nDCG_rel",
+    "RnDCG"
+   ],
+   "param": none
+  },
+  "idcg": {
+   "families": [
+    "nDCG"
+   ],
+   "param": none
+  },
+  "irun": {
+   "families": [
+    "nDCG"
+   ],
+   "param": [
+    "ideal",
+    "run"
+   ]
+  },
+  "cwl": {
+   "families": [
+    "INSQ",
+    "SDCG",
+    "NERR8",
+    "NERR9",
+    "NERR10",
+    "NERR11",
+    "BPM",
+    "INST"
+   ],
+   "param": none
+  },
+  "windowed": {
+   "families": [
+    "InterpAP",
+    "Compat",
+    "alpha_DCG",
+    "alpha_nDCG",
+    "ERR_IA",
+    "nERR_IA",
+    "NRBP",
+    "nNRBP",
+    "AP_IA",
+    "P_IA",
+    "StRecall"
+   ],
+   "param": none
+  },
+  "interp": {
+   "families": [
+    "InterpAP"
+   ],
+   "param": none
+  },
+  "compat": {
+   "families": [
+    "Compat"
+   ],
+   "param": none
+  },
+  "diversity": {
+   "families": [
+    "alpha_DCG",
+    "alpha_nDCG",
+    "ERR_IA",
+    "nERR_IA",
+    "NRBP",
+    "nNRBP",
+    "AP_IA",
+    "P_IA",
+    "StRecall"
+   ],
+   "param": none
+  },
+  "every_row": {
+   "families": [
+    "Compat",
+    "alpha_DCG",
+    "alpha_nDCG",
+    "ERR_IA",
+    "nERR_IA",
+    "NRBP",
+    "nNRBP",
+    "AP_IA",
+    "P_IA",
+    "StRecall"
+   ],
+   "param": none
+  },
+  "rare": {
+   "families": [
+    "SetAP",
+    "InterpAP",
+    "RelP",
+    "nDCG_rel",
+    "RnDCG",
+    "Bpref",
+    "NumNonRelJudgedRet",
+    "Rprec_mult",
+    "GMBpref",
+    "IPrec",
+    "IPrec11pt",
+    "infAP",
+    "Judged",
+    "Unjudged",
+    "RBP",
+    "RBP_resid",
+    "ERR",
+    "Utility",
+    "binG",
+    "G",
+    "Compat",
+    "Accuracy",
+    "INST",
+    "INSQ",
+    "NERR8",
+    "NERR9",
+    "NERR10",
+    "NERR11",
+    "SDCG",
+    "BPM",
+    "alpha_DCG",
+    "alpha_nDCG",
+    "ERR_IA",
+    "nERR_IA",
+    "NRBP",
+    "nNRBP",
+    "AP_IA",
+    "P_IA",
+    "StRecall"
+   ],
+   "param": none
+  }
+ }
 }) }}
+{% endmacro %}
+
+{#- piece -> true where a measure of specs ((name, spec) pairs) reads it; family -> true
+    where one is of it (its formula) -#}
+{% macro _reads(specs) %}
+{%- set reads = {} -%}
+{%- for name, spec in specs -%}{%- do reads.update({spec.family: true}) -%}{%- endfor -%}
+{%- for piece, readers in rankeval._registry().readers.items() -%}
+    {%- do reads.update({piece: false}) -%}
+    {%- for name, spec in specs -%}
+        {%- if spec.family in readers.families and (readers.param is none
+                or spec.get(readers.param[0]) == readers.param[1]) -%}
+            {%- do reads.update({piece: true}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+{%- endfor -%}
+{{ return(reads) }}
 {% endmacro %}
