@@ -641,7 +641,7 @@ def _judged_positions_sql(d: Dialect) -> str:
     (``list_position``, a native scan that stops there), and the key repeats when the
     next place holds it too (``_tied``); the third by a join only for the (rare) judged
     rows whose key repeats in their query.  The sort runs once per query, in ``_rq``'s
-    aggregate: it replaced two lambda passes over the whole list per judged row (-3 to
+    aggregate: it replaced two lambda passes over the whole list per judged row (-1 to
     -7% of a 10M-row call's CPU; sorting in a CTE of its own, only when the lists are
     used, cost more: benchmarks/RESULTS.md, sqlfast23, session 22).
     Used (``_lists._on``) without duplicates='first' (its dropped rows need every
