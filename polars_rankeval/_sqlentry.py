@@ -617,9 +617,10 @@ def _ranked_sql(d: Dialect) -> str:
     )
 
 
-# A judged row's position from its query's list of keys costs a pass over the list: the
-# lists are used while (the qrels rows of a query, at most its rows) x (its rows) summed
-# over the queries stays within this many times the run's rows, else the window ranks
+# A judged row's position from its query's sorted list of keys costs a scan of the list
+# up to its place (list_position): the lists are used while (the qrels rows of a query,
+# at most its rows) x (its rows) summed over the queries stays within this many times
+# the run's rows, else the window ranks
 LIST_WORK = 32
 
 
@@ -627,8 +628,14 @@ def _judged_positions_sql(d: Dialect) -> str:
     """CTEs (DuckDB's macros): the judged rows' positions without ranking every row.
     A judged row's position is 1 + the rows of its query with a higher key + the rows
     with the same key and an item greater in byte order (trec_eval's order, as the
-    window's ROW_NUMBER); the first two from its query's list of keys (``_rq._keys``), the
-    third by a join only for the (rare) judged rows whose key repeats in their query.
+    window's ROW_NUMBER); the first two from its query's list of keys (``_rq._keys``)
+    sorted descending: the first place of the row's key there is 1 + the rows above it
+    (``list_position``, a native scan that stops there), and the key repeats when the
+    next place holds it too (``_tied``); the third by a join only for the (rare) judged
+    rows whose key repeats in their query.  The sort runs once per query, in ``_rq``'s
+    aggregate: it replaced two lambda passes over the whole list per judged row (-1 to
+    -7% of a 10M-row call's CPU; sorting in a CTE of its own, only when the lists are
+    used, cost more: benchmarks/RESULTS.md, sqlfast23, session 22).
     Used (``_lists._on``) without duplicates='first' (its dropped rows need every
     position), without a family reading every ranked row, and while the list passes
     cost less than ranking (:data:`LIST_WORK`); otherwise these CTEs are empty and the
@@ -648,23 +655,26 @@ def _judged_positions_sql(d: Dialect) -> str:
                 <= {LIST_WORK} * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
     ),
     _jkeys AS (
-        SELECT {g('j')}j._q, j._item, j._key, j._rel,
-            len(list_filter(k._keys, lambda __rk_x: __rk_x > j._key)) AS _above,
-            len(list_filter(k._keys, lambda __rk_x: __rk_x = j._key)) AS _same
+        SELECT {g('j')}j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
+            COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
         FROM (
-            SELECT {g('r')}r._q, r._item, r._key, q._rel
-            FROM _run AS r
-            JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-            CROSS JOIN _lists AS lf WHERE lf._on
+            SELECT {g('j')}j._q, j._item, j._key, j._rel, k._keys,
+                list_position(k._keys, j._key) AS _first
+            FROM (
+                SELECT {g('r')}r._q, r._item, r._key, q._rel
+                FROM _run AS r
+                JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+                CROSS JOIN _lists AS lf WHERE lf._on
+            ) AS j
+            JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
         ) AS j
-        JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
     ),
     _jties AS (
         SELECT {g('j')}j._q, j._item, COUNT(*) AS _above
         FROM _jkeys AS j
         JOIN _run AS r ON {gj('r', 'j')}r._q = j._q AND r._key = j._key
             AND {d.bytes_order('r._item')} > {d.bytes_order('j._item')}
-        WHERE j._same > 1
+        WHERE j._tied
         GROUP BY {g('j')}j._q, j._item
     ),"""
 
@@ -739,9 +749,10 @@ def _equal_sorted_neighbours(hashes: str, rows: str) -> str:
 def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     """``_rq`` and ``_rdup`` as :func:`_repeats_sql`, in one aggregate over the run with
     the judged rows' lists (:func:`_judged_positions_sql`): per (group, query) its rows,
-    its keys (``_keys``; not with duplicates='first') and its repeated item hashes
-    (``_hdup``, a collision only over-counting); the exact count (``exact``, joined by
-    the caller to the queries with ``_hdup > 0``) runs only on the queries flagged.
+    its keys sorted descending (``_keys``; not with duplicates='first') and its repeated
+    item hashes (``_hdup``, a collision only over-counting); the exact count (``exact``,
+    joined by the caller to the queries with ``_hdup > 0``) runs only on the queries
+    flagged.
     ``_hdup`` counts the neighbours that are equal in the sorted list of hashes, which
     is the rows less the distinct hashes: the same number as ``COUNT(*) -
     list_unique(...)``: a hash set per query cost more than sorting its 64-bit values
@@ -757,7 +768,7 @@ def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
                 AS _hdup
         FROM (
             SELECT {g('r')}r._q, COUNT(*) AS _n,
-                list(r._key) FILTER (WHERE NOT {d.first}) AS _keys,
+                list_sort(list(r._key) FILTER (WHERE NOT {d.first}), 'DESC') AS _keys,
                 list_sort(list({item_hash})) AS _hashes
             FROM _run AS r GROUP BY {g('r')}r._q
         ) AS h

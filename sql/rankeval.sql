@@ -888,7 +888,7 @@ _specs AS (
                 AS _hdup
         FROM (
             SELECT r._g, r._q, COUNT(*) AS _n,
-                list(r._key) FILTER (WHERE NOT (duplicates = 'first')) AS _keys,
+                list_sort(list(r._key) FILTER (WHERE NOT (duplicates = 'first')), 'DESC') AS _keys,
                 list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes
             FROM _run AS r GROUP BY r._g, r._q
         ) AS h
@@ -928,23 +928,26 @@ _specs AS (
                 <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
     ),
     _jkeys AS (
-        SELECT j._g, j._q, j._item, j._key, j._rel,
-            len(list_filter(k._keys, lambda __rk_x: __rk_x > j._key)) AS _above,
-            len(list_filter(k._keys, lambda __rk_x: __rk_x = j._key)) AS _same
+        SELECT j._g, j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
+            COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
         FROM (
-            SELECT r._g, r._q, r._item, r._key, q._rel
-            FROM _run AS r
-            JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-            CROSS JOIN _lists AS lf WHERE lf._on
+            SELECT j._g, j._q, j._item, j._key, j._rel, k._keys,
+                list_position(k._keys, j._key) AS _first
+            FROM (
+                SELECT r._g, r._q, r._item, r._key, q._rel
+                FROM _run AS r
+                JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+                CROSS JOIN _lists AS lf WHERE lf._on
+            ) AS j
+            JOIN _rq AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
         ) AS j
-        JOIN _rq AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
     ),
     _jties AS (
         SELECT j._g, j._q, j._item, COUNT(*) AS _above
         FROM _jkeys AS j
         JOIN _run AS r ON r._g IS NOT DISTINCT FROM j._g AND r._q = j._q AND r._key = j._key
             AND CAST(r._item AS VARCHAR) > CAST(j._item AS VARCHAR)
-        WHERE j._same > 1
+        WHERE j._tied
         GROUP BY j._g, j._q, j._item
     ),
     _ranked AS (
