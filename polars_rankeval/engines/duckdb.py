@@ -27,7 +27,6 @@ import polars as pl
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
-from polars_rankeval._sqlentry import QRELS_DUPLICATES_ERROR, RUN_DUPLICATES_ERROR
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval.diversity.compute import W, subtopic_qrels, topic_qrels
 from polars_rankeval.diversity.families import is_diversity
@@ -286,14 +285,13 @@ def _view(frame: pl.DataFrame | pl.LazyFrame, columns: _Handed) -> ParquetView |
 
 def _count_checks(
     con: _duckdb.DuckDBPyConnection, judgement: Judgement, sources: _Sources, n_by: int,
-    *, first: bool, top: int | None, run_duplicates: bool = True, qrels_duplicates: bool = True,
+    *, first: bool, top: int | None, leave_out: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, int], int]:
-    """Counts of every data check (by check name), in one scan of each source table,
-    and (``first``: duplicates='first', whose warning gives it) the number of run rows
-    repeating the (by..., query, item) of another row (within the ``top`` rows of
-    their query, as the polars engine counts them).  ``run_duplicates=False`` /
-    ``qrels_duplicates=False`` leave out the run's / the qrels' duplicate check (an
-    exact distinct count over every row)."""
+    """Counts of every data check (by check name) but those named in ``leave_out``, in
+    one scan of each source table (none when nothing is counted there), and (``first``:
+    duplicates='first', whose warning gives it) the number of run rows repeating the
+    (by..., query, item) of another row (within the ``top`` rows of their query, as the
+    polars engine counts them)."""
     run_keys = [*(f"_b{n}" for n in range(n_by)), "_q", "item"]
     repeated_sql = (
         f"COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT {', '.join(run_keys)} "
@@ -303,10 +301,9 @@ def _count_checks(
     counts: dict[str, int] = {}
     repeated = 0
     for source, checks, keys in (
-        (RUN_SOURCE, [c for c in judgement.run_checks
-                      if run_duplicates or c.kind != "duplicate"], run_keys),
-        (QRELS_SOURCE, [c for c in judgement.qrels_checks
-                        if qrels_duplicates or c.kind != "duplicate"], ["_q", "item"]),
+        (RUN_SOURCE, [c for c in judgement.run_checks if c.name not in leave_out], run_keys),
+        (QRELS_SOURCE, [c for c in judgement.qrels_checks if c.name not in leave_out],
+         ["_q", "item"]),
     ):
         named = [
             (check.name, check.sql_counter(
@@ -373,27 +370,52 @@ def _run(
     return frame, repeated
 
 
+def _left_to_macro(judgement: Judgement, spec: Spec, sources: _Sources) -> frozenset[str]:
+    """The data checks the macro makes itself on every row of the same tables, raising
+    ``error()``: the engine's first pass leaves them out (each is a scan of its table:
+    ~0.2 CPU s of a 10M-row run's checks, ~0.2 CPU s of 1M judgments' duplicate count).
+
+    The macro's ``_run`` / ``_qrels_src`` read every row and compute its query, item
+    and score (or rank, relevance) through ``COALESCE(value, error(...))`` and
+    ``isfinite`` tests before any join, filter or ``top``: the run's duplicates and,
+    with qrels, null ids, null/NaN/inf scores and integer ranks that are null or below
+    1, and the qrels' nulls, NaN/inf relevance and duplicates.  Not left to it: float
+    ranks (NaN and inf pass its rank test), labels read from the run (no qrels: its
+    query key is the engine's own), the exponential-gain overflow, and with subtopic
+    qrels the topic qrels' checks (the macro reads the subtopic rows)."""
+    left = {c.name for c in judgement.run_checks if c.kind == "duplicate"}
+    if spec.qrels is None:
+        return frozenset(left)
+    checked = [*judgement.run_checks, *(judgement.qrels_checks if sources.subtopics is None else [])]
+    for check in checked:
+        column = sources.sql_column.get((check.frame, check.column))
+        if check.kind == "duplicate" or (
+            check.kind in ("null", "not_finite") and column in ("_q", "item", "score", "relevance")
+        ) or (check.kind == "bad_rank" and column == "_rank" and not check.float_values):
+            left.add(check.name)
+    return frozenset(left)
+
+
 def _checked_run(
     con: _duckdb.DuckDBPyConnection, judgement: Judgement, spec: Spec, sources: _Sources,
     plan: _Plan,
 ) -> tuple[pl.DataFrame, int]:
-    """The engine's checks, then the evaluation.  The checks come first: their errors
-    name the user's column and a row, which the SQL's own checks cannot.  The duplicate
-    checks (exact distinct counts over every row: ~1 s for a 10M-row run, ~0.17 CPU s
-    for 1M judgments) are the macro's own checks on the same keys: the engine counts
-    them only when another check fails (its order of errors stays: the run's checks,
-    then the qrels'), when the macro reports repeats, or when the macro does not run
-    (nothing to evaluate: the repeats are reported first, as the polars engine does).
-    With subtopic qrels the macro reads those, not the engine's qrels: the qrels'
-    duplicate check is always counted then."""
+    """The engine's checks, then the evaluation.  Every check's error names the user's
+    column and a row, which the SQL's own checks cannot; but the checks the macro makes
+    itself (:func:`_left_to_macro`) are counted only when another check fails (the
+    order of errors stays: the run's checks, then the qrels'), when the macro raises
+    (a bad row it met: the engine's full checks give their own message first), or when
+    the macro does not run (nothing to evaluate: bad rows are reported first, as the
+    polars engine does)."""
     import duckdb
+
+    left = _left_to_macro(judgement, spec, sources)
 
     def raise_if_bad(*, deferred: bool = False) -> tuple[dict[str, int], int]:
         counts, repeated = _count_checks(
             con, judgement, sources, len(spec.options.by),
             first=spec.options.duplicates == "first", top=_pushed_top(spec),
-            run_duplicates=not deferred,
-            qrels_duplicates=not deferred or sources.subtopics is not None,
+            leave_out=left if deferred else frozenset(),
         )
         if deferred and any(counts.values()):
             return raise_if_bad()
@@ -408,9 +430,8 @@ def _checked_run(
     _, repeated = raise_if_bad(deferred=True)
     try:
         frame = plan.run(con)
-    except duckdb.Error as error:
-        if RUN_DUPLICATES_ERROR in str(error) or QRELS_DUPLICATES_ERROR in str(error):
-            raise_if_bad()
+    except duckdb.Error:
+        raise_if_bad()
         raise
     if not plan.evaluated:
         raise_if_bad()

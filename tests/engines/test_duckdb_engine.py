@@ -97,6 +97,55 @@ def test_bad_run_rows_same_error(case: str, lazy: bool) -> None:
     assert kind == "error"
 
 
+# A run with a query the qrels lack (q9) and rows below top=1, and qrels with a query the
+# run lacks (q8): a bad value is placed in a row the macro's plan might not need (an
+# unjudged row, a row below ``top``, a query that is not evaluated)
+_SKIPPABLE_RUN = pl.concat(
+    [RUN, pl.DataFrame({"query": ["q9", "q9"], "item": ["x", "y"], "score": [2.0, 1.0]})]
+)
+_SKIPPABLE_QRELS = pl.concat(
+    [QRELS, pl.DataFrame({"query": ["q8", "q8"], "item": ["u", "v"], "relevance": [1, 0]})]
+)
+
+
+def _set(frame: pl.DataFrame, row: int, column: str, value: Any) -> pl.DataFrame:
+    bad = pl.lit(value, frame.schema[column])
+    return frame.with_columns(
+        pl.when(pl.int_range(pl.len()) == row).then(bad).otherwise(column).alias(column)
+    )
+
+
+UNREAD_BAD_ROWS = {
+    "NaN score, a query not in the qrels": (_set(_SKIPPABLE_RUN, 6, "score", float("nan")), _SKIPPABLE_QRELS),
+    "inf score, an unjudged row below top": (_set(_SKIPPABLE_RUN, 0, "score", float("-inf")), _SKIPPABLE_QRELS),
+    "null score, a query not in the qrels": (_set(_SKIPPABLE_RUN, 5, "score", None), _SKIPPABLE_QRELS),
+    "null item, a query not in the qrels": (_set(_SKIPPABLE_RUN, 6, "item", None), _SKIPPABLE_QRELS),
+    "null query, a run-only row": (_set(_SKIPPABLE_RUN, 6, "query", None), _SKIPPABLE_QRELS),
+    "rank 0, a query not in the qrels": (
+        _SKIPPABLE_RUN.drop("score").with_columns(rank=pl.Series([1, 2, 3, 1, 2, 1, 0])), _SKIPPABLE_QRELS),
+    "null relevance, a query not in the run": (_SKIPPABLE_RUN, _set(_SKIPPABLE_QRELS, 4, "relevance", None)),
+    "null item, a judgment not in the run": (_SKIPPABLE_RUN, _set(_SKIPPABLE_QRELS, 3, "item", None)),
+    "null query, a judgment not in the run": (_SKIPPABLE_RUN, _set(_SKIPPABLE_QRELS, 4, "query", None)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(UNREAD_BAD_ROWS))
+@pytest.mark.parametrize(
+    "options", [{}, {"top": 1}, {"complete": True}], ids=["plain", "top", "complete"]
+)
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_bad_rows_the_plan_may_skip_same_error(
+    case: str, options: dict[str, Any], lazy: bool
+) -> None:
+    """The engine leaves these checks to the macro (its first pass does not count
+    them) and counts them when the macro raises: the macro must raise on every bad row,
+    also one its judged-only plan, ``top`` or the choice of queries does not need, on
+    both of the engine's databases (lazy inputs: the one with DuckDB's optimizer)."""
+    run, qrels = UNREAD_BAD_ROWS[case]
+    kind, _ = _same(run.lazy() if lazy else run, qrels.lazy() if lazy else qrels, **options)
+    assert kind == "error"
+
+
 @pytest.mark.parametrize(
     "ranks",
     [[1, 2, 0, 1, 2], [1, -2, 3, 1, 2], [1, None, 3, 1, 2], [1.0, 2.5, 3.0, 1.0, 2.0],
