@@ -180,3 +180,22 @@ def test_the_baseline_runs_the_targets_tests_never_the_whole_suite(name, narrow_
     narrowed = {t for tests in target.narrow.values() for t in tests}
     assert tests
     assert set(tests) <= set(target.tests) | narrowed | set(target.shared)
+
+
+def test_every_listed_survivor_is_a_line_of_its_targets_code():
+    # EQUIVALENT, KILLED_AFTER and OPEN are looked up by the mutated source line: an entry
+    # whose line is no longer in its target's code can never match a survivor again, so
+    # it only says something of code that is gone (session 22 removed 20 such entries)
+    run = _run_module()
+    stale = []
+    for table in (run.EQUIVALENT, run.KILLED_AFTER, run.OPEN):
+        for target, line, _mutant in table:
+            files = [
+                f
+                for code in run.TARGETS[target.split(":", 1)[0]].code
+                for f in ((ROOT / code.path).rglob("*.py") if (ROOT / code.path).is_dir()
+                          else [ROOT / code.path])
+            ]  # fmt: skip
+            if not any(line.strip() in f.read_text() for f in files):
+                stale.append((target, line))
+    assert not stale, f"listed survivors whose line is not in the target's code: {stale}"
