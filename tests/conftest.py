@@ -84,6 +84,7 @@ LONGEST_FIRST = (
     "tests/sql/test_spark.py",
     "tests/sql/test_spark_options.py",
     "tests/sql/test_spark_oracle.py",
+    "tests/sql/test_spark_example.py",
     "tests/docs/test_examples.py",
     "tests/sql/test_sql_dbt.py",
     "tests/sql/test_sql_render.py",
@@ -106,7 +107,7 @@ LONGEST_FIRST = (
 
 # Module path prefixes whose modules share a session-scoped server: each group runs on one
 # pytest-xdist worker (one unit of ``--dist loadfile``), so the server starts once per group.
-# The three Spark modules are one group (one JVM: its start and JIT warm-up cost ~15 s of
+# The Spark modules are one group (one JVM: its start and JIT warm-up cost ~15 s of
 # CPU): their statements ask for a cover of the measure grid by default (a few minutes of
 # CPU in all, benchmarks/TEST_TIMES.md "suite8"), first in LONGEST_FIRST so that the
 # rest of the run overlaps them on the other worker.
@@ -114,6 +115,7 @@ SHARED_WORKER = {
     "tests/sql/test_spark.py": "spark",
     "tests/sql/test_spark_options.py": "spark",
     "tests/sql/test_spark_oracle.py": "spark",
+    "tests/sql/test_spark_example.py": "spark",  # examples/spark_eval.py in the group's JVM
 }
 
 

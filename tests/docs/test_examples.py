@@ -9,9 +9,16 @@ import sys
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import FULL_PROFILE, ROOT
 
-SCRIPTS = sorted(p for p in (ROOT / "examples").glob("*.py") if p.name != "make_example_data.py")
+# The Spark example runs in the Spark tests' JVM by default (tests/sql/test_spark_example.py:
+# a JVM's start is ~25 s of CPU); in a process and a JVM of its own, as a user runs it, under
+# HYPOTHESIS_PROFILE=full.
+IN_SPARK_GROUP = set() if FULL_PROFILE else {"spark_eval.py"}
+SCRIPTS = sorted(
+    p for p in (ROOT / "examples").glob("*.py")
+    if p.name != "make_example_data.py" and p.name not in IN_SPARK_GROUP
+)  # fmt: skip
 NEEDS = {"spark_eval.py": "pyspark"}
 SLOW = {"spark_eval.py", "compare_systems.py"}  # a JVM; bootstrap resampling and figures
 # The Spark example's JVM with the test SparkSession's flags (tests/sql/conftest.py): the C1

@@ -98,8 +98,9 @@ def test_the_parity_grids_draw_batches_under_the_full_profile_only():
 def test_the_warehouse_tests_cover_the_grids_unless_full():
     """'The PostgreSQL and Spark tests ask by default for a cover of their measure grids
     (every family with each value of its parameters, with and without a cutoff, at each
-    rel level: 90 of the parity grid's 810 names), the whole grids under `full`; the three
-    Spark modules share one JVM'."""
+    rel level: 90 of the parity grid's 810 names), the whole grids under `full`; the Spark
+    modules and `examples/spark_eval.py` share one JVM ... the example also runs in a JVM
+    of its own under `full`'."""
     from polars_rankeval._parse import parse_measure
     from tests import conftest
     from tests.parity import GRID
@@ -119,7 +120,10 @@ def test_the_warehouse_tests_cover_the_grids_unless_full():
     else:
         assert (len(names), len(GRID)) == (90, 810)
     spark = {path: group for path, group in conftest.SHARED_WORKER.items() if "spark" in path}
-    assert len(spark) == 3 and len(set(spark.values())) == 1
+    assert len(spark) == 4 and len(set(spark.values())) == 1
+    assert "examples/spark_eval.py" in (ROOT / "tests/sql/test_spark_example.py").read_text()
+    in_own_jvm = 'IN_SPARK_GROUP = set() if FULL_PROFILE else {"spark_eval.py"}'
+    assert in_own_jvm in (ROOT / "tests/docs/test_examples.py").read_text()
 
 
 def test_the_fast_tier_leaves_out_the_measured_tests_and_the_servers():

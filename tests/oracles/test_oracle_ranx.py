@@ -9,8 +9,10 @@ are checked.  ranx's order of tied scores is its own, so the scores here are dis
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import polars as pl
@@ -20,10 +22,29 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from tests.conventions import Qrels, Run, conventions_cases, conventions_frames
-from tests.helpers import examples, qrels_frame
+from tests.helpers import FULL_PROFILE, examples, qrels_frame
 
 PERSISTENCE = {"rbp.5": 0.5, "rbp.8": 0.8, "rbp.95": 0.95}
 ITEMS = ("a", "B", "b", "c1", "c10", "c9", "d", "e", "f", "g", "h", "z")
+
+
+@contextlib.contextmanager
+def ranx_interpreted() -> Iterator[Any]:
+    """ranx, whose measures are numba functions, run as the plain Python they are written
+    in (numba's ``DISABLE_JIT``) unless HYPOTHESIS_PROFILE=full: numba compiling them on a
+    worker's first ``ranx.evaluate`` cost 30-36 s of CPU (load 18, benchmarks/TEST_TIMES.md
+    "suite23"), interpreted 0.1 s, the values equal to 6e-17.  ranx is imported here first
+    (no other test module imports it), so its functions are the interpreted ones; under
+    ``full`` they are compiled, as users run them.  Numba's switch is put back after."""
+    numba = pytest.importorskip("numba")
+    before = numba.config.DISABLE_JIT
+    numba.config.DISABLE_JIT = before or not FULL_PROFILE  # read as ranx's functions load
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numba's type-safety warnings
+            yield pytest.importorskip("ranx")  # here, not at import: 2.4 s of numba per worker
+    finally:
+        numba.config.DISABLE_JIT = before
 
 
 @st.composite
@@ -49,11 +70,9 @@ def cases(draw: st.DrawFn) -> tuple[dict[str, dict[str, float]], dict[str, dict[
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(case=cases())
 def test_rbp_matches_ranx(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
-    ranx = pytest.importorskip("ranx")  # here, not at import: 2.4 s of numba per worker
     run, qrels = case
-    ranx_run = ranx.Run.from_dict(run)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # numba's type-safety warnings
+    with ranx_interpreted() as ranx:
+        ranx_run = ranx.Run.from_dict(run)
         ranx.evaluate(ranx.Qrels.from_dict(qrels), ranx_run, list(PERSISTENCE))
     run_frame = pl.DataFrame(
         [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
@@ -86,15 +105,13 @@ Graded = tuple[Run, Qrels]  # items best first
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(case=conventions_cases())
 def test_rbp_binary_gain_equals_ranx_on_binarized_graded_qrels(case: Graded) -> None:
-    ranx = pytest.importorskip("ranx")
     run, qrels = case
     scores = {
         q: {d: float(len(items) - i) for i, d in enumerate(items)} for q, items in run.items()
     }
     binary = {q: {d: int(g >= 1) for d, g in docs.items()} for q, docs in qrels.items()}
-    ranx_run = ranx.Run.from_dict(scores)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # numba's warnings
+    with ranx_interpreted() as ranx:
+        ranx_run = ranx.Run.from_dict(scores)
         ranx.evaluate(ranx.Qrels.from_dict(binary), ranx_run, ["rbp.5"])
     run_frame, judgments = conventions_frames(run, qrels)  # the same scores as ranx's
     name = "RBP(p=0.5,gain=binary)"  # graded qrels in

@@ -87,26 +87,31 @@ def test_options_are_checked_before_spark_runs(spark: Any) -> None:
 
 
 def test_ties_average_equals_brute_force_and_polars(spark: Any) -> None:
-    """ties="average" (no LGAMMA in Spark: Q(j) as a running sum of logarithms): 40
-    small tie-heavy cases stacked in one statement equal the mean over every ordering
-    (tests/ties.py's brute force), and a grouped tie-heavy run with custom names equals
-    the polars engine, per query (and summary under HYPOTHESIS_PROFILE=full)."""
-    run, qrels = small_cases(9, 40)
+    """ties="average" (no LGAMMA in Spark: Q(j) as a running sum of logarithms) through
+    the rk.evaluate front, in one statement: a grouped tie-heavy run with custom names
+    and, as one more (system, day) group of it, 40 small tie-heavy cases; every group
+    equals the polars engine per query (and summary under HYPOTHESIS_PROFILE=full), and
+    the 40 cases equal the mean over every ordering (tests/ties.py's brute force)."""
+    run, qrels = small_cases(9, 40)  # query ids c<i>: none of make_data's
     want = brute_force(run, qrels, TIES_GRID, {})
-    result = rk.evaluate(to_spark(spark, run), to_spark(spark, qrels), TIES_GRID,
-                         per_query=True, ties="average")  # fmt: skip
-    got = {(q, m): v for q, m, v in result.select("query", "measure", "value").collect()}
-    assert got.keys() == want.keys()
-    assert max(abs(got[key] - value) for key, value in want.items()) <= 1e-12
-    runs, judgments = make_data(2)
+    grouped, judgments = make_data(2)
+    brute_group = [pl.lit("brute").alias("system"), pl.lit(0, pl.Int64).alias("day")]
+    renamed = (pl.col(c).alias(COLUMNS[c]) for c in run.columns)
+    runs = pl.concat([grouped, run.select(*brute_group, *renamed)])
+    judgments = pl.concat([judgments, qrels.rename({c: COLUMNS[c] for c in qrels.columns})])
     runs_df, judgments_df = to_spark(spark, runs), to_spark(spark, judgments)
     by = ["system", "day"]
     for per_query in TIES_SHAPES:
         expected = polars_result(runs, judgments, TIES_GRID, by, per_query, ties="average")
-        result = spark_evaluate(runs_df, judgments_df, TIES_GRID, per_query=per_query, by=by,
-                                ties="average", **COLUMNS)  # fmt: skip
+        result = rk.evaluate(runs_df, judgments_df, TIES_GRID, per_query=per_query, by=by,
+                             ties="average", **COLUMNS)  # fmt: skip
+        got = to_polars(result, expected.schema)
         keys = [*by, "qid"] if per_query else by
-        joined = expected.join(to_polars(result, expected.schema), on=[*keys, "measure"],
-                               how="full", suffix="_spark")  # fmt: skip
-        assert joined.height == expected.height
+        joined = expected.join(got, on=[*keys, "measure"], how="full", suffix="_spark")
+        assert joined.height == expected.height == got.height
         assert (joined["value"] - joined["value_spark"]).abs().max() <= 1e-12  # type: ignore[operator]
+        if per_query:
+            brute = got.filter(pl.col("system") == "brute")
+            found = {(q, m): v for q, m, v in brute.select("qid", "measure", "value").rows()}
+            assert found.keys() == want.keys()
+            assert max(abs(found[key] - value) for key, value in want.items()) <= 1e-12
