@@ -600,7 +600,7 @@ CREATE OR REPLACE MACRO rankeval_type_kind(t) AS CASE
     WHEN t IN ('FLOAT', 'DOUBLE', 'BOOLEAN') OR t LIKE 'DECIMAL(%' THEN 'number'
     ELSE 'other' END;
 
--- rankeval_rows: every value with the internal columns; the two macros below shape it.
+-- rankeval_rows: every value with the internal columns; the macros below shape it.
 -- given_measures: the measure names as the caller wrote them (NULL: not known), which
 -- decide what is planned (polars_rankeval/_sqlprune.py): the caller's literal, not
 -- the measures expression, which DuckDB would bind again at every guard.
