@@ -600,7 +600,7 @@ CREATE OR REPLACE MACRO rankeval_type_kind(t) AS CASE
     WHEN t IN ('FLOAT', 'DOUBLE', 'BOOLEAN') OR t LIKE 'DECIMAL(%' THEN 'number'
     ELSE 'other' END;
 
--- rankeval_rows: every value with the internal columns; the two macros below shape it.
+-- rankeval_rows: every value with the internal columns; the macros below shape it.
 -- given_measures: the measure names as the caller wrote them (NULL: not known), which
 -- decide what is planned (polars_rankeval/_sqlprune.py): the caller's literal, not
 -- the measures expression, which DuckDB would bind again at every guard.
@@ -1628,6 +1628,22 @@ CREATE OR REPLACE MACRO rankeval_measures_or_default(measures, k, rel) AS CASE
         || 'default measures only: with named measures, give each its cutoff (''P@10'')')
     ELSE measures END;
 
+-- rankeval_per_query's rows in no order, with its order keys (__rk_og, __rk_oq,
+-- __rk_oi): engine="duckdb" reshapes them itself and skips the sort of every row.
+CREATE OR REPLACE MACRO rankeval_per_query_rows(
+    run_table, qrels_table, measures := NULL, "by" := []::VARCHAR[], query := 'query',
+    item := 'item', score := 'score', rank := NULL, relevance := 'relevance', rel := 1,
+    complete := false, conventions := 'trec_eval', ties := 'first', top := NULL,
+    duplicates := 'error', subtopic := NULL, intent_weight := NULL, k := NULL
+) AS TABLE
+SELECT unnest(x._g), unnest(x._qs), x.measure, x.value,
+    x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
+FROM rankeval_rows(run_table, qrels_table, rankeval_measures_or_default(measures, k, rel), "by" := "by", query := query,
+    item := item, score := score, rank := rank, relevance := relevance, rel := rel,
+    complete := complete, conventions := conventions, ties := ties, top := top,
+        duplicates := duplicates, subtopic := subtopic,
+        intent_weight := intent_weight, given_measures := measures) AS x;
+
 -- One row per (by..., query, measure): <by columns>, <query column>, measure, value.
 CREATE OR REPLACE MACRO rankeval_per_query(
     run_table, qrels_table, measures := NULL, "by" := []::VARCHAR[], query := 'query',
@@ -1636,15 +1652,10 @@ CREATE OR REPLACE MACRO rankeval_per_query(
     duplicates := 'error', subtopic := NULL, intent_weight := NULL, k := NULL
 ) AS TABLE
 SELECT * EXCLUDE (__rk_g, __rk_q, __rk_og, __rk_oq, __rk_oi)
-FROM (
-    SELECT unnest(x._g), unnest(x._qs), x.measure, x.value,
-        x._g AS __rk_og, x._q AS __rk_oq, x._idx AS __rk_oi
-    FROM rankeval_rows(run_table, qrels_table, rankeval_measures_or_default(measures, k, rel), "by" := "by", query := query,
-        item := item, score := score, rank := rank, relevance := relevance, rel := rel,
-        complete := complete, conventions := conventions, ties := ties, top := top,
-            duplicates := duplicates, subtopic := subtopic,
-            intent_weight := intent_weight, given_measures := measures) AS x
-)
+FROM rankeval_per_query_rows(run_table, qrels_table, measures := measures, "by" := "by",
+    query := query, item := item, score := score, rank := rank, relevance := relevance,
+    rel := rel, complete := complete, conventions := conventions, ties := ties, top := top,
+    duplicates := duplicates, subtopic := subtopic, intent_weight := intent_weight, k := k)
 ORDER BY __rk_og, __rk_oq, __rk_oi;
 
 -- One row per (by..., measure): <by columns>, measure, value.  The mean over the

@@ -72,6 +72,33 @@ def test_engine_numbers_are_the_macros(con: duckdb.DuckDBPyConnection) -> None:
     assert values[("q2", "AP")] == 1.0
 
 
+def test_the_engine_reads_the_entry_points_rows_unsorted(con: duckdb.DuckDBPyConnection) -> None:
+    """rankeval_per_query is rankeval_per_query_rows sorted by its order keys: the engine
+    reads the unsorted macro (it pivots the rows and sorts its own frame), one SQL path."""
+    from polars_rankeval.engines.duckdb_entry import _long_rows
+    from polars_rankeval.engines.spec import Spec
+    from polars_rankeval.options import Columns, EvalOptions
+
+    run = pl.DataFrame({
+        "system": ["s1", "s1", "s1", "s2", "s2", "s2"], "query": ["q2", "q2", "q1", "q1", "q1", "q2"],
+        "item": ["a", "b", "a", "b", "a", "c"], "score": [0.5, 2.0, 1.0, 1.0, 3.0, 0.0],
+    })
+    qrels = pl.DataFrame({"query": ["q1", "q2", "q2"], "item": ["a", "b", "c"], "relevance": [1, 2, 1]})
+    con.register("run_s", run.to_arrow())
+    con.register("qrels_s", qrels.to_arrow())
+    args = "'run_s', 'qrels_s', ['RR', 'AP', 'P@1'], \"by\" := ['system']"
+    sorted_rows = con.execute(f"SELECT * FROM rankeval_per_query({args})").fetchall()
+    rows = con.execute(
+        f"SELECT system, query, measure, value FROM rankeval_per_query_rows({args}) "
+        "ORDER BY __rk_og, __rk_oq, __rk_oi"
+    ).fetchall()
+    assert rows == sorted_rows
+    assert [r[:3] for r in sorted_rows[:3]] == [("s1", "q1", "RR"), ("s1", "q1", "AP"), ("s1", "q1", "P@1")]
+    spec = Spec(run, qrels, [parse_measure("AP")], ["AP"], Columns(), EvalOptions(by=["system"]))
+    call = _long_rows(spec, ["AP"], score_mode=True, run_table="r", qrels_table="q")
+    assert "rankeval_per_query_rows('r', 'q'" in call and "rankeval_per_query(" not in call
+
+
 def test_a_family_without_entry_sql_is_refused_with_the_reason(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
