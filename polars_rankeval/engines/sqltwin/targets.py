@@ -278,10 +278,11 @@ class Dialect:
         """
         return self.families is None or not self.families.isdisjoint(families)
 
-    def only_when(self, condition: str, body: str) -> str:
+    def only_when(self, condition: str | Callable[[Callable[[str], str]], str], body: str) -> str:
         """A CTE's ``body`` read only when ``condition`` holds, where the condition is
         constant for a call and folded while planning (``guard``: DuckDB's macros); the
-        body as it is elsewhere.
+        body as it is elsewhere.  ``condition``: the SQL, or how to write it from the
+        guard (:meth:`guarded`).
 
         >>> Dialect.of(TARGETS["spark"], g=lambda a: "", gj=lambda a, b: "", top="NULL",
         ...            complete="FALSE", first="FALSE").only_when("x", "SELECT 1")
@@ -289,12 +290,13 @@ class Dialect:
         """
         if self.guard is None:
             return body
-        return f"SELECT * FROM ({body}) AS __rk_guarded WHERE {condition}"
+        sql = condition if isinstance(condition, str) else condition(self.guard)
+        return f"SELECT * FROM ({body}) AS __rk_guarded WHERE {sql}"
 
     def guarded(self, piece: str, body: str) -> str:
         """A CTE's ``body`` read only when the call may read ``piece`` (:meth:`only_when`
         with the macros' condition on the names)."""
-        return body if self.guard is None else self.only_when(self.guard(piece), body)
+        return self.only_when(lambda guard: guard(piece), body)
 
     @classmethod
     def of(
