@@ -15,8 +15,9 @@ only in when they know the measure names:
   registry's copy of this table (:func:`jinja_readers`);
 * DuckDB's macros learn them only at call time: every piece stays, and its CTE reads
   ``WHERE rankeval_may_ask_<piece>(given_measures)`` (:func:`may_ask`), a condition on the
-  call's literal names alone, which DuckDB folds while planning: a CTE no name can read
-  becomes an empty result and its operators are dropped (:func:`macros_sql`).
+  call's literal names (and the row's ``given`` arguments), which DuckDB folds while
+  planning: a CTE no call can read becomes an empty result and its operators are dropped
+  (:func:`macros_sql`).
 
 The macros' condition is conservative: false only when every name is *plain* and
 resolves, as the SQL parser resolves it, to a family outside the piece's.  A plain name
@@ -54,10 +55,13 @@ __all__ = [
 @dataclass(frozen=True)
 class Readers:
     """The families whose values read a piece; with ``param``, only their specs that
-    set that parameter to that value (nDCG(ideal=run))."""
+    set that parameter to that value (nDCG(ideal=run)); with ``given``, also any call
+    that gives one of these arguments, whatever its measures (the subtopic qrels: the
+    diversity CTEs check them)."""
 
     families: tuple[str, ...]
     param: tuple[str, str] | None = None
+    given: tuple[str, ...] = ()
 
 
 # The families most calls ask for: their specs' judged rows are aggregated apart, with
@@ -84,7 +88,10 @@ READERS: dict[str, Readers] = {
     "idcg": Readers(("nDCG",)),  # _idcg: the ideal DCG per spec
     "irun": Readers(("nDCG",), ("ideal", "run")),  # _irun: nDCG(ideal=run)'s ideal DCG
     "cwl": Readers(CWL_FAMILIES),  # _cwlnorm, _cwlagg (_sqlcwl)
-    "windowed": Readers(WINDOWED),  # _windowed and the CTEs it unites
+    # _windowed and the CTEs it unites; the macros' statement checks the subtopic qrels
+    # there (_subq) whenever they are given (sql.render and the dbt package take _subq
+    # only with a diversity measure, which reads the piece anyway)
+    "windowed": Readers(WINDOWED, given=("subtopic",)),
     "interp": Readers(("InterpAP",)),  # _sqlinterp's CTEs
     "compat": Readers(("Compat",)),  # _sqlcompat's CTEs
     "diversity": Readers(DIVERSITY_FAMILIES),  # _sqldiversity's CTEs
@@ -147,9 +154,9 @@ def may_ask(piece: str) -> str:
     """The macros' condition, constant for a call, that it may read ``piece``: false
     when no measure name can (:func:`macros_sql`); true when the caller's names are not
     known (``given_measures`` NULL: the default measures, or a direct call)."""
-    ask = f"rankeval_may_ask_{piece}(given_measures)"
-    # the diversity CTEs read the subtopic qrels (and check them) whenever given
-    return f"({ask} OR subtopic IS NOT NULL)" if piece == "windowed" else ask
+    ask = [f"rankeval_may_ask_{piece}(given_measures)"]
+    ask += [f"{argument} IS NOT NULL" for argument in READERS[piece].given]
+    return f"({' OR '.join(ask)})" if len(ask) > 1 else ask[0]
 
 
 def _family(name: str) -> str | None:

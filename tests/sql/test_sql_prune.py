@@ -99,3 +99,15 @@ def test_a_pruned_call_gives_its_values(con):
         rows = con.execute("SELECT measure, value FROM rankeval_summary('run', 'qrels', "
                            f"{measures})").fetchall()
         assert rows[:2] == [("AP", 0.5), ("P@5", 0.2)]
+
+
+def test_a_piece_read_by_an_argument_is_planned_whenever_it_is_given(con):
+    """READERS' ``given`` (the windowed piece's subtopic): the subtopic qrels are checked
+    (a null subtopic raises) on a call that gives them, though no measure of it is a
+    diversity measure."""
+    con.execute("CREATE OR REPLACE TABLE srun AS SELECT * FROM (VALUES ('q1', 'a', 2.0)) AS t(query, item, score)")
+    con.execute("CREATE OR REPLACE TABLE squal AS SELECT * FROM (VALUES ('q1', NULL, 'a', 1))"
+                " AS t(query, subtopic, item, relevance)")
+    assert con.execute("SELECT value FROM rankeval_summary('srun', 'squal', ['AP'])").fetchall() == [(1.0,)]
+    with pytest.raises(duckdb.Error, match="qrels column 'subtopic': subtopic is null"):
+        con.execute("SELECT * FROM rankeval_summary('srun', 'squal', ['AP'], subtopic := 'subtopic')").fetchall()
