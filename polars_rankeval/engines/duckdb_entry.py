@@ -10,6 +10,7 @@ a resolved measure out, in a form the SQL parser reads back exactly.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -28,7 +29,9 @@ __all__ = ["EntryQuery", "fetch", "missing_stats", "sql_name", "supports_entry"]
 
 RUN_VIEW = "_rk_run"
 QRELS_VIEW = "_rk_qrels"
-_FETCHED = "_rk_fetched"  # the macro's rows, for one fetch
+# the macro's rows, for one fetch: a name of its own per call (a connection is one
+# evaluation's, but nothing of fetch relies on it)
+_FETCHED = itertools.count()
 
 
 def sql_name(m: Measure) -> str:
@@ -144,11 +147,12 @@ def fetch(con: _duckdb.DuckDBPyConnection, sql: str, *, bound_once: bool = False
     """
     if not bound_once:
         return pl.DataFrame(con.sql(sql))
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_FETCHED} AS {sql}")
+    table = f"_rk_fetched{next(_FETCHED)}"
+    con.execute(f"CREATE TEMP TABLE {table} AS {sql}")
     try:
-        return pl.DataFrame(con.sql(f"FROM {_FETCHED}"))
+        return pl.DataFrame(con.sql(f"FROM {table}"))
     finally:
-        con.execute(f"DROP TABLE {_FETCHED}")
+        con.execute(f"DROP TABLE {table}")
 
 
 class EntryQuery:
