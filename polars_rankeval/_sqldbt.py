@@ -26,6 +26,7 @@ from polars_rankeval._sqlentry import (
     summary_sql,
 )
 from polars_rankeval._sqlprune import jinja_readers
+from polars_rankeval._sqlties import AVERAGE as TIES_AVERAGE
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval._sqlties import supported_list as ties_supported_list
 from polars_rankeval.diversity.families import DIVERSITY
@@ -278,6 +279,7 @@ EVALUATE = """
 @@DIVERSITY_CHECKS@@
 {%- set ordered_sums = rankeval.ordered_sums() -%}
 {%- set reads = rankeval._reads(specs) -%}
+{%- do reads.update({'@@AVERAGE@@': ties == 'average'}) -%}
 {%- set q = adapter.quote(query) -%}
 {%- set i = adapter.quote(item) -%}
 {%- set o = adapter.quote(rank if rank is not none else score) -%}
@@ -381,16 +383,14 @@ _subq AS (
 
 
 def _compute() -> str:
-    """compute_sql for Jinja: the diversity family's recursive CTEs where a measure asks
-    for them (the pieces of :mod:`polars_rankeval._sqlprune`; DIVERSITY_CHECKS refuses
-    an adapter without them), and ``ties='average'``'s CTEs (the expected values over
-    every ordering of tied rows; Q(j) as a running sum of logarithms, no LGAMMA) only
-    when the call asks for them (no diversity measure takes ties='average':
-    DIVERSITY_CHECKS' ties check refuses them)."""
-    d = replace(_dialect(), recursive=True)
-    first = compute_sql(d).strip("\n")
-    average = compute_sql(replace(d, average="TRUE")).strip("\n")
-    return f"{{%- if ties == 'average' %}}\n{average}\n{{%- else %}}\n{first}\n{{%- endif %}}"
+    """compute_sql for Jinja, once: the diversity family's recursive CTEs where a measure
+    asks for them (the pieces of :mod:`polars_rankeval._sqlprune`; DIVERSITY_CHECKS
+    refuses an adapter without them), and ``ties='average'``'s CTEs, joins and formulas
+    (the expected values over every ordering of tied rows; Q(j) as a running sum of
+    logarithms, no LGAMMA) only when the call asks for them (``reads.average``:
+    :func:`polars_rankeval._sqlties.if_average`; no diversity measure takes
+    ties='average': the ties check refuses them)."""
+    return compute_sql(replace(_dialect(), recursive=True, average="TRUE")).strip("\n")
 
 
 def evaluate_macro() -> str:
@@ -402,6 +402,7 @@ def evaluate_macro() -> str:
         .replace("@@SUMMARY@@", summary_sql(_dialect(), "v._value", "v._agg", "v._q"))
         .replace("@@AVERAGE_FAMILIES@@", ties_supported_list())
         .replace("@@AVERAGE_LIST@@", ", ".join(TIES_FAMILIES))
+        .replace("@@AVERAGE@@", TIES_AVERAGE)
     )
     return HEADER + body.lstrip("\n")
 

@@ -44,6 +44,7 @@ from polars_rankeval._sqlprune import (
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
 from polars_rankeval._sqlties import cases as ties_cases
 from polars_rankeval._sqlties import ctes_sql as ties_ctes_sql
+from polars_rankeval._sqlties import if_average
 from polars_rankeval._sqlties import supported_list as ties_supported_list
 from polars_rankeval.diversity.families import DIVERSITY
 from polars_rankeval.engines.sqltwin.targets import RUNNING, TARGETS, Dialect
@@ -1121,10 +1122,7 @@ def _extra_sql(d: Dialect) -> str:
 def _values_sql(d: Dialect) -> str:
     """CTEs: the pairs, the extras and one value per requested measure."""
     g, gj = d.g, d.gj
-    tied = (
-        f"\n        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {gj('ta', 'u')}ta._q = u._q"
-        if d.average else ""
-    )
+    tied = if_average(d, f"\n        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {gj('ta', 'u')}ta._q = u._q")
     idcg = "\n        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q"
     cwl = (
         "\n        LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx"

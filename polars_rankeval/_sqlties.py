@@ -32,7 +32,7 @@ from polars_rankeval._sqlcwl import DEPTH, LINEAR, linear_gain, linear_weight
 if TYPE_CHECKING:
     from polars_rankeval.engines.sqltwin.targets import Dialect
 
-__all__ = ["FAMILIES", "cases", "ctes_sql", "supported_list"]
+__all__ = ["AVERAGE", "FAMILIES", "cases", "ctes_sql", "if_average", "supported_list"]
 
 # the families with an expected value (the registry's ``expected``), in registry order
 FAMILIES = tuple(name for name, family in REGISTRY.items() if family.expected is not None)
@@ -60,6 +60,27 @@ _OWN = {
 _SAME = ("NumRet", "NumRel", "NumNonRelJudgedRet")
 
 
+# the piece of the SQL that only ties='average' reads, as the dbt template chooses it
+# (``d.choose``: ``reads.get('average')``, set from the call's ``ties``)
+AVERAGE = "average"
+
+
+def if_average(d: Dialect, present: str, absent: str = "") -> str:
+    """``present`` where the call may take ``ties='average'``, else ``absent``: decided
+    now (``sql.render``: its ``ties``; the macros: always, the SQL itself testing
+    ``d.average``) or by the dbt template (``d.choose``), as :func:`~polars_rankeval.
+    _sqlprune.keep` decides a pruned piece.
+
+    >>> from polars_rankeval._sqlentry import DUCKDB
+    >>> from dataclasses import replace
+    >>> if_average(DUCKDB, "x", "y"), if_average(replace(DUCKDB, average=""), "x", "y")
+    ('x', 'y')
+    """
+    if not d.average:
+        return absent
+    return present if d.choose is None else d.choose(AVERAGE, present, absent)
+
+
 def supported_list() -> str:
     """The families with ``ties='average'``, as SQL string literals (an IN list).
 
@@ -73,16 +94,15 @@ def cases(d: Dialect, usual: dict[str, str]) -> dict[str, str]:
     """``usual`` (family -> its formula in ``_values``) with the families whose expected
     value differs switched on ``d.average``; unchanged where the dialect has none."""
     assert set(_SWAPS) | set(_OWN) | set(_SAME) == set(FAMILIES)
-    if not d.average:
-        return usual
-    out = dict(usual)
+    expected = dict(_OWN)
     for family, (sum_sql, expected_sum) in _SWAPS.items():
         assert sum_sql in usual[family], family
-        expected = usual[family].replace(sum_sql, expected_sum)
-        out[family] = f"CASE WHEN {d.average} THEN {expected} ELSE {usual[family]} END"
-    for family, expected in _OWN.items():
-        out[family] = f"CASE WHEN {d.average} THEN {expected} ELSE {usual[family]} END"
-    return out
+        expected[family] = usual[family].replace(sum_sql, expected_sum)
+    return usual | {
+        family: if_average(d, f"CASE WHEN {d.average} THEN {value} ELSE {usual[family]} END",
+                           usual[family])
+        for family, value in expected.items()
+    }
 
 
 def _osum(d: Dialect, value: str) -> str:
@@ -200,6 +220,4 @@ def _agg_sql(d: Dialect) -> str:
 def ctes_sql(d: Dialect) -> str:
     """The CTEs of ``ties='average'`` (after ``_qstat`` and ``_levels``; ``_values``
     joins ``_tagg AS ta``), each ending with a comma; "" where the dialect has none."""
-    if not d.average:
-        return ""
-    return _rows_sql(d) + _agg_sql(d) + "\n"
+    return if_average(d, _rows_sql(d) + _agg_sql(d) + "\n")

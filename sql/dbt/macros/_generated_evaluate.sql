@@ -83,6 +83,7 @@
 {%- endfor -%}
 {%- set ordered_sums = rankeval.ordered_sums() -%}
 {%- set reads = rankeval._reads(specs) -%}
+{%- do reads.update({'average': ties == 'average'}) -%}
 {%- set q = adapter.quote(query) -%}
 {%- set i = adapter.quote(item) -%}
 {%- set o = adapter.quote(rank if rank is not none else score) -%}
@@ -164,7 +165,6 @@ _subq AS (
     FROM {{ qrels_relation }} AS x
 ),
 {%- endif %}
-{%- if ties == 'average' %}
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item,
@@ -372,7 +372,7 @@ _subq AS (
             AND NOT (s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1'))
         GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q{% endif %}
     ),
-
+{% if reads.get('average') %}
     -- ties='average' only: every retrieved row (judged or not) with its tie group
     _tpos AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._key, q._rel,
@@ -431,7 +431,7 @@ _subq AS (
         WHERE x._k IS NULL OR x._pos <= x._k
         GROUP BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
     ),
-{% if reads.get('irun') %}
+{% endif %}{% if reads.get('irun') %}
     -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
     _irun AS (
         SELECT s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q,
@@ -746,19 +746,19 @@ _subq AS (
     _values AS (
         SELECT {% for b in by %}u._g{{ loop.index0 }}, {% endfor %}u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
-{% if reads.get('AP') %}                WHEN 'AP' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_prec, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('AP') %}                WHEN 'AP' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_prec, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END END{% else %}CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END{% endif %} AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('GMAP') %}                WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('YAAP') %}                WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('P') %}                WHEN 'P' THEN CAST(CASE WHEN TRUE THEN CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / s._k END ELSE CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / s._k END END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('R') %}                WHEN 'R' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('RR') %}                WHEN 'RR' THEN CAST(CASE WHEN TRUE THEN COALESCE(ta._e_rr, 0) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Success') %}                WHEN 'Success' THEN CAST(CASE WHEN TRUE THEN 1 - COALESCE(ta._e_none, 1) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('P') %}                WHEN 'P' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / s._k END ELSE CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / s._k END END{% else %}CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / s._k END{% endif %} AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('R') %}                WHEN 'R' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END END{% else %}CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END{% endif %} AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RR') %}                WHEN 'RR' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN COALESCE(ta._e_rr, 0) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END END{% else %}CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END{% endif %} AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Success') %}                WHEN 'Success' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN 1 - COALESCE(ta._e_none, 1) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END END{% else %}CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END{% endif %} AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('NumRet') %}                WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('NumRel') %}                WHEN 'NumRel' THEN CAST(st._R AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NumRelRet') %}                WHEN 'NumRelRet' THEN CAST(CASE WHEN TRUE THEN COALESCE(ta._e_hits, 0) ELSE COALESCE(a._hits_k, 0) END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('NumRelRet') %}                WHEN 'NumRelRet' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN COALESCE(ta._e_hits, 0) ELSE COALESCE(a._hits_k, 0) END{% else %}COALESCE(a._hits_k, 0){% endif %} AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('NumQ') %}                WHEN 'NumQ' THEN CAST(1 AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('nDCG') %}                WHEN 'nDCG' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(ta._e_dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Rprec') %}                WHEN 'Rprec' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (st._R) > 0 THEN CAST(COALESCE(ta._e_rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END ELSE CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('nDCG') %}                WHEN 'nDCG' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(ta._e_dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END END{% else %}CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END{% endif %} AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('Rprec') %}                WHEN 'Rprec' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN CASE WHEN (st._R) > 0 THEN CAST(COALESCE(ta._e_rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END ELSE CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END END{% else %}CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END{% endif %} AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('Rprec_mult') %}                WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS {{ rankeval.double() }}) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('F1') %}                WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('IPrec') %}                WHEN 'IPrec' THEN CAST(COALESCE(a._iprec, 0) AS {{ rankeval.double() }}){% endif %}
@@ -772,7 +772,7 @@ _subq AS (
 {% if reads.get('RBP') %}                WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('RBP_resid') %}                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('SetAP') %}                WHEN 'SetAP' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('RelP') %}                WHEN 'RelP' THEN CAST(CASE WHEN TRUE THEN CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END ELSE CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('RelP') %}                WHEN 'RelP' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END ELSE CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END END{% else %}CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END{% endif %} AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('Utility') %}                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('binG') %}                WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('NumNonRelJudgedRet') %}                WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS {{ rankeval.double() }}){% endif %}
@@ -780,8 +780,8 @@ _subq AS (
 {% if reads.get('G') %}                WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS {{ rankeval.double() }}) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('nDCG_rel') %}                WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('RnDCG') %}                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS {{ rankeval.double() }}) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('INSQ') %}                WHEN 'INSQ' THEN CAST(CASE WHEN TRUE THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('SDCG') %}                WHEN 'SDCG' THEN CAST(CASE WHEN TRUE THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END END AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('INSQ') %}                WHEN 'INSQ' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END END{% else %}CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END{% endif %} AS {{ rankeval.double() }}){% endif %}
+{% if reads.get('SDCG') %}                WHEN 'SDCG' THEN CAST({% if reads.get('average') %}CASE WHEN TRUE THEN CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(ta._e_cwl, 0) / cn._norm END ELSE CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END END{% else %}CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END{% endif %} AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('NERR8') %}                WHEN 'NERR8' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('NERR9') %}                WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
 {% if reads.get('NERR10') %}                WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
@@ -821,610 +821,9 @@ _subq AS (
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q{% if reads.get('cwl') %}
         LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
         LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {% for b in by %}cw._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}cw._q = u._q{% endif %}{% if reads.get('windowed') %}
-        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {% for b in by %}wv._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}wv._q = u._q{% endif %}
-        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {% for b in by %}ta._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}ta._q = u._q
+        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {% for b in by %}wv._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}wv._q = u._q{% endif %}{% if reads.get('average') %}
+        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {% for b in by %}ta._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}ta._q = u._q{% endif %}
     )
-{%- else %}
-    _levels AS (SELECT DISTINCT _level FROM _specs),
-    _ranked AS (
-        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item,
-            ROW_NUMBER() OVER (PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._key DESC, {{ rankeval.bytes_order('r._item') }} DESC) AS _pos
-        FROM _run AS r
-    ),
-    -- the judged retrieved rows: all that is read of the ranked run
-    _rows AS (
-        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item, r._pos, q._rel
-        FROM _ranked AS r
-        JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-    ),
-    _rq AS (
-        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
-        FROM _run AS r
-        GROUP BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
-    ),
-    _rdup AS (SELECT * FROM _rq),
-    _qq AS (
-        SELECT q._q, COUNT(*) - COUNT(DISTINCT q._item) AS _dup,
-            MAX(CASE WHEN q._rel >= 0 THEN q._rel END) AS _maxrel
-        FROM _qrels AS q
-        GROUP BY q._q
-    ),
-    _qdup AS (SELECT * FROM _qq),
-    _check AS (
-        SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
-            COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
-            (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
-            COALESCE((SELECT SUM(x._dup) FROM _qdup AS x), 0) AS _qrels_dup,
-            (SELECT MIN(x._q) FROM _qdup AS x WHERE x._dup > 0) AS _qrels_dup_q,
-            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
-    ),
-
-    _dropped AS (
-        SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._pos,
-            -- 1: below the last kept row (all rows under it dropped too)
-            CASE WHEN COUNT(*) OVER (
-                PARTITION BY {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos DESC
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) = x._nall - x._pos + 1 THEN 1 ELSE 0 END AS _tail
-        FROM (
-            SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._pos, r._nall,
-                ROW_NUMBER() OVER (PARTITION BY {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item ORDER BY r._pos) AS _nth
-            FROM (
-                SELECT {% for b in by %}r0._g{{ loop.index0 }}, {% endfor %}r0._q, r0._item,
-                    CASE WHEN {{ 'NULL' if top is none else top }} IS NULL THEN y._n ELSE LEAST(y._n, {{ 'NULL' if top is none else top }}) END AS _nall,
-                    ROW_NUMBER() OVER (
-                        PARTITION BY {% for b in by %}r0._g{{ loop.index0 }}, {% endfor %}r0._q
-                        ORDER BY r0._key DESC, {{ rankeval.bytes_order('r0._item') }} DESC
-                    ) AS _pos
-                FROM _run AS r0
-                JOIN _rdup AS y ON {% for b in by %}y._g{{ loop.index0 }} IS NOT DISTINCT FROM r0._g{{ loop.index0 }} AND {% endfor %}y._q = r0._q
-                WHERE {{ 'true' if duplicates == 'first' else 'false' }} AND y._dup > 0
-            ) AS r
-            WHERE {{ 'NULL' if top is none else top }} IS NULL OR r._pos <= {{ 'NULL' if top is none else top }}
-        ) AS x
-        WHERE x._nth > 1
-    ),
-
-    _ideal AS (
-        SELECT q._q, q._rel,
-            ROW_NUMBER() OVER (PARTITION BY q._q ORDER BY q._rel DESC) AS _ipos
-        FROM _qrels AS q
-        WHERE q._rel > 0
-    ),{% if reads.get('gain') %}
-    _gideal AS (
-        SELECT e.*,
-            SUM(CASE WHEN e._ipos = e._level_end THEN 1.0 / e._idcg_at ELSE 0 END) OVER (
-                PARTITION BY e._q ORDER BY e._ipos DESC
-                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-            ) AS _lends
-        FROM (
-            SELECT i._q, i._rel, i._ipos,
-                MAX(i._ipos) OVER (PARTITION BY i._q, i._rel) AS _level_end,
-                SUM(CASE WHEN i._rel >= 1 THEN i._rel ELSE 1 END) OVER (
-                    PARTITION BY i._q ORDER BY i._ipos
-                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-                ) AS _icost,
-                SUM(CAST(i._rel AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0))) OVER (
-                    PARTITION BY i._q ORDER BY i._ipos
-                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-                ) AS _idcg_at
-            FROM _ideal AS i
-            -- only for the families that read it
-            WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('G', 'nDCG_rel', 'RnDCG'))
-        ) AS e
-    ),{% endif %}{% if reads.get('gain') %}
-    _gq AS (
-        SELECT e._q, CAST(COUNT(*) AS {{ rankeval.double() }}) AS _num_pos, {% if ordered_sums %}SUM(e._rel ORDER BY e._ipos){% else %}SUM(e._rel){% endif %} AS _ideal_gain,
-            MAX(e._icost) AS _ideal_cost, MAX(e._idcg_at) AS _idcg_lin,
-            CAST(COUNT(DISTINCT e._rel) AS {{ rankeval.double() }}) AS _gain_levels
-        FROM _gideal AS e
-        GROUP BY e._q
-    ),{% endif %}
-    _qstat AS (
-        SELECT c.*, {% if reads.get('gain') %}gq._num_pos, gq._ideal_gain, gq._ideal_cost, gq._idcg_lin, gq._gain_levels{% else %}CAST(NULL AS {{ rankeval.double() }}) AS _num_pos, CAST(NULL AS {{ rankeval.double() }}) AS _ideal_gain, CAST(NULL AS {{ rankeval.double() }}) AS _ideal_cost, CAST(NULL AS {{ rankeval.double() }}) AS _idcg_lin, CAST(NULL AS {{ rankeval.double() }}) AS _gain_levels{% endif %},
-            x._maxrel
-        FROM (
-            SELECT q._q, l._level,
-                CAST(SUM(CASE WHEN q._rel >= l._level THEN 1 ELSE 0 END) AS {{ rankeval.double() }}) AS _R,
-                CAST(SUM(CASE WHEN q._rel >= 0 AND q._rel < l._level THEN 1 ELSE 0 END)
-                     AS {{ rankeval.double() }}) AS _N
-            FROM _qrels AS q CROSS JOIN _levels AS l
-            GROUP BY q._q, l._level
-        ) AS c
-        JOIN _qq AS x ON x._q = c._q{% if reads.get('gain') %}
-        LEFT JOIN _gq AS gq ON gq._q = c._q{% endif %}
-    ),{% if reads.get('idcg') %}
-    _idcg AS (
-        SELECT s._idx, i._q,
-            {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY i._ipos){% else %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0))){% endif %} AS _idcg
-        FROM _ideal AS i
-        JOIN _specs AS s ON s._family = 'nDCG' AND (s._k IS NULL OR i._ipos <= s._k)
-        GROUP BY s._idx, i._q
-    ),{% endif %}
-
-    -- the judged retrieved rows, once per relevance level, with every running sum in one
-    -- window (one sort); the per-query stats are joined after it
-    _judged AS (
-        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._pos, r._rel, l._level,
-            ROW_NUMBER() OVER (PARTITION BY l._level, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos) AS _jrank,
-            SUM(CASE WHEN r._rel >= l._level THEN 1 ELSE 0 END) OVER (PARTITION BY l._level, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _hits,
-            SUM(CASE WHEN r._rel >= 0 AND r._rel < l._level THEN 1 ELSE 0 END) OVER (
-                PARTITION BY l._level, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _nonrel,
-            SUM(CASE WHEN r._rel > 0 THEN r._rel ELSE 0 END) OVER (PARTITION BY l._level, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cg,
-            SUM(CASE WHEN r._rel > 0 THEN r._rel / (LN(CAST(r._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ELSE 0 END) OVER (PARTITION BY l._level, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _rdcg,
-            EXP(COALESCE(SUM(LN(1 - (POWER(2.0, CASE WHEN r._rel > 4 THEN 4 WHEN r._rel > 0 THEN r._rel ELSE 0 END) - 1) / 16.0)) OVER (
-                PARTITION BY l._level, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q ORDER BY r._pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
-            ), 0)) AS _decay
-        FROM (
-            SELECT {% for b in by %}r0._g{{ loop.index0 }}, {% endfor %}r0._q, r0._pos, r0._rel
-            FROM _rows AS r0
-            LEFT JOIN _dropped AS dr ON {% for b in by %}dr._g{{ loop.index0 }} IS NOT DISTINCT FROM r0._g{{ loop.index0 }} AND {% endfor %}dr._q = r0._q AND dr._pos = r0._pos
-            WHERE r0._rel IS NOT NULL AND ({{ 'NULL' if top is none else top }} IS NULL OR r0._pos <= {{ 'NULL' if top is none else top }})
-                AND dr._pos IS NULL
-        ) AS r
-        CROSS JOIN _levels AS l
-    ),
-    _jl AS (
-        SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
-            {% if reads.get('gain') %}gi._icost, gi._idcg_at, gi._lends{% else %}CAST(NULL AS {{ rankeval.double() }}) AS _icost, CAST(NULL AS {{ rankeval.double() }}) AS _idcg_at, CAST(NULL AS {{ rankeval.double() }}) AS _lends{% endif %}
-        FROM _judged AS j
-        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level{% if reads.get('gain') %}
-        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos{% endif %}
-    ),
-    _agg AS (
-        SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
-            SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
-            {% if ordered_sums %}SUM(CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END){% endif %} AS _prec_k,
-            MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
-            CAST(NULL AS BIGINT) AS _acc_above,
-            {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0){% else %}SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END){% endif %} AS _dcg,
-            CAST(NULL AS {{ rankeval.double() }}) AS _bpref,
-            CAST(NULL AS {{ rankeval.double() }}) AS _infap,
-            SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
-            CAST(NULL AS BIGINT) AS _rprec_mult,
-            CAST(NULL AS {{ rankeval.double() }}) AS _iprec,
-            CAST(NULL AS {{ rankeval.double() }}) AS _ip11,
-            CAST(NULL AS {{ rankeval.double() }}) AS _err,
-            CAST(NULL AS BIGINT) AS _judged_k,
-            CAST(NULL AS BIGINT) AS _judged_all,
-            CAST(NULL AS {{ rankeval.double() }}) AS _judged_pw,
-            CAST(NULL AS {{ rankeval.double() }}) AS _rbp,
-            CAST(NULL AS {{ rankeval.double() }}) AS _bing,
-            CAST(NULL AS BIGINT) AS _nonrel_judged,
-            CAST(NULL AS {{ rankeval.double() }}) AS _gsum,
-            CAST(NULL AS {{ rankeval.double() }}) AS _ndr,
-            CAST(NULL AS BIGINT) AS _found,
-            CAST(NULL AS {{ rankeval.double() }}) AS _rnd,
-            CAST(NULL AS {{ rankeval.double() }}) AS _cwl
-        FROM _jl AS jl
-        -- a family with a cutoff reads only the rows within it (the others have no _k)
-        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
-            AND s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1')
-        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q{% if reads.get('rare') %}
-        UNION ALL
-        SELECT s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q,
-            SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
-            {% if ordered_sums %}SUM(CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END){% endif %} AS _prec_k,
-            MIN(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos END) AS _min_pos,
-            SUM(CASE WHEN s._family = 'Accuracy' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._pos - jl._hits END) AS _acc_above,
-            {% if ordered_sums %}SUM(CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0){% else %}SUM(CASE WHEN s._family IN ('nDCG', 'nDCG_rel', 'RnDCG') AND (s._k IS NULL OR jl._pos <= s._k) AND jl._rel > 0 THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, jl._rel) - 1 ELSE jl._rel END AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END){% endif %} AS _dcg,
-            {% if ordered_sums %}SUM(CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END ORDER BY jl._pos) FILTER (WHERE s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level){% else %}SUM(CASE WHEN s._family IN ('Bpref', 'GMBpref') AND jl._rel >= s._level THEN CASE WHEN jl._nonrel > 0 THEN 1 - CAST(LEAST(jl._nonrel, jl._R) AS {{ rankeval.double() }}) / LEAST(jl._N, jl._R) ELSE 1.0 END END){% endif %} AS _bpref,
-            {% if ordered_sums %}SUM(CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {{ rankeval.double() }}) / jl._pos) * (CAST(jl._jrank - 1 AS {{ rankeval.double() }}) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END ORDER BY jl._pos) FILTER (WHERE s._family = 'infAP' AND jl._rel >= s._level){% else %}SUM(CASE WHEN s._family = 'infAP' AND jl._rel >= s._level THEN CASE WHEN jl._pos = 1 THEN 1.0 ELSE 1.0 / jl._pos + (CAST(jl._pos - 1 AS {{ rankeval.double() }}) / jl._pos) * (CAST(jl._jrank - 1 AS {{ rankeval.double() }}) / (jl._pos - 1)) * ((jl._hits - 1 + 0.00001) / (jl._hits - 1 + jl._nonrel + 2 * 0.00001)) END END){% endif %} AS _infap,
-            SUM(CASE WHEN s._family = 'Rprec' AND jl._rel >= s._level AND jl._pos <= jl._R THEN 1 ELSE 0 END) AS _rprec,
-            SUM(CASE WHEN s._family = 'Rprec_mult' AND jl._rel >= s._level AND jl._pos <= FLOOR(s._p_mult * jl._R + 0.9) THEN 1 ELSE 0 END) AS _rprec_mult,
-            MAX(CASE WHEN s._family = 'IPrec' AND jl._rel >= s._level AND jl._hits >= FLOOR(s._p_recall * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END) AS _iprec,
-            COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.0 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.1 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.2 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.3 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.4 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.5 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.6 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.7 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.8 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(0.9 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) + COALESCE(MAX(CASE WHEN s._family = 'IPrec11pt' AND jl._rel >= s._level AND jl._hits >= FLOOR(CAST(1.0 AS {{ rankeval.double() }}) * jl._R + CASE WHEN s._p_rounding = 'v9' THEN 0.9 ELSE 0.5 END) THEN CAST(jl._hits AS {{ rankeval.double() }}) / jl._pos END), 0) AS _ip11,
-            {% if ordered_sums %}SUM((POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family = 'ERR' AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'ERR' AND (s._k IS NULL OR jl._pos <= s._k) THEN (POWER(2.0, CASE WHEN jl._rel > 4 THEN 4 WHEN jl._rel > 0 THEN jl._rel ELSE 0 END) - 1) / 16.0 * jl._decay / jl._pos END){% endif %} AS _err,
-            SUM(CASE WHEN s._family IN ('Judged', 'Unjudged') AND jl._rel >= 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _judged_k,
-            SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN 1 ELSE 0 END) AS _judged_all,
-            {% if ordered_sums %}SUM(POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) ORDER BY jl._pos) FILTER (WHERE s._family = 'RBP_resid' AND jl._rel >= 0){% else %}SUM(CASE WHEN s._family = 'RBP_resid' AND jl._rel >= 0 THEN POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END){% endif %} AS _judged_pw,
-            {% if ordered_sums %}SUM((CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) ORDER BY jl._pos) FILTER (WHERE s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'RBP' AND (s._k IS NULL OR jl._pos <= s._k) THEN (CASE WHEN s._p_gain = 'binary' THEN CASE WHEN jl._rel >= s._level THEN 1.0 ELSE 0 END WHEN jl._rel > 0 THEN jl._rel / GREATEST(COALESCE(jl._maxrel, 1), 1) ELSE 0 END) * POWER(s._p_p, CAST(jl._pos - 1 AS {{ rankeval.double() }})) END){% endif %} AS _rbp,
-            {% if ordered_sums %}SUM(1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {{ rankeval.double() }})) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'binG' AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1.0 / (LN(CAST(2 + jl._pos - jl._hits AS {{ rankeval.double() }})) / LN(2.0)) END){% endif %} AS _bing,
-            SUM(CASE WHEN s._family = 'NumNonRelJudgedRet' AND jl._rel >= 0 AND jl._rel < s._level THEN 1 ELSE 0 END) AS _nonrel_judged,
-            {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) ORDER BY jl._pos) FILTER (WHERE s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'G' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(2 + CASE WHEN jl._pos <= jl._num_pos THEN jl._icost ELSE jl._ideal_cost + jl._pos - jl._num_pos END - jl._cg) / LN(2.0)) END){% endif %} AS _gsum,
-            {% if ordered_sums %}SUM(jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) ORDER BY jl._pos) FILTER (WHERE s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k)){% else %}SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN jl._rdcg / (CASE WHEN jl._pos <= jl._num_pos THEN jl._idcg_at ELSE jl._idcg_lin END) END){% endif %} AS _ndr,
-            SUM(CASE WHEN s._family = 'nDCG_rel' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _found,
-            {% if ordered_sums %}SUM(CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends ORDER BY jl._pos) FILTER (WHERE s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos){% else %}SUM(CASE WHEN s._family = 'RnDCG' AND jl._rel > 0 AND (s._k IS NULL OR jl._pos <= s._k) AND jl._pos <= jl._num_pos THEN CAST(jl._rel AS {{ rankeval.double() }}) / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) * jl._lends END){% endif %} AS _rnd,
-            {% if ordered_sums %}SUM((LEAST(GREATEST(GREATEST(CAST(jl._rel AS {{ rankeval.double() }}), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) * CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(jl._pos AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END ORDER BY jl._pos) FILTER (WHERE s._family IN ('INSQ', 'SDCG') AND jl._pos <= 1000){% else %}SUM(CASE WHEN s._family IN ('INSQ', 'SDCG') AND jl._pos <= 1000 THEN (LEAST(GREATEST(GREATEST(CAST(jl._rel AS {{ rankeval.double() }}), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) * CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(jl._pos AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(jl._pos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END END){% endif %} AS _cwl
-        FROM _jl AS jl
-        -- a family with a cutoff reads only the rows within it (the others have no _k)
-        JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
-            AND NOT (s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1'))
-        GROUP BY s._idx, {% for b in by %}jl._g{{ loop.index0 }}, {% endfor %}jl._q{% endif %}
-    ),
-{% if reads.get('irun') %}
-    -- nDCG(ideal=run): the ideal DCG of the run's own judged rows (only when asked)
-    _irun AS (
-        SELECT s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q,
-            {% if ordered_sums %}SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END ORDER BY i._ipos){% else %}SUM(CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST(CASE WHEN s._p_gain = 'exp' THEN POWER(2.0, i._rel) - 1 ELSE i._rel END AS {{ rankeval.double() }}) / (LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) / LN(2.0)) END){% endif %} AS _idcg_run
-        FROM (
-            SELECT {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._rel, j._level,
-                ROW_NUMBER() OVER (
-                    PARTITION BY j._level, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q ORDER BY j._rel DESC, j._pos
-                ) AS _ipos
-            FROM _judged AS j
-            WHERE j._rel > 0 AND EXISTS (
-                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')
-        ) AS i
-        JOIN _specs AS s
-            ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level
-        GROUP BY s._idx, {% for b in by %}i._g{{ loop.index0 }}, {% endfor %}i._q
-    ),
-{% endif %}{% if reads.get('cwl') %}
-    _cwltab AS (
-        SELECT s._idx, p._i, CASE s._family WHEN 'INSQ' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) WHEN 'SDCG' THEN 1 / (LN(CAST(p._i AS {{ rankeval.double() }}) + 1) / LN(2.0)) WHEN 'NERR8' THEN 1.0 WHEN 'NERR9' THEN 1 / CAST(p._i AS {{ rankeval.double() }}) WHEN 'NERR10' THEN POWER(s._p_p, CAST(p._i AS {{ rankeval.double() }}) - 1) WHEN 'NERR11' THEN 1 / POWER(CAST(p._i AS {{ rankeval.double() }}) - 1 + 2 * s._p_T, 2) END AS _b
-        FROM _specs AS s
-        JOIN (SELECT d1._d + 10 * d2._d + 100 * d3._d + 1 AS _i
-            FROM (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d1
-            CROSS JOIN (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d2
-            CROSS JOIN (SELECT 0 AS _d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) AS d3) AS p ON p._i <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
-        WHERE s._family IN ('INSQ', 'SDCG', 'NERR8', 'NERR9', 'NERR10', 'NERR11')
-    ),
-    _cwlnorm AS (
-        SELECT t._idx, {% if ordered_sums %}SUM(t._b ORDER BY t._i){% else %}SUM(t._b){% endif %} AS _norm
-        FROM _cwltab AS t
-        GROUP BY t._idx
-    ),
-    _cwlcum AS (
-        SELECT t._idx, t._i, t._b,
-            SUM(t._b) OVER (PARTITION BY t._idx ORDER BY t._i ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cb
-        FROM _cwltab AS t
-        JOIN _specs AS s ON s._idx = t._idx AND s._family IN ('NERR8', 'NERR9', 'NERR10', 'NERR11')
-    ),
-    _cwlrows AS (
-        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._pos, x._gn,
-            SUM(x._gn) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cg,
-            SUM(CASE WHEN x._gn >= 1 THEN 1 ELSE 0 END) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _z,
-            SUM(CASE WHEN x._gn < 1 THEN LN(1 - x._gn) ELSE 0 END) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _ln,
-            LEAD(x._pos) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos) AS _next
-        FROM (
-            SELECT s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._pos, (LEAST(GREATEST(GREATEST(CAST(j._rel AS {{ rankeval.double() }}), 0), s._p_min_rel), s._p_max_rel) - s._p_min_rel) / NULLIF(s._p_max_rel - s._p_min_rel, 0) AS _gn
-            FROM _judged AS j
-            JOIN _specs AS s ON s._level = j._level AND j._pos <= CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END
-                AND s._family IN ('NERR8', 'NERR9', 'NERR10', 'NERR11', 'BPM', 'INST')
-        ) AS x
-        WHERE x._gn > 0
-    ),
-    _cwlagg AS (
-        SELECT r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q,
-            {% if ordered_sums %}SUM((CASE WHEN r._z - CASE WHEN r._gn >= 1 THEN 1 ELSE 0 END > 0 OR r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END < -700 THEN 0 ELSE EXP(r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END) END) * r._gn * c._b ORDER BY r._pos){% else %}SUM((CASE WHEN r._z - CASE WHEN r._gn >= 1 THEN 1 ELSE 0 END > 0 OR r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END < -700 THEN 0 ELSE EXP(r._ln - CASE WHEN r._gn < 1 THEN LN(1 - r._gn) ELSE 0 END) END) * r._gn * c._b){% endif %} AS _num,
-            MIN(c._cb) AS _bfirst,
-            {% if ordered_sums %}SUM((CASE WHEN r._z > 0 OR r._ln < -700 THEN 0 ELSE EXP(r._ln) END) * (COALESCE(n._cb, nm._norm) - c._cb) ORDER BY r._pos){% else %}SUM((CASE WHEN r._z > 0 OR r._ln < -700 THEN 0 ELSE EXP(r._ln) END) * (COALESCE(n._cb, nm._norm) - c._cb)){% endif %} AS _rest,
-            MIN(CASE WHEN r._cg >= s._p_T THEN r._pos END) AS _reach,
-            MIN(CASE WHEN r._cg >= s._p_T THEN r._cg END) AS _greach,
-            MAX(r._cg) AS _gall
-        FROM _cwlrows AS r
-        JOIN _specs AS s ON s._idx = r._idx
-        LEFT JOIN _cwlcum AS c ON c._idx = r._idx AND c._i = r._pos
-        LEFT JOIN _cwlcum AS n ON n._idx = r._idx AND n._i = r._next
-        LEFT JOIN _cwlnorm AS nm ON nm._idx = r._idx
-        WHERE s._family <> 'INST'
-        GROUP BY r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
-        UNION ALL
-        SELECT y._idx, {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q,
-            {% if ordered_sums %}SUM((4 * y._t * y._t * CASE WHEN y._zr - CASE WHEN y._ratio > 0 THEN 0 ELSE 1 END > 0 OR y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END < -700 THEN 0 ELSE EXP(y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END) END) * y._gn / POWER(CAST(y._pos AS {{ rankeval.double() }}) - 1 + y._ca + y._gn, 2) ORDER BY y._pos){% else %}SUM((4 * y._t * y._t * CASE WHEN y._zr - CASE WHEN y._ratio > 0 THEN 0 ELSE 1 END > 0 OR y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END < -700 THEN 0 ELSE EXP(y._lr - CASE WHEN y._ratio > 0 THEN LN(y._ratio) ELSE 0 END) END) * y._gn / POWER(CAST(y._pos AS {{ rankeval.double() }}) - 1 + y._ca + y._gn, 2)){% endif %} AS _num,
-            2 * MAX(y._t) * 2 * MAX(y._t) * ((1 / POWER(2 * MAX(y._t) + 0, 2) + 1 / POWER(2 * MAX(y._t) + 1, 2) + 1 / POWER(2 * MAX(y._t) + 2, 2) + 1 / POWER(2 * MAX(y._t) + 3, 2) + 1 / POWER(2 * MAX(y._t) + 4, 2) + 1 / POWER(2 * MAX(y._t) + 5, 2) + 1 / POWER(2 * MAX(y._t) + 6, 2) + 1 / POWER(2 * MAX(y._t) + 7, 2) + 1 / POWER(2 * MAX(y._t) + 8, 2) + 1 / POWER(2 * MAX(y._t) + 9, 2) + 1 / (2 * MAX(y._t) + 10) + 1 / (2 * POWER((2 * MAX(y._t) + 10), 2)) + 1 / (6 * POWER((2 * MAX(y._t) + 10), 3)) - 1 / (30 * POWER((2 * MAX(y._t) + 10), 5)) + 1 / (42 * POWER((2 * MAX(y._t) + 10), 7)) - 1 / (30 * POWER((2 * MAX(y._t) + 10), 9)) + 5 / (66 * POWER((2 * MAX(y._t) + 10), 11))) - (1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 0, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 1, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 2, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 3, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 4, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 5, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 6, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 7, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 8, 2) + 1 / POWER(CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 9, 2) + 1 / (CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10) + 1 / (2 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 2)) + 1 / (6 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 3)) - 1 / (30 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 5)) + 1 / (42 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 7)) - 1 / (30 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 9)) + 5 / (66 * POWER((CAST(MIN(y._pos) AS {{ rankeval.double() }}) + 2 * MAX(y._t) + 10), 11)))) AS _bfirst,
-            {% if ordered_sums %}SUM((4 * y._t * y._t * CASE WHEN y._zr > 0 OR y._lr < -700 THEN 0 ELSE EXP(y._lr) END) * ((1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 0, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 1, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 2, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 3, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 4, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 5, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 6, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 7, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 8, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 9, 2) + 1 / (CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10) + 1 / (2 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 11))) - (1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 0, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 1, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 2, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 3, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 4, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 5, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 6, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 7, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 8, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 9, 2) + 1 / (CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10) + 1 / (2 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 11)))) ORDER BY y._pos){% else %}SUM((4 * y._t * y._t * CASE WHEN y._zr > 0 OR y._lr < -700 THEN 0 ELSE EXP(y._lr) END) * ((1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 0, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 1, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 2, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 3, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 4, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 5, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 6, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 7, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 8, 2) + 1 / POWER(CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 9, 2) + 1 / (CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10) + 1 / (2 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(y._pos AS {{ rankeval.double() }}) + y._ca + 10), 11))) - (1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 0, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 1, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 2, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 3, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 4, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 5, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 6, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 7, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 8, 2) + 1 / POWER(CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 9, 2) + 1 / (CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10) + 1 / (2 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 2)) + 1 / (6 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 3)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 5)) + 1 / (42 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 7)) - 1 / (30 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 9)) + 5 / (66 * POWER((CAST(COALESCE(y._next, 1000) AS {{ rankeval.double() }}) + y._ca + 10), 11))))){% endif %} AS _rest,
-            NULL AS _reach, NULL AS _greach, NULL AS _gall
-        FROM (
-            SELECT x.*,
-                SUM(CASE WHEN x._ratio > 0 THEN LN(x._ratio) ELSE 0 END) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _lr,
-                SUM(CASE WHEN x._ratio > 0 THEN 0 ELSE 1 END) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _zr
-            FROM (
-                SELECT r.*, s._p_T AS _t, 2 * s._p_T - r._cg AS _ca,
-                    POWER((r._pos - 1 + 2 * s._p_T - r._cg)
-                          / (r._pos - 1 + 2 * s._p_T - r._cg + r._gn), 2) AS _ratio
-                FROM _cwlrows AS r
-                JOIN _specs AS s ON s._idx = r._idx AND s._family = 'INST'
-            ) AS x
-        ) AS y
-        GROUP BY y._idx, {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q
-    ),
-{% endif %}{% if reads.get('windowed') %}
-    _interprows AS (
-        SELECT s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._pos, j._hits, j._R, s._p_interp AS _interp,
-            MAX(CAST(j._hits AS {{ rankeval.double() }}) / j._pos) OVER (PARTITION BY s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q ORDER BY j._pos DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _env
-        FROM _jl AS j
-        JOIN _specs AS s ON s._family = 'InterpAP' AND s._level = j._level
-            AND (s._k IS NULL OR j._pos <= s._k)
-        WHERE j._rel >= j._level
-    ),
-    _interpvals AS (
-        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, CASE WHEN MIN(x._interp) = 'all' THEN {% if ordered_sums %}SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) END) END) / CAST(11 AS {{ rankeval.double() }}) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) END) END) / CAST(101 AS {{ rankeval.double() }}) END ORDER BY x._pos){% else %}SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) END) END) / CAST(11 AS {{ rankeval.double() }}) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) END) END) / CAST(101 AS {{ rankeval.double() }}) END){% endif %} / MAX(x._R) ELSE {% if ordered_sums %}SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) END) END) / CAST(11 AS {{ rankeval.double() }}) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) END) END) / CAST(101 AS {{ rankeval.double() }}) END ORDER BY x._pos){% else %}SUM(x._env * CASE x._interp WHEN 'all' THEN 1 WHEN 'voc11' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 10) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) * CAST(0.1 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 10) END) END) / CAST(11 AS {{ rankeval.double() }}) WHEN 'coco101' THEN ((CASE WHEN (FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits AS {{ rankeval.double() }}) / x._R * 100) END) - CASE WHEN x._hits = 1 THEN 0 ELSE (CASE WHEN (FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 2 WHEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) * CAST(0.01 AS {{ rankeval.double() }}) <= CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R THEN FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) + 1 ELSE FLOOR(CAST(x._hits - 1 AS {{ rankeval.double() }}) / x._R * 100) END) END) / CAST(101 AS {{ rankeval.double() }}) END){% endif %} END AS _v
-        FROM _interprows AS x
-        GROUP BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
-    ),
-    _compatdepth AS (
-        SELECT s._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, i._npos,
-            CASE WHEN {{ 'NULL' if top is none else top }} IS NULL THEN x._n ELSE LEAST(x._n, {{ 'NULL' if top is none else top }}) END - COALESCE(t._ntail, 0) AS _last
-        FROM _rq AS x
-        JOIN (SELECT q._q, MAX(q._ipos) AS _npos FROM _ideal AS q GROUP BY q._q) AS i
-            ON i._q = x._q
-        JOIN _specs AS s ON s._family = 'Compat'
-        LEFT JOIN (
-            SELECT {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q, SUM(y._tail) AS _ntail FROM _dropped AS y
-            GROUP BY {% for b in by %}y._g{{ loop.index0 }}, {% endfor %}y._q
-        ) AS t ON {% for b in by %}t._g{{ loop.index0 }} IS NOT DISTINCT FROM x._g{{ loop.index0 }} AND {% endfor %}t._q = x._q
-    ),
-    _compatpos AS (
-        SELECT c._idx, {% for b in by %}c._g{{ loop.index0 }}, {% endfor %}c._q, c._npos, r._pos AS _i
-        FROM _compatdepth AS c
-        JOIN _ranked AS r ON {% for b in by %}r._g{{ loop.index0 }} IS NOT DISTINCT FROM c._g{{ loop.index0 }} AND {% endfor %}r._q = c._q AND r._pos <= c._last
-        UNION ALL
-        SELECT c._idx, {% for b in by %}c._g{{ loop.index0 }}, {% endfor %}c._q, c._npos, i._ipos AS _i
-        FROM _compatdepth AS c
-        JOIN _ideal AS i ON i._q = c._q AND i._ipos > c._last
-    ),
-    _compatw AS (
-        SELECT x.*, SUM(x._pw / x._i) OVER (PARTITION BY x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q ORDER BY x._i DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _tail
-        FROM (
-            SELECT p._idx, {% for b in by %}p._g{{ loop.index0 }}, {% endfor %}p._q, p._npos, CAST(p._i AS {{ rankeval.double() }}) AS _i,
-                POWER(s._p_p, CAST(p._i - 1 AS {{ rankeval.double() }})) AS _pw
-            FROM _compatpos AS p
-            JOIN _specs AS s ON s._idx = p._idx
-        ) AS x
-    ),
-    _compatnorm AS (
-        SELECT w._idx, {% for b in by %}w._g{{ loop.index0 }}, {% endfor %}w._q,
-            {% if ordered_sums %}SUM(CASE WHEN w._i <= w._npos THEN w._tail ELSE 0 END ORDER BY w._i){% else %}SUM(CASE WHEN w._i <= w._npos THEN w._tail ELSE 0 END){% endif %} AS _best,
-            {% if ordered_sums %}SUM(w._pw ORDER BY w._i){% else %}SUM(w._pw){% endif %} AS _wsum
-        FROM _compatw AS w
-        GROUP BY w._idx, {% for b in by %}w._g{{ loop.index0 }}, {% endfor %}w._q
-    ),
-    _compatrows AS (
-        SELECT s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q,
-            GREATEST(j._pos, a._above + ROW_NUMBER() OVER (PARTITION BY s._idx, {% for b in by %}j._g{{ loop.index0 }}, {% endfor %}j._q, j._rel ORDER BY j._pos)) AS _m
-        FROM _judged AS j
-        JOIN _specs AS s ON s._family = 'Compat' AND s._level = j._level
-        JOIN (
-            SELECT i._q, i._rel, MIN(i._ipos) - 1 AS _above FROM _ideal AS i
-            GROUP BY i._q, i._rel
-        ) AS a ON a._q = j._q AND a._rel = j._rel
-        WHERE j._rel > 0
-    ),
-    _compatvals AS (
-        SELECT r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, CAST(CASE WHEN MIN(s._p_normalize) = 'false' THEN {% if ordered_sums %}SUM(w._tail ORDER BY r._m){% else %}SUM(w._tail){% endif %} / MAX(n._wsum) WHEN MAX(n._best) > 0 THEN {% if ordered_sums %}SUM(w._tail ORDER BY r._m){% else %}SUM(w._tail){% endif %} / MAX(n._best) ELSE 0 END AS {{ rankeval.double() }}) AS _v
-        FROM _compatrows AS r
-        JOIN _specs AS s ON s._idx = r._idx
-        JOIN _compatw AS w ON w._idx = r._idx AND {% for b in by %}w._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}w._q = r._q AND w._i = r._m
-        JOIN _compatnorm AS n ON n._idx = r._idx AND {% for b in by %}n._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}n._q = r._q
-        GROUP BY r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
-    ),{% if reads.get('diversity') %}
-    _divpairs AS (
-        SELECT s._idx, q._q, q._item, q._sub,
-            CAST(CASE WHEN s._family IN ('ERR_IA', 'nERR_IA', 'P_IA', 'AP_IA') THEN q._w ELSE 1 END AS {{ rankeval.double() }}) AS _w
-        FROM _subq AS q
-        JOIN _specs AS s ON s._family IN ('alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall') AND q._rel >= s._level
-    ),
-    _divsubs AS (
-        SELECT p._idx, p._q, p._sub, COUNT(*) AS _nrel, MAX(p._w) AS _w
-        FROM _divpairs AS p GROUP BY p._idx, p._q, p._sub
-    ),
-    _divn AS (
-        SELECT x._idx, x._q, COUNT(*) AS _n,
-            {% if ordered_sums %}SUM(x._w ORDER BY x._sub){% else %}SUM(x._w){% endif %} AS _wsum
-        FROM _divsubs AS x GROUP BY x._idx, x._q
-    ),
-    _divkept AS (
-        SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item, r._pos
-        FROM _ranked AS r
-        LEFT JOIN _dropped AS dr ON {% for b in by %}dr._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}dr._q = r._q AND dr._pos = r._pos
-        WHERE ({{ 'NULL' if top is none else top }} IS NULL OR r._pos <= {{ 'NULL' if top is none else top }}) AND dr._pos IS NULL
-            AND EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall'))
-    ),
-    _divrun AS (
-        SELECT p._idx, {% for b in by %}k._g{{ loop.index0 }}, {% endfor %}k._q, k._pos, p._sub, p._w, x._nrel,
-            ROW_NUMBER() OVER (
-                PARTITION BY p._idx, {% for b in by %}k._g{{ loop.index0 }}, {% endfor %}k._q, p._sub ORDER BY k._pos
-            ) - 1 AS _c
-        FROM _divkept AS k
-        JOIN _divpairs AS p ON p._q = k._q AND p._item = k._item
-        JOIN _divsubs AS x ON x._idx = p._idx AND x._q = p._q AND x._sub = p._sub
-    ),
-    _divraw AS (
-        SELECT r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q,
-            {% if ordered_sums %}SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w * POWER(1 - COALESCE(s._p_alpha, 0.5), r._c) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(r._pos AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(r._pos AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(r._pos AS {{ rankeval.double() }}) - 1) END) ELSE 0 END ORDER BY r._pos, r._sub){% else %}SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w * POWER(1 - COALESCE(s._p_alpha, 0.5), r._c) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(r._pos AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(r._pos AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(r._pos AS {{ rankeval.double() }}) - 1) END) ELSE 0 END){% endif %} AS _sum,
-            {% if ordered_sums %}SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w ELSE 0 END ORDER BY r._pos, r._sub){% else %}SUM(CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._w ELSE 0 END){% endif %} AS _pw,
-            COUNT(DISTINCT CASE WHEN (s._k IS NULL OR r._pos <= s._k) THEN r._sub END) AS _cover,
-            {% if ordered_sums %}SUM(CAST(r._c + 1 AS {{ rankeval.double() }}) / r._pos * r._w / r._nrel ORDER BY r._pos, r._sub){% else %}SUM(CAST(r._c + 1 AS {{ rankeval.double() }}) / r._pos * r._w / r._nrel){% endif %} AS _ap
-        FROM _divrun AS r
-        JOIN _specs AS s ON s._idx = r._idx
-        GROUP BY r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q
-    ),
-    _divret AS (
-        SELECT {% for b in by %}k._g{{ loop.index0 }}, {% endfor %}k._q, COUNT(*) AS _nret FROM _divkept AS k GROUP BY {% for b in by %}k._g{{ loop.index0 }}, {% endfor %}k._q
-    ),
-    _divii(_idx, _i) AS (
-        SELECT s._idx, 1 FROM _specs AS s
-        WHERE s._family IN ('alpha_DCG', 'ERR_IA') AND s._k >= 1
-        UNION ALL
-        SELECT x._idx, x._i + 1 FROM _divii AS x
-        JOIN _specs AS s ON s._idx = x._idx
-        WHERE x._i < s._k
-    ),
-    _diviisum AS (
-        SELECT x._idx, {% if ordered_sums %}SUM(POWER(1 - COALESCE(s._p_alpha, 0.5), x._i - 1) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(x._i AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(x._i AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(x._i AS {{ rankeval.double() }}) - 1) END) ORDER BY x._i){% else %}SUM(POWER(1 - COALESCE(s._p_alpha, 0.5), x._i - 1) * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(x._i AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(x._i AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(x._i AS {{ rankeval.double() }}) - 1) END)){% endif %} AS _ii
-        FROM _divii AS x JOIN _specs AS s ON s._idx = x._idx
-        GROUP BY x._idx
-    ),
-    _divgreedy(_idx, _q, _item, _sub, _w, _a, _depth, _phase, _step, _c, _placed, _gi, _best,
-               _bgain, _full, _ipos, _igain) AS (
-        SELECT p._idx, p._q, p._item, p._sub, p._w, CAST(1 - COALESCE(s._p_alpha, 0.5) AS {{ rankeval.double() }}),
-            CAST(CASE WHEN s._family <> 'nNRBP' THEN s._k WHEN s._p_beta >= 1 THEN NULL WHEN s._p_beta > 0 THEN CEIL(-41.58883083359672 / LN(s._p_beta)) + 1 ELSE 1 END AS {{ rankeval.double() }}), CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT),
-            CAST(0 AS BIGINT), CAST(NULL AS {{ rankeval.double() }}), CAST(NULL AS {{ rankeval.text() }}), CAST(NULL AS {{ rankeval.double() }}),
-            CAST(0 AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS {{ rankeval.double() }})
-        FROM _divpairs AS p
-        JOIN _specs AS s ON s._idx = p._idx AND s._family IN ('alpha_nDCG', 'nERR_IA', 'nNRBP')
-        UNION ALL
-        SELECT w._idx, w._q, w._item, w._sub, w._w, w._a, w._depth,
-            CAST(CASE WHEN w._phase = 2 THEN 0 ELSE w._phase + 1 END AS BIGINT),
-            CAST(CASE WHEN w._phase = 2 THEN w._step + 1 ELSE w._step END AS BIGINT),
-            CAST(CASE WHEN w._phase = 2 THEN w._c + MAX(CASE WHEN CAST(w._item AS {{ rankeval.text() }}) = w._best THEN 1 ELSE 0 END) OVER (PARTITION BY w._idx, w._q, w._sub) ELSE w._c END AS BIGINT),
-            CAST(CASE WHEN w._phase = 2 AND CAST(w._item AS {{ rankeval.text() }}) = w._best THEN 1 ELSE w._placed END AS BIGINT),
-            CAST(CASE WHEN w._phase = 0 THEN SUM(w._w * POWER(w._a, w._c)) OVER (
-                PARTITION BY w._idx, w._q, w._item) ELSE w._gi END AS {{ rankeval.double() }}),
-            CAST(CASE WHEN w._phase = 1 THEN FIRST_VALUE(CAST(w._item AS {{ rankeval.text() }})) OVER (PARTITION BY w._idx, w._q ORDER BY w._placed, w._gi DESC, {{ rankeval.bytes_order('w._item') }} DESC)
-                 ELSE w._best END AS {{ rankeval.text() }}),
-            CAST(CASE WHEN w._phase = 1 THEN FIRST_VALUE(w._gi) OVER (PARTITION BY w._idx, w._q ORDER BY w._placed, w._gi DESC, {{ rankeval.bytes_order('w._item') }} DESC)
-                 ELSE w._bgain END AS {{ rankeval.double() }}),
-            CAST(CASE WHEN w._phase = 1 THEN MIN(w._placed) OVER (PARTITION BY w._idx, w._q)
-                 ELSE w._full END AS BIGINT),
-            CAST(CASE WHEN w._phase = 2 AND CAST(w._item AS {{ rankeval.text() }}) = w._best THEN w._step + 1 ELSE w._ipos END AS BIGINT),
-            CAST(CASE WHEN w._phase = 2 AND CAST(w._item AS {{ rankeval.text() }}) = w._best THEN w._bgain ELSE w._igain END AS {{ rankeval.double() }})
-        FROM _divgreedy AS w
-        -- phase 1 stops at the depth, phase 2 once every item is placed
-        WHERE (w._phase <> 1 OR w._depth IS NULL OR w._step < w._depth)
-            AND (w._phase <> 2 OR w._full = 0)
-    ),
-    _divideal AS (
-        SELECT i._idx, i._q, {% if ordered_sums %}SUM(i._igain * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(i._ipos AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(i._ipos AS {{ rankeval.double() }}) - 1) END) ORDER BY i._ipos){% else %}SUM(i._igain * (CASE WHEN s._family IN ('alpha_DCG', 'alpha_nDCG') THEN LN(2.0) / LN(CAST(i._ipos AS {{ rankeval.double() }}) + 1) WHEN s._family IN ('ERR_IA', 'nERR_IA') THEN 1.0 / CAST(i._ipos AS {{ rankeval.double() }}) ELSE POWER(s._p_beta, CAST(i._ipos AS {{ rankeval.double() }}) - 1) END)){% endif %} AS _ideal
-        FROM (
-            SELECT DISTINCT x._idx, x._q, x._ipos, x._igain FROM _divgreedy AS x
-            WHERE x._ipos IS NOT NULL
-        ) AS i
-        JOIN _specs AS s ON s._idx = i._idx
-        WHERE s._k IS NULL OR i._ipos <= s._k
-        GROUP BY i._idx, i._q
-    ),
-    _divvals AS (
-        SELECT r._idx, {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, CAST(CASE
-            WHEN s._family IN ('alpha_nDCG', 'nERR_IA', 'nNRBP') THEN
-                CASE WHEN r._sum > 0 AND di._ideal > 0 THEN r._sum / di._ideal ELSE 0 END
-            WHEN s._family IN ('alpha_DCG', 'ERR_IA') THEN
-                CASE WHEN n._wsum * ii._ii > 0 THEN r._sum / (n._wsum * ii._ii) ELSE 0 END
-            WHEN s._family = 'NRBP' THEN CASE WHEN n._wsum > 0 THEN r._sum * (1.0 - (1.0 - s._p_alpha) * s._p_beta) / n._wsum ELSE 0 END
-            WHEN n._wsum <= 0 THEN 0
-            WHEN s._family = 'P_IA' THEN r._pw / CAST(CASE WHEN s._k IS NULL THEN c._nret ELSE s._k END AS {{ rankeval.double() }}) / n._wsum
-            WHEN s._family = 'StRecall' THEN CAST(r._cover AS {{ rankeval.double() }}) / n._wsum
-            ELSE r._ap / n._wsum END AS {{ rankeval.double() }}) AS _v
-        FROM _divraw AS r
-        JOIN _specs AS s ON s._idx = r._idx
-        JOIN _divn AS n ON n._idx = r._idx AND n._q = r._q
-        JOIN _divret AS c ON {% for b in by %}c._g{{ loop.index0 }} IS NOT DISTINCT FROM r._g{{ loop.index0 }} AND {% endfor %}c._q = r._q
-        LEFT JOIN _diviisum AS ii ON ii._idx = r._idx
-        LEFT JOIN _divideal AS di ON di._idx = r._idx AND di._q = r._q
-    ),{% else %}
-    _divvals AS (
-        SELECT a._idx, {% for b in by %}a._g{{ loop.index0 }}, {% endfor %}a._q, CAST(NULL AS {{ rankeval.double() }}) AS _v FROM _agg AS a WHERE 1 = 0
-    ),{% endif %}
-    _windowed AS (
-        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _interpvals AS x
-        UNION ALL
-        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _compatvals AS x
-        UNION ALL
-        SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._v FROM _divvals AS x
-    ),{% endif %}
-    _groups AS (SELECT DISTINCT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}1 AS _one FROM _rq AS x),
-    _universe AS (
-        SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
-        WHERE NOT {{ 'true' if complete else 'false' }}
-        UNION ALL
-        SELECT {% for b in by %}gr._g{{ loop.index0 }}, {% endfor %}y._q, x._n FROM _groups AS gr CROSS JOIN _qq AS y
-        LEFT JOIN _rq AS x ON {% for b in by %}x._g{{ loop.index0 }} IS NOT DISTINCT FROM gr._g{{ loop.index0 }} AND {% endfor %}x._q = y._q
-        WHERE {{ 'true' if complete else 'false' }}
-    ),
-    _dropk AS (
-        SELECT s._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, COUNT(*) AS _nk,
-            {% if ordered_sums %}SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0 THEN POWER(s._p_p, CAST(x._pos - 1 AS {{ rankeval.double() }})) END ORDER BY x._pos){% else %}SUM(CASE WHEN s._family = 'RBP_resid' AND x._tail = 0 THEN POWER(s._p_p, CAST(x._pos - 1 AS {{ rankeval.double() }})) END){% endif %} AS _dropw
-        FROM _dropped AS x JOIN _specs AS s ON s._k IS NULL OR x._pos <= s._k
-        GROUP BY s._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
-    ),
-    -- the rarely present extras in one table (one join below): nDCG(ideal=run)'s ideal
-    -- DCG, the dropped duplicates
-    _extra AS (
-        SELECT e._idx, {% for b in by %}e._g{{ loop.index0 }}, {% endfor %}e._q, MAX(e._idcg_run) AS _idcg_run, MAX(e._nk) AS _nk,
-            MAX(e._dropw) AS _dropw
-        FROM ({% if reads.get('irun') %}
-            SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, x._idcg_run, CAST(NULL AS {{ rankeval.double() }}) AS _nk,
-                CAST(NULL AS {{ rankeval.double() }}) AS _dropw
-            FROM _irun AS x
-            UNION ALL{% endif %}
-            SELECT x._idx, {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, CAST(NULL AS {{ rankeval.double() }}){% if reads.get('irun') %}{% else %} AS _idcg_run{% endif %}, CAST(x._nk AS {{ rankeval.double() }}){% if reads.get('irun') %}{% else %} AS _nk{% endif %}, x._dropw
-            FROM _dropk AS x
-        ) AS e
-        GROUP BY e._idx, {% for b in by %}e._g{{ loop.index0 }}, {% endfor %}e._q
-    ),
-    _values AS (
-        SELECT {% for b in by %}u._g{{ loop.index0 }}, {% endfor %}u._q, s._idx, s._name, s._agg,
-            CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
-{% if reads.get('AP') %}                WHEN 'AP' THEN CAST(CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('GMAP') %}                WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('YAAP') %}                WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('P') %}                WHEN 'P' THEN CAST(CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / s._k END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('R') %}                WHEN 'R' THEN CAST(CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('RR') %}                WHEN 'RR' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Success') %}                WHEN 'Success' THEN CAST(CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NumRet') %}                WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NumRel') %}                WHEN 'NumRel' THEN CAST(st._R AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NumRelRet') %}                WHEN 'NumRelRet' THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NumQ') %}                WHEN 'NumQ' THEN CAST(1 AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('nDCG') %}                WHEN 'nDCG' THEN CAST(CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Rprec') %}                WHEN 'Rprec' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Rprec_mult') %}                WHEN 'Rprec_mult' THEN CAST(CASE WHEN (FLOOR(s._p_mult * st._R + 0.9)) > 0 THEN CAST(COALESCE(a._rprec_mult, 0) AS {{ rankeval.double() }}) / (FLOOR(s._p_mult * st._R + 0.9)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('F1') %}                WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('IPrec') %}                WHEN 'IPrec' THEN CAST(COALESCE(a._iprec, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('IPrec11pt') %}                WHEN 'IPrec11pt' THEN CAST(COALESCE(a._ip11, 0) / 11.0 AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('ERR') %}                WHEN 'ERR' THEN CAST(COALESCE(a._err, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Bpref') %}                WHEN 'Bpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('GMBpref') %}                WHEN 'GMBpref' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bpref, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('infAP') %}                WHEN 'infAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._infap, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Judged') %}                WHEN 'Judged' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Unjudged') %}                WHEN 'Unjudged' THEN CAST(CASE WHEN s._k IS NOT NULL THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / s._k ELSE CASE WHEN (u._nret) > 0 THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._judged_k, 0) AS {{ rankeval.double() }}) / (u._nret) ELSE 0 END END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('RBP') %}                WHEN 'RBP' THEN CAST((1 - s._p_p) * COALESCE(a._rbp, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('RBP_resid') %}                WHEN 'RBP_resid' THEN CAST(CASE WHEN COALESCE(a._judged_all, 0) < u._nret THEN 1 - (1 - s._p_p) * (COALESCE(a._judged_pw, 0) + COALESCE(dk._dropw, 0)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('SetAP') %}                WHEN 'SetAP' THEN CAST(CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) > 0 THEN CAST(COALESCE(a._hits_k, 0) * COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) * st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('RelP') %}                WHEN 'RelP' THEN CAST(CASE WHEN (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS {{ rankeval.double() }}) / (LEAST(CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END, st._R)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Utility') %}                WHEN 'Utility' THEN CAST(CASE WHEN u._nret > 0 THEN s._p_a * COALESCE(a._hits_k, 0) + s._p_b * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0)) + s._p_c * (st._R - COALESCE(a._hits_k, 0)) + s._p_d * (s._p_docs + COALESCE(a._hits_k, 0) - (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('binG') %}                WHEN 'binG' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._bing, 0) AS {{ rankeval.double() }}) / (st._R) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NumNonRelJudgedRet') %}                WHEN 'NumNonRelJudgedRet' THEN CAST(COALESCE(a._nonrel_judged, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Accuracy') %}                WHEN 'Accuracy' THEN CAST(CASE WHEN COALESCE(a._hits_k, 0) = 0 THEN 0 WHEN (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0) <= 0 THEN 1 ELSE 1 - CAST(COALESCE(a._acc_above, 0) AS {{ rankeval.double() }}) / (COALESCE(a._hits_k, 0) * ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) - COALESCE(a._hits_k, 0))) END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('G') %}                WHEN 'G' THEN CAST(CASE WHEN (COALESCE(st._ideal_gain, 0)) > 0 THEN CAST(COALESCE(a._gsum, 0) AS {{ rankeval.double() }}) / (COALESCE(st._ideal_gain, 0)) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('nDCG_rel') %}                WHEN 'nDCG_rel' THEN CAST(CASE WHEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) > 0 THEN (COALESCE(a._ndr, 0) + (COALESCE(st._num_pos, 0) - COALESCE(a._found, 0)) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END) / COALESCE(st._num_pos, 0) ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('RnDCG') %}                WHEN 'RnDCG' THEN CAST(CASE WHEN st._R > 0 THEN CASE WHEN (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) > 0 THEN CAST(COALESCE(a._rnd, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END) * CASE WHEN (COALESCE(st._idcg_lin, 0)) > 0 THEN CAST(COALESCE(a._dcg, 0) AS {{ rankeval.double() }}) / (COALESCE(st._idcg_lin, 0)) ELSE 0 END AS {{ rankeval.double() }}) / (COALESCE(st._gain_levels, 0) + (CASE WHEN COALESCE(st._num_pos, 0) >= 1 AND (CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) >= COALESCE(st._num_pos, 0) + 2 THEN 1 ELSE 0 END)) ELSE 0 END ELSE 0 END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('INSQ') %}                WHEN 'INSQ' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('SDCG') %}                WHEN 'SDCG' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} ELSE COALESCE(a._cwl, 0) / cn._norm END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NERR8') %}                WHEN 'NERR8' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NERR9') %}                WHEN 'NERR9' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NERR10') %}                WHEN 'NERR10' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NERR11') %}                WHEN 'NERR11' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('INST') %}                WHEN 'INST' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._num IS NULL THEN 0 ELSE cw._num / (cw._bfirst + cw._rest) END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('BPM') %}                WHEN 'BPM' THEN CAST(CASE WHEN s._p_max_rel <= s._p_min_rel THEN {{ rankeval.fail_open() }}s._name || ': min_rel must be below max_rel'{{ rankeval.fail_close() }} WHEN cw._reach IS NOT NULL THEN cw._greach / cw._reach ELSE COALESCE(cw._gall, 0) / CAST(CASE WHEN s._k IS NULL OR s._k > 1000 THEN 1000 ELSE s._k END AS {{ rankeval.double() }}) END AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('InterpAP') %}                WHEN 'InterpAP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('Compat') %}                WHEN 'Compat' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('alpha_DCG') %}                WHEN 'alpha_DCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('alpha_nDCG') %}                WHEN 'alpha_nDCG' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('ERR_IA') %}                WHEN 'ERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('nERR_IA') %}                WHEN 'nERR_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('NRBP') %}                WHEN 'NRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('nNRBP') %}                WHEN 'nNRBP' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('AP_IA') %}                WHEN 'AP_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('P_IA') %}                WHEN 'P_IA' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-{% if reads.get('StRecall') %}                WHEN 'StRecall' THEN CAST(COALESCE(wv._v, 0) AS {{ rankeval.double() }}){% endif %}
-                ELSE {{ rankeval.fail_open() }}s._name || ' is not available in SQL yet; use rk.evaluate'{{ rankeval.fail_close() }}
-            END END AS _value
-        FROM (
-            SELECT {% for b in by %}u1._g{{ loop.index0 }}, {% endfor %}u1._q, u1._nall, u1._nall - COALESCE(dq._n, 0) AS _nret
-            FROM (
-                SELECT {% for b in by %}u0._g{{ loop.index0 }}, {% endfor %}u0._q,
-                    CASE WHEN u0._n IS NULL THEN 0 WHEN {{ 'NULL' if top is none else top }} IS NULL THEN u0._n
-                         ELSE LEAST(u0._n, {{ 'NULL' if top is none else top }}) END AS _nall
-                FROM _universe AS u0
-            ) AS u1
-            LEFT JOIN (
-                SELECT {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q, COUNT(*) AS _n FROM _dropped AS x GROUP BY {% for b in by %}x._g{{ loop.index0 }}, {% endfor %}x._q
-            ) AS dq ON {% for b in by %}dq._g{{ loop.index0 }} IS NOT DISTINCT FROM u1._g{{ loop.index0 }} AND {% endfor %}dq._q = u1._q
-        ) AS u
-        CROSS JOIN _specs AS s
-        CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN {{ rankeval.fail_open() }}'the run has no rows (' || CAST(c._run_rows AS {{ rankeval.text() }}) || '): there is nothing to evaluate'{{ rankeval.fail_close() }} WHEN c._run_dup > 0 AND NOT {{ 'true' if duplicates == 'first' else 'false' }} THEN {{ rankeval.fail_open() }}'run: duplicate (query, item) rows: ' || CAST(c._run_dup AS {{ rankeval.text() }}) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS {{ rankeval.text() }}){{ rankeval.fail_close() }} WHEN c._qrels_dup > 0 THEN {{ rankeval.fail_open() }}'qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS {{ rankeval.text() }}) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS {{ rankeval.text() }}){{ rankeval.fail_close() }} WHEN c._shared = 0 AND NOT {{ 'true' if complete else 'false' }} THEN {{ rankeval.fail_open() }}'run and qrels share no query (' || CAST(c._shared AS {{ rankeval.text() }}) || ' in common): check the query column and its type'{{ rankeval.fail_close() }} ELSE 0 END AS _ok FROM _check AS c) AS c
-        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level{% if reads.get('idcg') %}
-        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q{% endif %}
-        LEFT JOIN _agg AS a ON a._idx = s._idx AND {% for b in by %}a._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}a._q = u._q
-        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {% for b in by %}dk._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}dk._q = u._q{% if reads.get('cwl') %}
-        LEFT JOIN _cwlnorm AS cn ON cn._idx = s._idx
-        LEFT JOIN _cwlagg AS cw ON cw._idx = s._idx AND {% for b in by %}cw._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}cw._q = u._q{% endif %}{% if reads.get('windowed') %}
-        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {% for b in by %}wv._g{{ loop.index0 }} IS NOT DISTINCT FROM u._g{{ loop.index0 }} AND {% endfor %}wv._q = u._q{% endif %}
-    )
-{%- endif %}
 {%- if per_query %}
 SELECT {% for b in by %}v._g{{ loop.index0 }} AS {{ adapter.quote(b) }}, {% endfor %}v._q AS {{ q }},
     v._name AS measure, v._value AS value
