@@ -51,7 +51,8 @@ _LAZY = {
     "expr": ("polars_rankeval.expr", None),
     "PRESETS": ("polars_rankeval._parse", "PRESETS"),
     "parse_measure": ("polars_rankeval._parse", "parse_measure"),
-    "REGISTRY": ("polars_rankeval._registry", "REGISTRY"),
+    # from _parse, which imports the measures: they fill the registry
+    "REGISTRY": ("polars_rankeval._parse", "REGISTRY"),
     "compare": ("polars_rankeval.compare", "compare"),
     "evaluate": ("polars_rankeval.evaluate", "evaluate"),
     "validate": ("polars_rankeval.validate", "validate"),
