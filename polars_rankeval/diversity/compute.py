@@ -103,9 +103,10 @@ def _check_weights(frame: pl.DataFrame, c: Columns) -> None:
         )
 
 
-def subtopic_qrels(qrels: pl.LazyFrame, c: Columns) -> pl.LazyFrame:
+def subtopic_qrels(qrels: pl.LazyFrame, c: Columns, carried: Sequence[str] = ()) -> pl.LazyFrame:
     """The user's subtopic qrels, schema-checked now and row-checked at collect time:
-    ``query, subtopic, item, relevance`` with the user's column names."""
+    ``query, subtopic, item, relevance`` with the user's column names (and the
+    ``carried`` ``by`` columns: query attributes, see ``query_groups``)."""
     schema = qrels.collect_schema()
     wanted = (c.query, c.subtopic, c.item, c.relevance, *([c.intent_weight] if c.intent_weight else []))
     missing = [name for name in wanted if name not in schema]
@@ -127,14 +128,14 @@ def subtopic_qrels(qrels: pl.LazyFrame, c: Columns) -> pl.LazyFrame:
             f"{schema[c.intent_weight]}; example row: {example(qrels)}"
         )
     weight = pl.lit(1.0) if c.intent_weight is None else pl.col(c.intent_weight)
-    selected = qrels.select(c.query, c.subtopic, c.item, c.relevance, weight.cast(pl.Float64).alias(W))
+    selected = qrels.select(c.query, c.subtopic, c.item, c.relevance, weight.cast(pl.Float64).alias(W), *carried)
     return selected.map_batches(lambda frame: _check_rows(frame, c), schema=selected.collect_schema())
 
 
-def topic_qrels(qrels: pl.LazyFrame, c: Columns) -> pl.LazyFrame:
-    """Subtopic qrels as plain ``query, item, relevance`` qrels: the highest relevance of
-    each item over its subtopics."""
-    return qrels.group_by(c.query, c.item).agg(pl.col(c.relevance).max())
+def topic_qrels(qrels: pl.LazyFrame, c: Columns, carried: Sequence[str] = ()) -> pl.LazyFrame:
+    """Subtopic qrels as plain ``query, item, relevance`` qrels (with the ``carried``
+    columns): the highest relevance of each item over its subtopics."""
+    return qrels.group_by(c.query, c.item, *carried).agg(pl.col(c.relevance).max())
 
 
 def has_subtopics(qrels: Any, c: Columns) -> bool:
@@ -170,8 +171,11 @@ def topic_spec(spec: Spec) -> tuple[Spec, pl.LazyFrame | None]:
         if diverse:
             raise InputError(f"{', '.join(diverse)}: diversity measures need subtopic qrels (query, subtopic, item, relevance)")
         return spec, None
-    subtopics = subtopic_qrels(spec.qrels.lazy(), spec.columns)
-    return replace(spec, qrels=topic_qrels(subtopics, spec.columns)), subtopics
+    qrels = spec.qrels.lazy()
+    # by columns the qrels carry too are query attributes: complete=True reads them
+    carried = [b for b in spec.options.by if b in qrels.collect_schema()]
+    subtopics = subtopic_qrels(qrels, spec.columns, carried)
+    return replace(spec, qrels=topic_qrels(subtopics, spec.columns, carried)), subtopics
 
 
 def _pairs(qrels: pl.LazyFrame, c: Columns, m: Measure) -> pl.LazyFrame:

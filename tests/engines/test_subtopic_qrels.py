@@ -111,3 +111,22 @@ def test_without_the_subtopic_column_the_qrels_are_topic_qrels(engine: str) -> N
     # by hand: b (relevance 2, its highest) at rank 2: AP 1/2, nDCG@3 = (2 / log2 3) / 2
     got = rk.evaluate(run, sub, ["AP", "nDCG@3"], subtopic="aspect", engine=engine)
     assert got["value"].to_list() == pytest.approx([0.5, 1 / 1.584962500721156])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_by_columns_the_subtopic_qrels_carry_are_query_attributes(engine: str) -> None:
+    """complete=True with ``by`` columns the subtopic qrels carry: each group averaged
+    over its own qrels queries, as over the topic qrels carrying them."""
+    sub = pl.DataFrame({
+        "query": ["q1", "q1", "q2", "q3"], "subtopic": ["1", "2", "1", "1"],
+        "item": ["a", "a", "b", "c"], "relevance": [1, 2, 1, 1], "seg": ["x", "x", "y", "y"],
+    })  # fmt: skip
+    topic = pl.DataFrame({"query": ["q1", "q2", "q3"], "item": ["a", "b", "c"], "relevance": [2, 1, 1],
+                          "seg": ["x", "y", "y"]})  # fmt: skip
+    run = pl.DataFrame({"seg": ["x", "y"], "query": ["q1", "q2"], "item": ["a", "b"], "score": [1.0, 1.0]})
+    kw = {"by": "seg", "complete": True, "engine": engine}
+    got = rk.evaluate(run, sub, ["AP", "nDCG@2"], **kw).sort("seg", "measure")  # type: ignore[arg-type]
+    want = rk.evaluate(run, topic, ["AP", "nDCG@2"], **kw).sort("seg", "measure")  # type: ignore[arg-type]
+    assert got.equals(want)
+    # by hand: x holds q1 (AP 1), y holds q2 (AP 1) and q3 (missed: 0)
+    assert got.filter(pl.col("measure") == "AP")["value"].to_list() == [1.0, 0.5]
