@@ -164,8 +164,10 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         is known without reading the rows (a DataFrame, a bare ``scan_parquet`` or
         ``scan_ipc``: their metadata), else one.
     query, item, rank, score, relevant, relevance, subtopic
-        Column names (``subtopic``: of subtopic qrels, for the diversity measures
-        such as ``alpha_nDCG@20``; see :mod:`polars_rankeval.diversity`).
+        Column names (``subtopic``: qrels holding this column are subtopic qrels,
+        ``query, subtopic, item, relevance``, for every measure: the diversity measures
+        such as ``alpha_nDCG@20`` read them (see :mod:`polars_rankeval.diversity`), the
+        others an item's highest relevance over its subtopics).
     intent_weight
         A column of the subtopic qrels holding the weight of each (query, subtopic),
         the same on all its rows: the intent-aware measures (ERR_IA, nERR_IA, P_IA,

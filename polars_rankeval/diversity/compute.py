@@ -24,19 +24,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
 
 import polars as pl
 
 from polars_rankeval._errors import InputError, MeasureError
 from polars_rankeval._registry import Measure
 from polars_rankeval.diversity.families import is_diversity
+from polars_rankeval.engines import is_spark_frame
 from polars_rankeval.engines.finish import value_column
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import example
 from polars_rankeval.prepare.ranking import POS
 
-__all__ = ["greedy_ideal", "per_query", "subtopic_qrels", "topic_qrels"]
+__all__ = ["greedy_ideal", "has_subtopics", "per_query", "subtopic_qrels", "topic_qrels", "topic_spec"]
 
 SUB = "_sub"  # subtopic id, as a string
 C = "_c"  # relevant items of the same subtopic ranked above
@@ -61,14 +64,14 @@ def _check_rows(frame: pl.DataFrame, c: Columns) -> pl.DataFrame:
         if bad.height:
             raise InputError(
                 f"qrels column {column!r} is null in {bad.height} row(s); example row: "
-                f"{bad.row(0, named=True)}"
+                f"{bad.drop(W).row(0, named=True)}"
             )
     if frame.schema[c.relevance].is_float():
         bad = frame.filter(~pl.col(c.relevance).is_finite())
         if bad.height:
             raise InputError(
                 f"qrels column {c.relevance!r} is not finite in {bad.height} row(s); "
-                f"example row: {bad.row(0, named=True)}"
+                f"example row: {bad.drop(W).row(0, named=True)}"
             )
     if c.intent_weight is not None:
         _check_weights(frame, c)
@@ -77,7 +80,7 @@ def _check_rows(frame: pl.DataFrame, c: Columns) -> pl.DataFrame:
     if repeated.height:
         raise InputError(
             f"duplicate (query, subtopic, item) judgments in the qrels: {repeated.height} "
-            f"row(s); example row: {repeated.row(0, named=True)}"
+            f"row(s); example row: {repeated.drop(W).row(0, named=True)}"
         )
     return frame
 
@@ -100,9 +103,10 @@ def _check_weights(frame: pl.DataFrame, c: Columns) -> None:
         )
 
 
-def subtopic_qrels(qrels: pl.LazyFrame, c: Columns) -> pl.LazyFrame:
+def subtopic_qrels(qrels: pl.LazyFrame, c: Columns, carried: Sequence[str] = ()) -> pl.LazyFrame:
     """The user's subtopic qrels, schema-checked now and row-checked at collect time:
-    ``query, subtopic, item, relevance`` with the user's column names."""
+    ``query, subtopic, item, relevance`` with the user's column names (and the
+    ``carried`` ``by`` columns: query attributes, see ``query_groups``)."""
     schema = qrels.collect_schema()
     wanted = (c.query, c.subtopic, c.item, c.relevance, *([c.intent_weight] if c.intent_weight else []))
     missing = [name for name in wanted if name not in schema]
@@ -124,14 +128,54 @@ def subtopic_qrels(qrels: pl.LazyFrame, c: Columns) -> pl.LazyFrame:
             f"{schema[c.intent_weight]}; example row: {example(qrels)}"
         )
     weight = pl.lit(1.0) if c.intent_weight is None else pl.col(c.intent_weight)
-    selected = qrels.select(c.query, c.subtopic, c.item, c.relevance, weight.cast(pl.Float64).alias(W))
+    selected = qrels.select(c.query, c.subtopic, c.item, c.relevance, weight.cast(pl.Float64).alias(W), *carried)
     return selected.map_batches(lambda frame: _check_rows(frame, c), schema=selected.collect_schema())
 
 
-def topic_qrels(qrels: pl.LazyFrame, c: Columns) -> pl.LazyFrame:
-    """Subtopic qrels as plain ``query, item, relevance`` qrels: the highest relevance of
-    each item over its subtopics."""
-    return qrels.group_by(c.query, c.item).agg(pl.col(c.relevance).max())
+def topic_qrels(qrels: pl.LazyFrame, c: Columns, carried: Sequence[str] = ()) -> pl.LazyFrame:
+    """Subtopic qrels as plain ``query, item, relevance`` qrels (with the ``carried``
+    columns): the highest relevance of each item over its subtopics."""
+    return qrels.group_by(c.query, c.item, *carried).agg(pl.col(c.relevance).max())
+
+
+def has_subtopics(qrels: Any, c: Columns) -> bool:
+    """The qrels are subtopic qrels: they hold the column named by ``subtopic=``
+    (polars or pyspark frames; no qrels: False).
+
+    >>> has_subtopics(pl.LazyFrame({"query": [1], "subtopic": ["a"], "item": [1], "relevance": [1]}), Columns())
+    True
+    """
+    if qrels is None:
+        return False
+    names = qrels.columns if is_spark_frame(qrels) else qrels.collect_schema().names()
+    return c.subtopic in names
+
+
+def topic_spec(spec: Spec) -> tuple[Spec, pl.LazyFrame | None]:
+    """Every engine's reading of subtopic qrels (:func:`has_subtopics`), whatever the
+    measures: the spec over topic qrels (:func:`topic_qrels`) and the subtopic qrels
+    (:func:`subtopic_qrels`: schema-checked now, rows at collect time, so their checks
+    run for a plain measure too); without them ``spec``, None.  A diversity measure
+    without subtopic qrels raises, naming it.
+
+    >>> from polars_rankeval import parse_measure
+    >>> from polars_rankeval.options import EvalOptions
+    >>> qrels = pl.DataFrame({"query": [1, 1], "subtopic": ["x", "y"], "item": [7, 7], "relevance": [1, 2]})
+    >>> ap = Spec(None, qrels, [parse_measure("AP")], ["AP"], Columns(), EvalOptions())
+    >>> topic, subtopics = topic_spec(ap)
+    >>> topic.qrels.collect().rows()
+    [(1, 7, 2)]
+    """
+    diverse = [n for n, m in zip(spec.names, spec.measures, strict=True) if is_diversity(m)]
+    if spec.qrels is None or not (diverse or has_subtopics(spec.qrels, spec.columns)):
+        if diverse:
+            raise InputError(f"{', '.join(diverse)}: diversity measures need subtopic qrels (query, subtopic, item, relevance)")
+        return spec, None
+    qrels = spec.qrels.lazy()
+    # by columns the qrels carry too are query attributes: complete=True reads them
+    carried = [b for b in spec.options.by if b in qrels.collect_schema()]
+    subtopics = subtopic_qrels(qrels, spec.columns, carried)
+    return replace(spec, qrels=topic_qrels(subtopics, spec.columns, carried)), subtopics
 
 
 def _pairs(qrels: pl.LazyFrame, c: Columns, m: Measure) -> pl.LazyFrame:
@@ -331,18 +375,15 @@ def per_query(spec: Spec, plain: PlainEngine) -> tuple[pl.LazyFrame, list[str]]:
     computed here and the others by ``plain`` over the topic qrels."""
     diverse = [i for i, m in enumerate(spec.measures) if is_diversity(m)]
     others = [i for i in range(len(spec.measures)) if i not in diverse]
-    if spec.qrels is None:
-        names = ", ".join(spec.names[i] for i in diverse)
-        raise InputError(f"{names}: diversity measures need subtopic qrels (query, subtopic, item, relevance)")
+    topic, subtopics = topic_spec(spec)
+    assert subtopics is not None  # topic_spec raises for diversity measures without them
     c = spec.columns
-    qrels = subtopic_qrels(spec.qrels.lazy(), c)
-    plain_spec = Spec(
-        spec.run, topic_qrels(qrels, c), [spec.measures[i] for i in others],
-        [spec.names[i] for i in others], c, spec.options,
+    plain_spec = replace(
+        topic, measures=[spec.measures[i] for i in others], names=[spec.names[i] for i in others]
     )
     wide, keys, judgement = plain(plain_spec)
     ranked = judgement.ranked.select(*keys, c.item, POS)  # type: ignore[attr-defined]
-    qrels = _aligned(qrels, ranked, c)
+    qrels = _aligned(subtopics, ranked, c)
     num_ret = ranked.group_by(keys).agg(pl.len().cast(pl.Float64).alias("_num"))
     # the plain measures' columns take their places in the caller's order
     wide = wide.rename({value_column(j): f"_plain{i}" for j, i in enumerate(others)})

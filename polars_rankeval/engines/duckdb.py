@@ -28,7 +28,7 @@ import polars as pl
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
 from polars_rankeval._sqlties import FAMILIES as TIES_FAMILIES
-from polars_rankeval.diversity.compute import W, subtopic_qrels, topic_qrels
+from polars_rankeval.diversity.compute import W, topic_spec
 from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.duckdb_entry import EntryQuery, supports_entry
 from polars_rankeval.engines.duckdb_parquet import ParquetView, parquet_view
@@ -472,19 +472,6 @@ def _pushed_top(spec: Spec) -> int | None:
     return options.top
 
 
-def _topic_spec(spec: Spec) -> tuple[Spec, pl.LazyFrame | None]:
-    """With diversity measures: the spec over topic qrels (an item's highest relevance
-    over its subtopics, as the polars engine judges the other measures) and the
-    subtopic qrels (schema-checked now, rows at collect time); else ``spec``, None."""
-    if not any(is_diversity(m) for m in spec.measures):
-        return spec, None
-    if spec.qrels is None:
-        names = ", ".join(n for n, m in zip(spec.names, spec.measures, strict=True) if is_diversity(m))
-        raise InputError(f"{names}: diversity measures need subtopic qrels (query, subtopic, item, relevance)")
-    subtopics = subtopic_qrels(spec.qrels.lazy(), spec.columns)
-    return replace(spec, qrels=topic_qrels(subtopics, spec.columns)), subtopics
-
-
 def _subtopic_source(subtopics: pl.LazyFrame, judgement: Judgement, spec: Spec) -> pl.LazyFrame:
     """The subtopic qrels as DuckDB reads them: ``_q, item`` with the run's key dtypes,
     ``subtopic`` as text, ``relevance`` and the intent weight ``_w`` (1 without one)."""
@@ -508,7 +495,7 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
         spec = replace(spec, run=keep_top(
             spec.run.lazy(), options.top, columns=spec.columns, by=options.by
         ))
-    topic, subtopics = _topic_spec(spec)
+    topic, subtopics = topic_spec(spec)
     judgement = judgement_for(replace(topic, options=replace(options, top=None)))
     if judgement.judged.ties is not None:
         for m in spec.measures:  # the polars engine's MeasureError first

@@ -93,11 +93,13 @@ def _values(judgement: Judgement, measures: Sequence[Measure]) -> pl.LazyFrame:
 def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     """One row per evaluated (by..., query) with a Float64 column ``_m{i}`` per measure;
     and the key columns.  Diversity measures (subtopic qrels) take their own path,
-    which evaluates the others through :func:`_per_query_judged`."""
-    if any(is_diversity(m) for m in spec.measures):
-        from polars_rankeval.diversity.compute import per_query as diversity_per_query
+    which evaluates the others through :func:`_per_query_judged`; without them,
+    subtopic qrels are read as topic qrels (:func:`~polars_rankeval.diversity.compute.topic_spec`)."""
+    from polars_rankeval.diversity import compute
 
-        return diversity_per_query(spec, _per_query_judged)
+    if any(is_diversity(m) for m in spec.measures):
+        return compute.per_query(spec, _per_query_judged)
+    spec = compute.topic_spec(spec)[0]
     wide, keys, _ = _per_query_judged(spec, given_ranks=True, parts=partition_count(spec))
     return wide, keys
 

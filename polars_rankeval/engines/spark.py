@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from polars_rankeval._errors import InputError
 from polars_rankeval._registry import Measure
 from polars_rankeval._sqlentry import FAMILIES_SQL
+from polars_rankeval.diversity.compute import has_subtopics
 from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.engines.sqltwin.render import render
@@ -45,24 +46,28 @@ def _check(
     def bad(predicate: Any) -> Any:
         return F.sum(F.when(predicate, 1).otherwise(0))
 
-    query, item = columns["query"], columns["item"]
+    query, item, subtopic = columns["query"], columns["item"], columns.get("subtopic")
     frames = [("run", run_df, columns["order"], [*by, query, item], duplicates == "error")]
     if qrels_df is not None:
         # subtopic qrels judge an item once per subtopic
-        subtopic = [columns["subtopic"]] if columns.get("subtopic") else []
-        frames.append(("qrels", qrels_df, columns["relevance"], [query, *subtopic, item], True))
+        key = [query, subtopic, item] if subtopic else [query, item]
+        frames.append(("qrels", qrels_df, columns["relevance"], key, True))
     for what, frame, value, key, unique in frames:
         repeated = F.count(F.lit(1)) - F.count_distinct(*[col(k) for k in key])
+        # a null subtopic before the repeats (count_distinct skips rows with a null)
+        sub = subtopic if what == "qrels" else None
         row = frame.select(
             bad(col(query).isNull()).alias("query"),
             bad(col(item).isNull()).alias("item"),
             bad(col(value).isNull() | F.isnan(col(value).cast("double"))).alias("value"),
+            *([bad(col(sub).isNull()).alias("subtopic")] if sub else []),
             (repeated if unique else F.lit(0)).alias("repeated"),
         ).first()
         problems = {
             "query": f"{what} column {query!r}: query id is null",
             "item": f"{what} column {item!r}: item id is null",
             "value": f"{what} column {value!r}: value is null or NaN",
+            **({"subtopic": f"{what} column {sub!r}: subtopic is null"} if sub else {}),
             "repeated": f"{what}: duplicate ({', '.join(key)}) rows",
         }
         for name, message in problems.items():
@@ -156,13 +161,14 @@ def supports(measure: Measure, spec: Spec) -> str | None:
 
 def evaluate_spec(spec: Spec, *, conventions: str, rel: float | None) -> DataFrame:
     """``rk.evaluate`` on pyspark DataFrames: :func:`evaluate` with the spec's options
-    (with a diversity measure the qrels are subtopic qrels)."""
+    (subtopic qrels when they hold the ``subtopic`` column or a diversity measure is
+    asked, :func:`~polars_rankeval.diversity.compute.has_subtopics`)."""
     c, o = spec.columns, spec.options
-    diverse = any(is_diversity(m) for m in spec.measures)
+    subtopics = any(is_diversity(m) for m in spec.measures) or has_subtopics(spec.qrels, c)
     return evaluate(
         spec.run, spec.qrels, spec.names, o.per_query, by=o.by, complete=o.complete,
         conventions=conventions, duplicates=o.duplicates, rel=rel, top=o.top, ties=o.ties,
         query=c.query, item=c.item, score=c.score, rank=c.rank, relevant=c.relevant,
-        relevance=c.relevance, subtopic=c.subtopic if diverse else None,
-        intent_weight=c.intent_weight if diverse else None,
+        relevance=c.relevance, subtopic=c.subtopic if subtopics else None,
+        intent_weight=c.intent_weight if subtopics else None,
     )  # fmt: skip

@@ -104,3 +104,38 @@ def test_diversity_weights_by_top_summary_equal_polars(spark: Any) -> None:
     assert values.keys() == expected.keys()
     for key, value in expected.items():
         assert values[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+
+
+def test_subtopic_qrels_for_plain_measures(spark: Any) -> None:
+    """rk.evaluate on pyspark DataFrames whose qrels hold the subtopic column, plain
+    measures alone: the values over topic qrels collapsed here (an item's highest
+    relevance), through the polars engine; a null subtopic raises as beside a diversity
+    measure."""
+    qrels, run = stacked_cases(33, 12)
+    r, q = _subtopic_frames(qrels, run)
+    best: dict[tuple[str, str], int] = {}
+    for a, _, item, grade in qrels:
+        best[(a, item)] = max(grade, best.get((a, item), grade))
+    assert len(best) < len(qrels)  # some item is judged under two subtopics
+    topic = pl.DataFrame([(a, i, g) for (a, i), g in best.items()], schema=["query", "item", "relevance"], orient="row")
+    names = ["AP", "nDCG@5", "P@5", "RR", "nDCG"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        want = rk.evaluate(r, topic, names, per_query=True)
+        result = rk.evaluate(to_spark(spark, r), to_spark(spark, q), names, per_query=True)
+    got = to_polars(result, pl.Schema({"query": pl.String, "measure": pl.String, "value": pl.Float64}))
+    values = {(a, m): v for a, m, v in got.iter_rows()}
+    expected = {(a, m): v for a, m, v in want.iter_rows()}
+    assert values.keys() == expected.keys()
+    for key, value in expected.items():
+        assert values[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    null = q.with_columns(subtopic=pl.when(pl.col("item") == "d3").then(None).otherwise("subtopic"))
+    for measures in (["AP"], ["AP", "alpha_nDCG@5"]):
+        with pytest.raises(rk.InputError, match="qrels column 'subtopic': subtopic is null"):
+            rk.evaluate(to_spark(spark, r), to_spark(spark, null), measures)
+        # without the DataFrame checks, the SQL's own
+        unchecked = spark_evaluate(to_spark(spark, r), to_spark(spark, null), measures, check=False,
+                                   subtopic="subtopic")  # fmt: skip
+        with pytest.raises(Exception, match="qrels column 'subtopic': subtopic is null") as error:
+            unchecked.collect()
+        assert type(error.value).__module__.startswith("pyspark")

@@ -378,6 +378,7 @@ DIVERSITY_SEEDS = """  - name: div_runs
                      weight: double precision}
 """
 COLUMNS = "query='qid', item='doc_id', score='sim', relevance='grade', subtopic='aspect'"
+PLAIN = ["AP", "nDCG@5", "P@5", "RR", "nDCG"]
 
 
 def diversity_data() -> tuple[list[tuple], dict[str, list[tuple]], pl.DataFrame, pl.DataFrame]:
@@ -408,6 +409,8 @@ def all_models_project(installed: Path, tmp_path: Path) -> Path:
         "div_per_query": f"{ours!r}, by=['system'], {COLUMNS}, per_query=true",
         "div_weighted": f"{WEIGHTED!r}, by=['system'], {COLUMNS}, intent_weight='weight',"
                         " top=5, per_query=false",
+        # plain measures alone over the subtopic qrels
+        "div_plain": f"{PLAIN!r}, by=['system'], {COLUMNS}, per_query=true",
     }  # fmt: skip
     for name, arguments in models.items():
         (target / "models" / f"{name}.sql").write_text(
@@ -463,3 +466,28 @@ def test_dbt_postgres_diversity(postgres_built):
         return postgres_built.query(f"SELECT * FROM rankeval_dbt.{name}", schema={"qid": pl.String})
 
     assert check_diversity(read) > 2000
+
+
+def check_plain(read) -> None:
+    """Plain measures alone with subtopic=: the polars engine's values over topic qrels
+    collapsed here (an item's highest relevance over its subtopics)."""
+    qrels, _, frame, _ = diversity_data()
+    best: dict[tuple[str, str], int] = {}
+    for q, _, item, grade in qrels:
+        best[(q, item)] = max(grade, best.get((q, item), grade))
+    assert len(best) < len(qrels)  # some item is judged under two subtopics
+    topic = pl.DataFrame([(q, i, g) for (q, i), g in best.items()], schema=["qid", "doc_id", "grade"], orient="row")
+    names = {k: v for k, v in COLUMN_NAMES.items() if k != "subtopic"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        expected = rk.evaluate(frame, topic, PLAIN, by="system", per_query=True, **names)
+    same_to(read("div_plain"), expected, ["system", "qid"])
+
+
+def test_dbt_duckdb_plain_measures_over_subtopic_qrels(duckdb_built):
+    con = duckdb.connect(str(duckdb_built), read_only=True)
+    check_plain(lambda name: con.sql(f"SELECT * FROM main.{name}").pl())
+
+
+def test_dbt_postgres_plain_measures_over_subtopic_qrels(postgres_built):
+    check_plain(lambda name: postgres_built.query(f"SELECT * FROM rankeval_dbt.{name}", schema={"qid": pl.String}))

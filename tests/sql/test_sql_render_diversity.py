@@ -165,3 +165,74 @@ def test_dbt_package_refuses_the_family_where_the_adapter_has_no_recursive_windo
     assert "{%- if not rankeval.recursive() -%}" in evaluate
     assert ("the diversity measures need recursive CTEs with window functions over the recursive"
             " reference (ndeval's greedy ideal ranking)") in evaluate
+
+
+PLAIN = ["AP", "nDCG@5", "P@5", "RR", "R@5", "nDCG"]
+
+
+def _topic(qrels: list[tuple]) -> pl.DataFrame:
+    """Topic qrels from subtopic qrels, collapsed here: an item's highest relevance."""
+    best: dict[tuple[str, str], int] = {}
+    for q, _, item, rel in qrels:
+        best[(q, item)] = max(rel, best.get((q, item), rel))
+    rows = [(q, item, rel) for (q, item), rel in best.items()]
+    assert len(rows) < len(qrels)  # some item is judged under two subtopics
+    return pl.DataFrame(rows, schema=["query", "item", "relevance"], orient="row")
+
+
+def _equal_topic_values(got: dict, r: pl.DataFrame, topic: pl.DataFrame) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        want = rk.evaluate(r, topic, PLAIN, per_query=True)
+    expected = {(a, m): v for a, m, v in want.iter_rows()}
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+
+
+def test_duckdb_render_plain_measures_see_the_highest_relevance():
+    """Plain measures alone over subtopic qrels (subtopic=): the values over topic qrels
+    collapsed in the test, rendered and through the polars engine."""
+    qrels, run = stacked_cases(14, 20)
+    q, r = _frames(qrels, run)
+    con = duckdb.connect()
+    con.register("run", r.to_arrow())
+    con.register("qrels", q.to_arrow())
+    con.register("topic", _topic(qrels).to_arrow())
+    got = {(a, m): v for a, m, v in con.execute(render(PLAIN, "duckdb", subtopic="subtopic")).fetchall()}
+    plain = con.execute(render(PLAIN, "duckdb", qrels_table="topic")).fetchall()
+    assert got == {(a, m): v for a, m, v in plain}
+    _equal_topic_values(got, r, _topic(qrels))
+
+
+@pytest.mark.skipif(bool(MISSING), reason="PostgreSQL not installed")
+def test_postgres_render_plain_measures_see_the_highest_relevance(postgres: Postgres):
+    qrels, run = stacked_cases(15, 20)
+    q, r = _frames(qrels, run)
+    postgres.load("run", r)
+    postgres.load("qrels", q)
+    out = postgres.query(render(PLAIN, "postgres", subtopic="subtopic"),
+                         {"query": pl.String, "measure": pl.String, "value": pl.Float64})  # fmt: skip
+    _equal_topic_values({(a, m): v for a, m, v in out.iter_rows()}, r, _topic(qrels))
+    postgres.load("qrels", q.with_columns(subtopic=pl.when(pl.col("item") == "d3").then(None).otherwise("subtopic")))
+    with pytest.raises(RuntimeError, match="qrels column 'subtopic': subtopic is null"):
+        postgres.query(render(["AP"], "postgres", subtopic="subtopic"), {})
+
+
+@pytest.mark.parametrize("names", [["AP"], ["nDCG@3", "AP"], ["alpha_nDCG@3", "AP"]])
+def test_render_checks_subtopic_qrels_without_a_diversity_measure(names):
+    """With subtopic=, the subtopic qrels' checks raise whatever the measures."""
+    con = duckdb.connect()
+    con.register("run", pl.DataFrame({"query": ["q"] * 2, "item": ["a", "c"], "score": [2.0, 1.0]}).to_arrow())
+    bad = {
+        r"duplicate \(query, subtopic, item\)": (["1", "1", "2"], ["a", "a", "c"], None),
+        "qrels column 'subtopic': subtopic is null": (["1", None, "2"], ["a", "b", "c"], None),
+        r"qrels column 'w' \(intent_weight\) must be a finite weight >= 0": (["1", "1", "2"], ["a", "b", "c"], [1.0, 2.0, 1.0]),
+    }  # fmt: skip
+    for message, (subtopics, items, w) in bad.items():
+        qrels = pl.DataFrame({"query": ["q"] * 3, "subtopic": subtopics, "item": items, "relevance": [1, 0, 1],
+                              "w": w or [1.0] * 3})  # fmt: skip
+        con.register("qrels", qrels.to_arrow())
+        sql = render(names, "duckdb", subtopic="subtopic", intent_weight="w" if w else None)
+        with pytest.raises(duckdb.Error, match=message):
+            con.execute(sql).fetchall()

@@ -135,32 +135,31 @@ def _run_sql(c: _Call) -> str:
 
 
 def _qrels_sql(c: _Call) -> str:
-    """The ``_qrels`` CTE: _q, _item, _rel (from the run's labels without qrels)."""
+    """The ``_qrels`` CTE: _q, _item, _rel (from the run's labels without qrels; from
+    ``_subq`` with subtopic qrels: an item's highest relevance over its subtopics)."""
+    if c.subtopic is not None and c.qrels is not None:
+        return ("_qrels AS (\n    SELECT y._q, y._item, MAX(y._rel) AS _rel FROM _subq AS y"
+                "\n    GROUP BY y._q, y._item\n)")  # fmt: skip
+    what, table = ("qrels", c.qrels) if c.qrels is not None else ("run", c.run)
+    return f"_qrels AS (\n    SELECT {_keys(c, what)},\n        {_relevance(c)} AS _rel\n    FROM {table} AS x\n)"
+
+
+def _relevance(c: _Call) -> str:
+    """The judgment as a double, raising when it is null, NaN or infinite."""
     t = c.t
-    what, label, table = (
-        ("qrels", c.columns.relevance, c.qrels)
-        if c.qrels is not None
-        else ("run", c.columns.relevant, c.run)
-    )
+    what, label = ("qrels", c.columns.relevance) if c.qrels is not None else ("run", c.columns.relevant)
     r = c.col(label)
     bad = _message(c, f"{what} column '{label}': relevance is null, NaN or infinite", "query",
                    c.columns.query)  # fmt: skip
-    rel = (f"CASE WHEN {t.finite(f'CAST({r} AS {t.double})')} THEN CAST({r} AS {t.double})"
-           f" ELSE {t.fail(bad)} END")  # fmt: skip
-    plain = f"SELECT {_keys(c, what)},\n        {rel} AS _rel\n    FROM {table} AS x"
-    if c.subtopic is None:
-        return f"_qrels AS (\n    {plain}\n)"
-    # subtopic qrels: an item's relevance to the topic is its highest over the subtopics
-    return (
-        f"_qrels AS (\n    SELECT y._q, y._item, MAX(y._rel) AS _rel FROM (\n    {plain}\n    ) AS y"
-        "\n    GROUP BY y._q, y._item\n)"
-    )
+    return (f"CASE WHEN {t.finite(f'CAST({r} AS {t.double})')} THEN CAST({r} AS {t.double})"
+            f" ELSE {t.fail(bad)} END")  # fmt: skip
 
 
 def _subq_sql(c: _Call) -> str:
-    """The ``_subq`` CTE of the diversity measures: _q, _item, _sub (text), _rel, _w
-    (the intent weight, 1 without a column), raising on a null subtopic, a repeated
-    (query, subtopic, item) and a bad or varying weight."""
+    """The ``_subq`` CTE of subtopic qrels, read by every measure (``_qrels``) and the
+    diversity measures: _q, _item, _sub (text), _rel, _w (the intent weight, 1 without a
+    column).  Its _rel raises on a null subtopic, a repeated (query, subtopic, item) and
+    a bad or varying weight, so that every call that gives subtopic qrels checks them."""
     t, q, qrels = c.t, c.columns.query, c.qrels
     assert c.subtopic is not None and qrels is not None
     sub, key = c.col(c.subtopic, "subtopic"), f"{c.col(q)}, {c.col(c.subtopic)}"
@@ -173,11 +172,11 @@ def _subq_sql(c: _Call) -> str:
     varying = f"MIN({weight}) OVER (PARTITION BY {key}) <> MAX({weight}) OVER (PARTITION BY {key})"
     return f"""_subq AS (
     SELECT {_keys(c, 'qrels')}, CAST({sub} AS {t.text}) AS _sub,
-        CAST({c.col(c.columns.relevance)} AS {t.double}) AS _rel,
         CASE WHEN {sub} IS NULL THEN {null}
             WHEN COUNT(*) OVER (PARTITION BY {key}, {c.col(c.columns.item)}) > 1 THEN {dup}
             WHEN NOT {t.finite(weight)} OR {weight} < 0 OR {varying} THEN {bad}
-            ELSE {weight} END AS _w
+            ELSE {_relevance(c)} END AS _rel,
+        {weight} AS _w
     FROM {qrels} AS x
 )"""
 
@@ -383,7 +382,8 @@ def render(
     column naming the subtopic: the diversity measures (``alpha_nDCG@20``, ``nERR_IA@10``,
     ``NRBP``...) are computed, with ``intent_weight`` the column of each (query,
     subtopic)'s weight, and the others see an item's highest relevance over its
-    subtopics.  Dialects ``"duckdb"`` and ``"postgres"`` (ndeval's greedy ideal ranking a
+    subtopics; the subtopic qrels' checks (null subtopic, repeated (query, subtopic,
+    item), weights) raise whatever the measures.  Dialects ``"duckdb"`` and ``"postgres"`` (ndeval's greedy ideal ranking a
     recursive CTE) and ``"spark"`` (a fold over arrays); the others refuse the diversity
     measures by name.
 
@@ -425,7 +425,8 @@ def render(
     resolved = _resolve(call, measures, conventions, rel)
     diverse = _diversity(call, resolved)
     specs = _specs_sql(t, resolved)
-    inputs = f"{_run_sql(call)},\n{_qrels_sql(call)},\n" + (f"{_subq_sql(call)},\n" if diverse else "")
+    subq = f"{_subq_sql(call)},\n" if subtopic is not None and qrels_table is not None else ""
+    inputs = f"{_run_sql(call)},\n{subq}{_qrels_sql(call)},\n"
     d = _dialect(call)
     # only what the asked families read: each CTE is parsed and planned by the warehouse
     d = replace(

@@ -129,23 +129,7 @@ _run AS (
         {%- endif %}
     FROM {{ run_relation }} AS x
 ),
-_qrels AS (
-    {%- if subtopic is not none %}
-    -- subtopic qrels: an item's relevance to the topic is its highest over the subtopics
-    SELECT y._q, y._item, MAX(y._rel) AS _rel FROM (
-    {%- endif %}
-    SELECT
-        CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
-        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
-        CASE WHEN {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }} THEN CAST(x.{{ r }} AS {{ rankeval.double() }})
-             ELSE {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} END AS _rel
-    FROM {{ qrels_relation }} AS x
-    {%- if subtopic is not none %}
-    ) AS y
-    GROUP BY y._q, y._item
-    {%- endif %}
-),
-{%- if diverse.on %}
+{%- if subtopic is not none %}
 {%- set s = adapter.quote(subtopic) -%}
 {%- set w = "CAST(1.0 AS " ~ rankeval.double() ~ ")" if intent_weight is none else "CAST(x." ~ adapter.quote(intent_weight) ~ " AS " ~ rankeval.double() ~ ")" -%}
 {%- set example = " example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")" -%}
@@ -154,17 +138,32 @@ _subq AS (
         CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
         CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null;" ~ example) }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
         CAST(x.{{ s }} AS {{ rankeval.text() }}) AS _sub,
-        CAST(x.{{ r }} AS {{ rankeval.double() }}) AS _rel,
         CASE WHEN x.{{ s }} IS NULL THEN {{ rankeval.fail("'qrels column ''" ~ subtopic ~ "'': subtopic is null;" ~ example) }}
             WHEN COUNT(*) OVER (PARTITION BY x.{{ q }}, x.{{ s }}, x.{{ i }}) > 1
                 THEN {{ rankeval.fail("'qrels: duplicate (query, subtopic, item) judgments;" ~ example) }}
             WHEN NOT {{ rankeval.finite(w) }} OR {{ w }} < 0
                 OR MIN({{ w }}) OVER (PARTITION BY x.{{ q }}, x.{{ s }}) <> MAX({{ w }}) OVER (PARTITION BY x.{{ q }}, x.{{ s }})
                 THEN {{ rankeval.fail("'qrels column ''" ~ intent_weight ~ "'' (intent_weight) must be a finite weight >= 0, the same on every row of a (query, subtopic);" ~ example) }}
-            ELSE {{ w }} END AS _w
+            WHEN NOT {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }}
+                THEN {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite;" ~ example) }}
+            ELSE CAST(x.{{ r }} AS {{ rankeval.double() }}) END AS _rel,
+        {{ w }} AS _w
     FROM {{ qrels_relation }} AS x
 ),
 {%- endif %}
+_qrels AS (
+    {%- if subtopic is not none %}
+    -- subtopic qrels: an item's relevance to the topic is its highest over the subtopics
+    SELECT y._q, y._item, MAX(y._rel) AS _rel FROM _subq AS y GROUP BY y._q, y._item
+    {%- else %}
+    SELECT
+        CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
+        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
+        CASE WHEN {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }} THEN CAST(x.{{ r }} AS {{ rankeval.double() }})
+             ELSE {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} END AS _rel
+    FROM {{ qrels_relation }} AS x
+    {%- endif %}
+),
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _ranked AS (
         SELECT {% for b in by %}r._g{{ loop.index0 }}, {% endfor %}r._q, r._item,
