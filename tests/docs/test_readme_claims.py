@@ -89,8 +89,15 @@ def test_the_parity_grids_draw_batches_under_the_full_profile_only():
         )
         assert parity.runner_names(runner, parity.GRID, per_query=False) == covered
     assert len(covered) == (len(parity.GRID) if full else 90)
-    # every drawn batch of the grid module has its seeded explicit example beside it
+    assert list(parity.covered(tuple(parity.GRID))) == covered
+    # '(the by-group, rank-column and duplicates="first" shapes on the cover in every
+    # path)': those tests evaluate VARIANT_GRID (the cover, the grid under full)
     source = (ROOT / "tests" / "engines" / "test_sql_parity.py").read_text()
+    assert "VARIANT_GRID = list(covered(tuple(GRID)))" in source
+    for test in ("test_grid_by_groups", "test_grid_rank_column", "test_grid_duplicates_first"):
+        body = source.split(f"def {test}(", 1)[1].split("\ndef ", 1)[0]
+        assert "VARIANT_GRID" in body and "GRID," not in body.replace("VARIANT_GRID", ""), test
+    # every drawn batch of the grid module has its seeded explicit example beside it
     drawn = source.count("@given(data=batches(")
     assert drawn >= 5 and source.count("@example(data=seeded_batch(") == drawn
 

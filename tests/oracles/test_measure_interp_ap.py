@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import polars_rankeval as rk
 from polars_rankeval._errors import MeasureError
-from tests.oracles.ir_measures_data import SETTINGS
+from tests.oracles.ir_measures_data import BATCH, BATCH_SETTINGS
 
 coco = pytest.importorskip("pycocotools.coco")
 cocoeval = pytest.importorskip("pycocotools.cocoeval")
@@ -145,29 +145,59 @@ def _voc(scene: dict[str, Any]) -> dict[tuple[str, str], float]:
     return out
 
 
-def _ours(scene: dict[str, Any], *, per_query: bool, engine: str = "polars") -> pl.DataFrame:
-    run, qrels = _frames(scene)
+def _ours(
+    run: pl.DataFrame, qrels: pl.DataFrame, *, per_query: bool, engine: str
+) -> pl.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rk.RankevalWarning)  # classes without objects
         return rk.evaluate(run, qrels, NAMES, per_query=per_query, complete=True,
                            engine=engine)  # fmt: skip
 
 
-@pytest.mark.parametrize("engine", ["polars", "duckdb"])
-@SETTINGS
-@given(scene=scenes())
-def test_interp_ap_matches_pycocotools_and_the_voc_devkit(
-    engine: str, scene: dict[str, Any]
-) -> None:
-    """engine='duckdb': the SQL entry point (_sqlinterp.py)."""
-    got = {(q, m): v for q, m, v in _ours(scene, per_query=True, engine=engine).iter_rows()}
+@st.composite
+def scene_batches(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """1 to ``BATCH`` scenes, checked in one call per engine and output shape (DuckDB plans
+    its SQL ~0.3 s a call, whatever the rows); the simplest is one simplest scene."""
+    return [draw(scenes()), *draw(st.lists(scenes(), max_size=BATCH - 1))]
+
+
+def _stacked(batch: list[dict[str, Any]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The scenes' frames as one: the i-th scene's classes are the queries ``"i:<class>"``,
+    each evaluated on its own scene's rows as in a call of its own."""
+
+    def tag(i: int, frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.with_columns((pl.lit(f"{i}:") + pl.col("query")).alias("query"))
+
+    parts = [_frames(scene) for scene in batch]
+    run = pl.concat(tag(i, part[0]) for i, part in enumerate(parts))
+    return run, pl.concat(tag(i, part[1]) for i, part in enumerate(parts))
+
+
+def _expected(scene: dict[str, Any]) -> dict[tuple[str, str], float]:
+    """The devkit's and pycocotools' values of a scene, keyed by (class, measure)."""
     expected = _voc(scene)
-    expected |= {(c, "InterpAP(interp=coco101)"): v for c, v in _pycocotools(scene).items()}
+    return expected | {(c, "InterpAP(interp=coco101)"): v for c, v in _pycocotools(scene).items()}
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@BATCH_SETTINGS
+@given(batch=scene_batches())
+def test_interp_ap_matches_pycocotools_and_the_voc_devkit(
+    engine: str, batch: list[dict[str, Any]]
+) -> None:
+    """engine='duckdb': the SQL entry point (_sqlinterp.py).  A batch of scenes in one
+    call (ir_measures_data.BATCH_SETTINGS: ~12 scenes in 3 examples by default, as 12
+    examples of a scene each before)."""
+    run, qrels = _stacked(batch)
+    expected = {
+        (f"{i}:{c}", m): v for i, scene in enumerate(batch) for (c, m), v in _expected(scene).items()
+    }
+    got = {(q, m): v for q, m, v in _ours(run, qrels, per_query=True, engine=engine).iter_rows()}
     assert set(got) == set(expected)  # every class with objects, none other
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, abs=1e-9), key
     # mAP: the mean over the classes with objects (COCO's summarize leaves the others out)
-    for name, value in _ours(scene, per_query=False, engine=engine).iter_rows():
+    for name, value in _ours(run, qrels, per_query=False, engine=engine).iter_rows():
         values = [v for (_, m), v in expected.items() if m == name]
         assert value == pytest.approx(sum(values) / len(values), abs=1e-9), name
 
