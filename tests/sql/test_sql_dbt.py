@@ -10,6 +10,7 @@ tests/sql/test_sql_render_diversity.py (no @1 cutoffs; nNRBP's NaN)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import random
 import shutil
@@ -76,14 +77,13 @@ seeds:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """examples/dbt_dashboard copied, with the package by absolute path, after one
-    `dbt deps` (the tests copy it: one deps for the module, not one per test)."""
+    """examples/dbt_dashboard copied, with the package by absolute path; its `dbt deps`
+    runs first in the module's one dbt process (:func:`dbt_session`), which then copies
+    the installed package into each project made from this one."""
     target = tmp_path_factory.mktemp("dbt") / "installed"
     shutil.copytree(ROOT / "examples" / "dbt_dashboard", target,
                     ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
     (target / "packages.yml").write_text(f"packages:\n  - local: {ROOT / 'sql' / 'dbt'}\n")
-    dbt(target, "deps", env={"RANKEVAL_DBT_DUCKDB": str(target / "deps.duckdb")})
-    assert (target / "dbt_packages").is_dir()
     return target
 
 
@@ -106,15 +106,6 @@ def project(installed: Path, tmp_path: Path) -> Path:
             f" relevance='grade', {options}) }}}}\n"
         )
     return target
-
-
-def dbt(directory: Path, *args: str, env: dict[str, str] | None = None) -> None:
-    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args,
-               "--profiles-dir", str(directory), "--project-dir", str(directory)]
-    environment = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **(env or {})}
-    result = subprocess.run(command, cwd=directory, env=environment, capture_output=True,
-                            text=True, timeout=900, check=False)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
 
 
 def polars(per_query: bool, measures: list[str] = MEASURES, **options) -> pl.DataFrame:
@@ -187,38 +178,110 @@ def check_tables(read) -> int:
     return count
 
 
-def build_on_postgres(directory: Path, request: pytest.FixtureRequest, schema: str):
-    """``dbt build`` of ``directory`` on the test PostgreSQL cluster, into ``schema`` (a
-    skip without dbt-postgres or PostgreSQL); the cluster."""
+def postgres_server(request: pytest.FixtureRequest):
+    """The test PostgreSQL cluster (started here) for `dbt build --target postgres`, or
+    why that cannot run (no dbt-postgres or no PostgreSQL)."""
     if importlib.util.find_spec("dbt.adapters.postgres") is None:
-        pytest.skip("dbt-postgres not installed")
+        return "dbt-postgres not installed"
     if MISSING:
-        pytest.skip(f"PostgreSQL not installed (no {', '.join(MISSING)})")
-    server = request.getfixturevalue("postgres")
-    env = {"PGHOST": "127.0.0.1", "PGPORT": str(server.port), "PGUSER": "postgres",
-           "PGDATABASE": "postgres", "RANKEVAL_DBT_SCHEMA": schema}
-    dbt(directory, "build", "--target", "postgres", env=env)
-    return server
+        return f"PostgreSQL not installed (no {', '.join(MISSING)})"
+    return request.getfixturevalue("postgres")
 
 
-# One `dbt build` per adapter holds every model of this module (the dashboard, the parity
-# models, the diversity models): each dbt invocation pays dbt's start-up and the parse of
-# the package's macros, so the two tests of an adapter share one build (module-scoped).
+# Every dbt command of this module runs in one Python process (dbt's programmatic runner,
+# the same command lines as the `dbt` CLI), one after the other: each `dbt` process paid
+# Python's start and dbt's import (~2.4 s of CPU) before doing anything.  The steps:
+# `dbt deps` in the installed example (its package then copied into each project), one
+# `dbt build` per adapter of the whole project (the dashboard, the parity and the
+# diversity models), and the `dbt parse` of each bad model (BAD_MODELS below).  A step's
+# output is everything dbt printed during it (``@@rankeval-step`` markers split them).
+SESSION = """
+import json, os, shutil, sys
+from dbt.cli.main import dbtRunner
+installed, steps = sys.argv[1], json.loads(sys.argv[2])
+
+def invoke(name, directory, args, env):
+    os.environ.update(env)
+    os.chdir(directory)
+    print("@@rankeval-step " + name, flush=True)
+    result = dbtRunner().invoke([*args, "--profiles-dir", directory, "--project-dir", directory])
+    print("@@rankeval-done " + str(result.success), flush=True)
+
+invoke("deps", installed, ["deps"], {"RANKEVAL_DBT_DUCKDB": os.path.join(installed, "deps.duckdb")})
+for step in steps:
+    if step.get("copy_packages"):
+        shutil.copytree(os.path.join(installed, "dbt_packages"),
+                        os.path.join(step["directory"], "dbt_packages"), symlinks=True)
+    if step.get("partial_parse_from"):  # the saved parse of a project this one copies
+        os.makedirs(os.path.join(step["directory"], "target"), exist_ok=True)
+        shutil.copy(os.path.join(step["partial_parse_from"], "target", "partial_parse.msgpack"),
+                    os.path.join(step["directory"], "target"))
+    invoke(step["name"], step["directory"], step["args"], step["env"])
+"""
+
+
+def dbt_session(installed: Path, steps: list[dict]) -> dict[str, tuple[bool, str]]:
+    """Run :data:`SESSION` (`dbt deps` in ``installed``, then ``steps``); each step's
+    (success, output) by name (``deps`` first)."""
+    result = subprocess.run([sys.executable, "-c", SESSION, str(installed), json.dumps(steps)],
+                            cwd=installed, capture_output=True, text=True, timeout=900,
+                            check=False,
+                            env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    outputs = {}
+    for chunk in result.stdout.split("@@rankeval-step ")[1:]:
+        name, _, output = chunk.partition("\n")
+        assert output.rstrip().rsplit("\n", 1)[-1].startswith("@@rankeval-done "), chunk[-3000:]
+        outputs[name] = (output.rstrip().endswith("@@rankeval-done True"), output)
+    assert list(outputs) == ["deps", *(step["name"] for step in steps)], result.stdout[-4000:]
+    return outputs
+
+
 @pytest.fixture(scope="module")
-def duckdb_built(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def dbt_runs(installed: Path, tmp_path_factory: pytest.TempPathFactory,
+             request: pytest.FixtureRequest) -> dict:
+    """The module's dbt process (:func:`dbt_session`): both builds of the whole project
+    (PostgreSQL's when it can run) and the parse of each bad model; by name, each step's
+    (success, output), the DuckDB file, and the PostgreSQL cluster or why it is absent."""
+    root = tmp_path_factory.mktemp("dbt_runs")
+    duckdb_dir = all_models_project(installed, root / "duckdb_build")
+    database = str(duckdb_dir / "dashboard.duckdb")
+    steps = [{"name": "build duckdb", "directory": str(duckdb_dir), "args": ["build"],
+              "env": {"RANKEVAL_DBT_DUCKDB": database}, "copy_packages": True}]
+    steps += parse_steps(duckdb_dir, root / "bad", database)
+    server = postgres_server(request)
+    if not isinstance(server, str):
+        env = {"PGHOST": "127.0.0.1", "PGPORT": str(server.port), "PGUSER": "postgres",
+               "PGDATABASE": "postgres", "RANKEVAL_DBT_SCHEMA": "rankeval_dbt"}
+        steps.append({"name": "build postgres", "args": ["build", "--target", "postgres"],
+                      "directory": str(all_models_project(installed, root / "postgres_build")),
+                      "env": env, "copy_packages": True})
+    outputs = dbt_session(installed, steps)
+    assert outputs["deps"][0], outputs["deps"][1][-3000:]
+    return {"outputs": outputs, "duckdb": Path(database), "postgres": server}
+
+
+def built(runs: dict, adapter: str) -> None:
+    """The build on ``adapter`` succeeded."""
+    success, output = runs["outputs"][f"build {adapter}"]
+    assert success, output[-4000:]
+
+
+@pytest.fixture(scope="module")
+def duckdb_built(dbt_runs: dict) -> Path:
     """The DuckDB file of the whole project's build."""
-    directory = all_models_project(installed, tmp_path_factory.mktemp("duckdb_build"))
-    database = directory / "dashboard.duckdb"
-    dbt(directory, "build", env={"RANKEVAL_DBT_DUCKDB": str(database)})
-    return database
+    built(dbt_runs, "duckdb")
+    return dbt_runs["duckdb"]
 
 
 @pytest.fixture(scope="module")
-def postgres_built(installed: Path, tmp_path_factory: pytest.TempPathFactory,
-                   request: pytest.FixtureRequest):
-    """The PostgreSQL cluster holding the whole project's build in schema rankeval_dbt."""
-    directory = all_models_project(installed, tmp_path_factory.mktemp("postgres_build"))
-    return build_on_postgres(directory, request, "rankeval_dbt")
+def postgres_built(dbt_runs: dict):
+    """The PostgreSQL cluster holding the whole project's build in schema rankeval_dbt
+    (a skip without dbt-postgres or PostgreSQL)."""
+    if isinstance(dbt_runs["postgres"], str):
+        pytest.skip(dbt_runs["postgres"])
+    built(dbt_runs, "postgres")
+    return dbt_runs["postgres"]
 
 
 def test_dbt_duckdb(duckdb_built):
@@ -231,7 +294,7 @@ def test_dbt_leaves_out_what_no_measure_reads(duckdb_built):
     # (polars_rankeval/_sqlprune.py's READERS): the dashboard's usual measures leave the
     # C/W/L, ideal-gain, nDCG(ideal=run) and windowed CTEs out; a model of every family
     # keeps them
-    compiled = duckdb_built.parent / "target" / "compiled"
+    compiled = duckdb_built.parent / "target" / "compiled"  # the project's folder
     dashboard = next(compiled.rglob("models/dashboard.sql")).read_text()
     every = next(compiled.rglob("models/parity_per_query.sql")).read_text()
     for cte in ("_cwlagg AS (", "_gideal AS (", "_irun AS (", "_windowed AS ("):
@@ -289,51 +352,35 @@ BAD_MODELS = [
     *(two_keys_model(columns) for columns in TWO_KEYS),
     *(ties_refused_model(measures) for measures, _ in TIES_REFUSED),
 ]
-# The first directory is the example without a bad model: its parse must succeed, and its
-# saved parse (target/partial_parse.msgpack) is copied into each bad project, so that dbt
-# parses there only what differs (the bad model), not the package's macros again: 1.6 s of
-# the 6.6 s CPU of each parse (the same profile, so one database path for all).
-PARSE_EACH = """
-import os, shutil, sys
-from dbt.cli.main import dbtRunner
-os.environ["RANKEVAL_DBT_DUCKDB"] = os.path.join(os.getcwd(), "bad.duckdb")
-base, *bad = sys.argv[1:]
-for directory in sys.argv[1:]:
-    os.chdir(directory)
-    if directory != base:
-        shutil.copytree(os.path.join(base, "target"), os.path.join(directory, "target"))
-    print("@@rankeval-parse " + directory, flush=True)
-    result = dbtRunner().invoke(["parse", "--profiles-dir", directory, "--project-dir", directory])
-    print("@@rankeval-parsed " + str(result.success), flush=True)
-"""
+# Each bad model is parsed in a copy of the DuckDB build's project with it added (the
+# build above must have succeeded: that project parses), beside the build's saved parse
+# (target/partial_parse.msgpack, the same profile and database path), so that dbt parses
+# there only what differs (the bad model), not the package's macros and the other models.
+def parse_steps(built_dir: Path, root: Path, database: str) -> list[dict]:
+    """The :data:`SESSION` steps `dbt parse` of each of :data:`BAD_MODELS`, each in its
+    own copy of ``built_dir`` (made here)."""
+    steps = []
+    for number, model in enumerate(BAD_MODELS):
+        directory = root / f"bad{number}"
+        shutil.copytree(built_dir, directory, symlinks=True,
+                        ignore=shutil.ignore_patterns("*.duckdb", "target", "logs"))
+        (directory / "models" / "bad.sql").write_text(model)
+        steps.append({"name": f"parse bad{number}", "directory": str(directory),
+                      "args": ["parse"], "env": {"RANKEVAL_DBT_DUCKDB": database},
+                      "copy_packages": True, "partial_parse_from": str(built_dir)})
+    return steps
 
 
 @pytest.fixture(scope="module")
-def parse_outputs(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """``dbt parse`` of the installed example with each of :data:`BAD_MODELS` beside its
+def parse_outputs(dbt_runs: dict) -> dict[str, str]:
+    """``dbt parse`` of the built project with each of :data:`BAD_MODELS` beside its
     models, each in its own copy: each must fail (dbt renders the models while parsing);
     the output of each, by model."""
-    root = tmp_path_factory.mktemp("bad")
-    base = root / "base"
-    shutil.copytree(installed, base, symlinks=True, ignore=shutil.ignore_patterns(
-        "*.duckdb", "target", "logs", "dashboard*.sql"))
-    directories = []
-    for number, model in enumerate(BAD_MODELS):
-        directory = root / f"bad{number}"
-        shutil.copytree(base, directory, symlinks=True)
-        (directory / "models" / "bad.sql").write_text(model)
-        directories.append(str(directory))
-    result = subprocess.run([sys.executable, "-c", PARSE_EACH, str(base), *directories], cwd=root,
-                            capture_output=True, text=True, timeout=900, check=False,
-                            env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    base_output, *outputs = result.stdout.split("@@rankeval-parse ")[1:]
-    assert base_output.rstrip().endswith("@@rankeval-parsed True"), base_output[-3000:]
-    assert len(outputs) == len(BAD_MODELS), result.stdout[-3000:]
+    built(dbt_runs, "duckdb")
     parsed = {}
-    for model, directory, output in zip(BAD_MODELS, directories, outputs, strict=True):
-        assert output.startswith(directory), output[:300]
-        assert output.rstrip().endswith("@@rankeval-parsed False"), output[-3000:]
+    for number, model in enumerate(BAD_MODELS):
+        success, output = dbt_runs["outputs"][f"parse bad{number}"]
+        assert not success, output[-3000:]
         parsed[model] = output
     return parsed
 
