@@ -658,12 +658,15 @@ def _judged_positions_sql(d: Dialect) -> str:
         SELECT {g('j')}j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
             COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
         FROM (
-            SELECT {g('j')}j._q, j._j._item AS _item, j._j._key AS _key, j._j._rel AS _rel,
-                j._keys, list_position(j._keys, j._j._key) AS _first
+            SELECT {g('j')}j._q, j._item, j._key, j._rel, k._keys,
+                list_position(k._keys, j._key) AS _first
             FROM (
-                SELECT {g('k')}k._q, k._keys, unnest(k._judged) AS _j
-                FROM _rq AS k CROSS JOIN _lists AS lf WHERE lf._on
+                SELECT {g('r')}r._q, r._item, r._key, q._rel
+                FROM _run AS r
+                JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+                CROSS JOIN _lists AS lf WHERE lf._on
             ) AS j
+            JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
         ) AS j
     ),
     _jties AS (
@@ -757,26 +760,17 @@ def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     benchmarks/RESULTS.md, session 18).  ``item_hash`` is 32 bits (sorted faster than
     64): a collision in one of 100k queries of 100 items is expected in ~1 run in 9,
     and then costs the exact count of that query alone (benchmarks/RESULTS.md,
-    session 20).
-    The same aggregate reads the run joined to its judgments (each run row once: a
-    repeated judgment makes the call raise) and lists each query's judged rows
-    (``_judged``: item, key, relevance; not with duplicates='first'), which
-    :func:`_judged_positions_sql` unnests: the join's probe runs in the aggregate's
-    pass over ``_run``, not in a pass of its own (benchmarks/RESULTS.md, sqlfast26)."""
+    session 20)."""
     g = d.g
     return f"""_rq AS (
-        SELECT {g('h')}h._q, h._n, h._keys, h._judged,
+        SELECT {g('h')}h._q, h._n, h._keys,
             {_equal_sorted_neighbours('h._hashes', 'h._n')}
                 AS _hdup
         FROM (
             SELECT {g('r')}r._q, COUNT(*) AS _n,
                 list_sort(list(r._key) FILTER (WHERE NOT {d.first}), 'DESC') AS _keys,
-                list_sort(list({item_hash})) AS _hashes,
-                list(struct_pack(_item := r._item, _key := r._key, _rel := q._rel))
-                    FILTER (WHERE q._rel IS NOT NULL AND NOT {d.first}) AS _judged
-            FROM _run AS r
-            LEFT JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-            GROUP BY {g('r')}r._q
+                list_sort(list({item_hash})) AS _hashes
+            FROM _run AS r GROUP BY {g('r')}r._q
         ) AS h
     ),
     _rdup AS (

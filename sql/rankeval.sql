@@ -883,18 +883,14 @@ _specs AS (
 ),
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _rq AS (
-        SELECT h._g, h._q, h._n, h._keys, h._judged,
+        SELECT h._g, h._q, h._n, h._keys,
             len(list_filter(range(1, h._n), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
                 AS _hdup
         FROM (
             SELECT r._g, r._q, COUNT(*) AS _n,
                 list_sort(list(r._key) FILTER (WHERE NOT (duplicates = 'first')), 'DESC') AS _keys,
-                list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes,
-                list(struct_pack(_item := r._item, _key := r._key, _rel := q._rel))
-                    FILTER (WHERE q._rel IS NOT NULL AND NOT (duplicates = 'first')) AS _judged
-            FROM _run AS r
-            LEFT JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
-            GROUP BY r._g, r._q
+                list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes
+            FROM _run AS r GROUP BY r._g, r._q
         ) AS h
     ),
     _rdup AS (
@@ -935,12 +931,15 @@ _specs AS (
         SELECT j._g, j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
             COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
         FROM (
-            SELECT j._g, j._q, j._j._item AS _item, j._j._key AS _key, j._j._rel AS _rel,
-                j._keys, list_position(j._keys, j._j._key) AS _first
+            SELECT j._g, j._q, j._item, j._key, j._rel, k._keys,
+                list_position(k._keys, j._key) AS _first
             FROM (
-                SELECT k._g, k._q, k._keys, unnest(k._judged) AS _j
-                FROM _rq AS k CROSS JOIN _lists AS lf WHERE lf._on
+                SELECT r._g, r._q, r._item, r._key, q._rel
+                FROM _run AS r
+                JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+                CROSS JOIN _lists AS lf WHERE lf._on
             ) AS j
+            JOIN _rq AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
         ) AS j
     ),
     _jties AS (
