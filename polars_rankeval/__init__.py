@@ -51,8 +51,7 @@ _LAZY = {
     "expr": ("polars_rankeval.expr", None),
     "PRESETS": ("polars_rankeval._parse", "PRESETS"),
     "parse_measure": ("polars_rankeval._parse", "parse_measure"),
-    # from _parse, which imports the measures: they fill the registry
-    "REGISTRY": ("polars_rankeval._parse", "REGISTRY"),
+    "REGISTRY": ("polars_rankeval._registry", "REGISTRY"),
     "compare": ("polars_rankeval.compare", "compare"),
     "evaluate": ("polars_rankeval.evaluate", "evaluate"),
     "validate": ("polars_rankeval.validate", "validate"),

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import polars_rankeval.measures  # noqa: F401  (registers the families in REGISTRY)
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval._sqlcwl import DEPTH, LINEAR, linear_gain, linear_weight
 

@@ -54,26 +54,6 @@ def test_the_functions_named_like_their_modules_stay_functions() -> None:
     ]
 
 
-def test_each_name_is_whole_when_asked_first() -> None:
-    # each in a new interpreter: the registry asked for first has every family
-    names = ["PRESETS", "REGISTRY", "compare", "evaluate", "expr", "parse_measure",
-             "report", "validate", "write_report"]  # fmt: skip
-    sizes = {}
-    for name in names:
-        printed = _python(f"""
-            import polars_rankeval as rk
-            first = rk.{name}
-            print(len(rk.REGISTRY), len(rk.PRESETS))
-            import polars_rankeval.compare, polars_rankeval.report
-            print(first is rk.{name}, len(rk.REGISTRY), len(rk.PRESETS))
-        """)
-        asked, after = printed.splitlines()
-        assert after == f"True {asked}", name
-        sizes[name] = asked.split()
-    assert len(set(map(tuple, sizes.values()))) == 1
-    assert int(sizes["REGISTRY"][0]) > 40
-
-
 def test_the_run_is_read_before_the_measures_are_imported(tmp_path: Path) -> None:
     (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d1 1\n")
     (tmp_path / "run").write_text("q1 Q0 d1 1 2.0 t\nq2 Q0 d2 1 1.0 t\n")
