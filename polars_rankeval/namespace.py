@@ -2,8 +2,7 @@
 
 Thin, explicit delegations to :func:`polars_rankeval.evaluate` and
 :mod:`polars_rankeval.expr` (no ``__getattr__`` magic), so every method is visible to
-editors and documented where the real function is.  Each imports what it calls when
-called (the package's import stays light).
+editors and documented where the real function is.
 """
 
 from __future__ import annotations
@@ -13,8 +12,10 @@ from typing import Any, Generic, TypeVar
 
 import polars as pl
 
-# the functions are imported when first called: `import polars_rankeval` registers the
-# namespace without importing the engines (see polars_rankeval/__init__.py)
+from polars_rankeval import expr as rx
+from polars_rankeval.compare import compare
+from polars_rankeval.evaluate import evaluate
+from polars_rankeval.validate import validate
 
 __all__ = ["RankevalExprNamespace", "RankevalFrameNamespace"]
 
@@ -42,8 +43,6 @@ class RankevalFrameNamespace(Generic[FrameT]):
         self, qrels: QrelsT = None, measures: str | Iterable[str] = ("AP",), **options: Any
     ) -> FrameT:
         """:func:`polars_rankeval.evaluate` with this frame as the run."""
-        from polars_rankeval.evaluate import evaluate
-
         return evaluate(self._frame, qrels, measures, **options)
 
     def compare(
@@ -56,19 +55,15 @@ class RankevalFrameNamespace(Generic[FrameT]):
     ) -> pl.DataFrame:
         """:func:`polars_rankeval.compare` with this frame as the runs (its ``system``
         column names the systems); a DataFrame of comparisons."""
-        from polars_rankeval.compare import compare
-
         return compare(self._frame, qrels, measures, system=system, **options)
 
     def validate(self, qrels: QrelsT = None, **options: Any) -> pl.DataFrame:
         """:func:`polars_rankeval.validate` with this frame as the run (a report frame)."""
-        from polars_rankeval.validate import validate
-
         return validate(self._frame, qrels, **options)
 
     def _one(self, family: str, qrels: QrelsT, k: int | None, options: dict[str, Any]) -> FrameT:
         name = family + (f"@{k}" if k is not None else "")
-        return self.evaluate(qrels, [name], **options)
+        return evaluate(self._frame, qrels, [name], **options)
 
     def ap(self, qrels: QrelsT = None, *, k: int | None = None, **options: Any) -> FrameT:
         """AP (MAP as the mean); options as :func:`polars_rankeval.evaluate`."""
@@ -124,35 +119,28 @@ class RankevalExprNamespace:
 
     def measure(self, name: str, *, rank: str | pl.Expr = "rank", **options: Any) -> pl.Expr:
         """:func:`polars_rankeval.expr.measure` with this expression as the relevance."""
-        return _rx().measure(name, rank=rank, relevance=self._relevance, **options)
+        return rx.measure(name, rank=rank, relevance=self._relevance, **options)
 
     def ap(self, *, rank: str | pl.Expr = "rank", **options: Any) -> pl.Expr:
         """:func:`polars_rankeval.expr.average_precision`."""
-        return _rx().average_precision(rank=rank, relevance=self._relevance, **options)
+        return rx.average_precision(rank=rank, relevance=self._relevance, **options)
 
     def ndcg(self, *, rank: str | pl.Expr = "rank", **options: Any) -> pl.Expr:
         """:func:`polars_rankeval.expr.ndcg`."""
-        return _rx().ndcg(rank=rank, relevance=self._relevance, **options)
+        return rx.ndcg(rank=rank, relevance=self._relevance, **options)
 
     def precision(self, *, rank: str | pl.Expr = "rank", **options: Any) -> pl.Expr:
         """:func:`polars_rankeval.expr.precision`."""
-        return _rx().precision(rank=rank, relevance=self._relevance, **options)
+        return rx.precision(rank=rank, relevance=self._relevance, **options)
 
     def recall(self, *, rank: str | pl.Expr = "rank", **options: Any) -> pl.Expr:
         """:func:`polars_rankeval.expr.recall`."""
-        return _rx().recall(rank=rank, relevance=self._relevance, **options)
+        return rx.recall(rank=rank, relevance=self._relevance, **options)
 
     def rr(self, *, rank: str | pl.Expr = "rank", **options: Any) -> pl.Expr:
         """:func:`polars_rankeval.expr.reciprocal_rank`."""
-        return _rx().reciprocal_rank(rank=rank, relevance=self._relevance, **options)
+        return rx.reciprocal_rank(rank=rank, relevance=self._relevance, **options)
 
     def success(self, *, rank: str | pl.Expr = "rank", **options: Any) -> pl.Expr:
         """:func:`polars_rankeval.expr.success`."""
-        return _rx().success(rank=rank, relevance=self._relevance, **options)
-
-
-def _rx() -> Any:
-    """:mod:`polars_rankeval.expr`, imported on first use."""
-    from polars_rankeval import expr
-
-    return expr
+        return rx.success(rank=rank, relevance=self._relevance, **options)
