@@ -79,6 +79,7 @@ def validate(
     score: str | None = "score",
     relevant: str = "relevant",
     relevance: str = "relevance",
+    subtopic: str = "subtopic",
 ) -> pl.DataFrame:
     """Report what in ``run`` and ``qrels`` would change numbers; never raises on bad data.
 
@@ -86,7 +87,10 @@ def validate(
     ``warning``: numbers depend on it; ``error``: ``evaluate`` refuses it; ``skipped``: a
     column it needs is missing or unusable), ``count`` (rows, queries or items
     concerned), ``detail`` and ``example`` (a first offending row).  Lazy inputs are
-    collected: this is a diagnostic, not a pipeline step.
+    collected: this is a diagnostic, not a pipeline step.  Qrels holding the
+    ``subtopic`` column are subtopic qrels, as ``evaluate`` reads them: a null subtopic
+    or a repeated (query, subtopic, item) is an error, and the other checks read an
+    item's highest relevance over its subtopics.
 
     Examples
     --------
@@ -111,7 +115,7 @@ def validate(
     └─────────────────────────────┴─────────┴───────┘
     """
     cutoffs = _cutoffs(cutoffs)
-    columns = Columns(query, item, rank, score, relevant, relevance)
+    columns = Columns(query, item, rank, score, relevant, relevance, subtopic)
     run_df = _collect(run, "run")
     qrels_df = None if qrels is None else _collect(qrels, "qrels")
     # columns named like internal ones or pl.col patterns ('*') are checked under an alias
@@ -119,6 +123,7 @@ def validate(
     checks = _Validation(_Report([]), aliases.run, aliases.qrels, aliases.columns)  # type: ignore[arg-type]
     checks.schema()
     checks.values()
+    checks.subtopics()
     checks.duplicates()
     checks.overlap()
     checks.ranking(cutoffs)
@@ -207,6 +212,23 @@ class _Validation:
             for column in (c.query, c.item):
                 report.flag(f"qrels {column}: null",
                             self.qrels.filter(pl.col(column).is_null()), "null ids")
+
+    def subtopics(self) -> None:
+        """Subtopic qrels (they hold the ``subtopic=`` column): their own checks, then the
+        topic qrels for the checks after (an item's highest relevance over its subtopics,
+        as ``evaluate`` judges the measures that are not diversity measures)."""
+        qrels, c = self.qrels, self.c
+        if not (self.usable_qrels and qrels is not None and c.subtopic in qrels.columns):
+            return
+        self.report.flag(f"qrels {c.subtopic}: null", qrels.filter(pl.col(c.subtopic).is_null()),
+                         "null subtopic ids")
+        self.report.flag(
+            "qrels duplicate (query, subtopic, item)",
+            qrels.filter(pl.struct(c.query, c.subtopic, c.item).is_duplicated()),
+            "judgments sharing a (query, subtopic, item)",
+        )
+        highest = [pl.col(c.relevance).max()] if c.relevance in qrels.columns else []
+        self.qrels = qrels.group_by(c.query, c.item, maintain_order=True).agg(highest)
 
     def duplicates(self) -> None:
         c = self.c

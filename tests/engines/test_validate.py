@@ -79,3 +79,45 @@ def test_clean_fully_judged_data_validates_clean():
     report = rk.validate(run, qrels)
     assert set(report["status"]) == {"ok"}
     assert rk.evaluate(run, qrels, ["AP"])["value"].item() == 1.0
+
+
+SUBTOPIC_RUN = pl.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+# ndeval's format: item a judged under two subtopics, c not relevant
+SUBTOPIC_QRELS = pl.DataFrame({
+    "query": ["q"] * 3, "aspect": ["1", "2", "1"], "item": ["a", "a", "c"], "relevance": [1, 2, 0],
+})
+NULL_SUBTOPIC = SUBTOPIC_QRELS.with_columns(
+    aspect=pl.when(pl.col("item") == "c").then(None).otherwise(pl.col("aspect"))
+)
+REPEATED = pl.concat([SUBTOPIC_QRELS, SUBTOPIC_QRELS.head(1)])
+
+
+def test_subtopic_qrels_are_read_as_evaluate_reads_them():
+    """Qrels holding the subtopic= column: a second subtopic of an item is no duplicate,
+    and num_rel counts items (here 1: only a is relevant), as evaluate's AP does."""
+    report = rk.validate(SUBTOPIC_RUN, SUBTOPIC_QRELS, subtopic="aspect")
+    assert "error" not in report["status"].to_list()
+    assert status(report, "qrels duplicate (query, item)") == ("ok", 0)
+    assert status(report, "qrels duplicate (query, subtopic, item)") == ("ok", 0)
+    assert report.filter(pl.col("check") == "num_rel per query")["detail"].item() == "min 1, median 1, max 1"
+    # evaluate accepts them: a at rank 1 is the one relevant item, AP 1
+    assert rk.evaluate(SUBTOPIC_RUN, SUBTOPIC_QRELS, ["AP"], subtopic="aspect")["value"].item() == 1.0
+    # without subtopic= naming the column they are plain qrels with a repeated (query, item)
+    assert status(rk.validate(SUBTOPIC_RUN, SUBTOPIC_QRELS), "qrels duplicate (query, item)") == ("error", 2)
+
+
+def test_bad_subtopic_qrels_are_errors_evaluate_refuses():
+    for qrels, check, count in ((NULL_SUBTOPIC, "qrels aspect: null", 1),
+                                (REPEATED, "qrels duplicate (query, subtopic, item)", 2)):
+        report = rk.validate(SUBTOPIC_RUN, qrels, subtopic="aspect")
+        assert status(report, check) == ("error", count)
+        try:
+            rk.evaluate(SUBTOPIC_RUN, qrels, ["AP"], subtopic="aspect")
+        except rk.InputError:
+            continue
+        raise AssertionError(f"evaluate accepted what validate flags: {check}")
+
+
+def test_plain_qrels_get_no_subtopic_rows():
+    checks = rk.validate(RUN, QRELS)["check"].to_list()
+    assert not [c for c in checks if "subtopic" in c]
