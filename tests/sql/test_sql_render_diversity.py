@@ -42,14 +42,19 @@ def _check(got: dict, qrels: list[tuple], run: list[tuple]) -> int:
     """got (query, measure) -> value against pyndeval and the polars engine; the count
     of values compared with pyndeval."""
     q, r = _frames(qrels, run)
+    _equal_to_polars(got, r, q, OURS)
+    return compare_with_pyndeval(got, qrels, run, PAIRS)
+
+
+def _equal_to_polars(got: dict, run: pl.DataFrame, qrels: pl.DataFrame, measures: list[str]) -> None:
+    """got (query, measure) -> value equals the polars engine's per-query values."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rk.RankevalWarning)
-        polars = rk.evaluate(r, q, OURS, per_query=True)
-    expected = {(a, m): v for a, m, v in polars.iter_rows()}
+        want = rk.evaluate(run, qrels, measures, per_query=True)
+    expected = {(a, m): v for a, m, v in want.iter_rows()}
     assert got.keys() == expected.keys()
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
-    return compare_with_pyndeval(got, qrels, run, PAIRS)
 
 
 def test_duckdb_render_matches_pyndeval_and_polars():
@@ -180,14 +185,6 @@ def _topic(qrels: list[tuple]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=["query", "item", "relevance"], orient="row")
 
 
-def _equal_topic_values(got: dict, r: pl.DataFrame, topic: pl.DataFrame) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rk.RankevalWarning)
-        want = rk.evaluate(r, topic, PLAIN, per_query=True)
-    expected = {(a, m): v for a, m, v in want.iter_rows()}
-    assert got.keys() == expected.keys()
-    for key, value in expected.items():
-        assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
 
 
 def test_duckdb_render_plain_measures_see_the_highest_relevance():
@@ -202,7 +199,7 @@ def test_duckdb_render_plain_measures_see_the_highest_relevance():
     got = {(a, m): v for a, m, v in con.execute(render(PLAIN, "duckdb", subtopic="subtopic")).fetchall()}
     plain = con.execute(render(PLAIN, "duckdb", qrels_table="topic")).fetchall()
     assert got == {(a, m): v for a, m, v in plain}
-    _equal_topic_values(got, r, _topic(qrels))
+    _equal_to_polars(got, r, _topic(qrels), PLAIN)
 
 
 @pytest.mark.skipif(bool(MISSING), reason="PostgreSQL not installed")
@@ -213,7 +210,7 @@ def test_postgres_render_plain_measures_see_the_highest_relevance(postgres: Post
     postgres.load("qrels", q)
     out = postgres.query(render(PLAIN, "postgres", subtopic="subtopic"),
                          {"query": pl.String, "measure": pl.String, "value": pl.Float64})  # fmt: skip
-    _equal_topic_values({(a, m): v for a, m, v in out.iter_rows()}, r, _topic(qrels))
+    _equal_to_polars({(a, m): v for a, m, v in out.iter_rows()}, r, _topic(qrels), PLAIN)
     postgres.load("qrels", q.with_columns(subtopic=pl.when(pl.col("item") == "d3").then(None).otherwise("subtopic")))
     with pytest.raises(RuntimeError, match="qrels column 'subtopic': subtopic is null"):
         postgres.query(render(["AP"], "postgres", subtopic="subtopic"), {})
