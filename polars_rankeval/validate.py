@@ -227,6 +227,8 @@ class _Validation:
             qrels.filter(pl.struct(c.query, c.subtopic, c.item).is_duplicated()),
             "judgments sharing a (query, subtopic, item)",
         )
+        # diversity.compute.topic_qrels's collapse, kept in row order here so the report's
+        # example rows are the same on every call (and without a relevance column)
         highest = [pl.col(c.relevance).max()] if c.relevance in qrels.columns else []
         self.qrels = qrels.group_by(c.query, c.item, maintain_order=True).agg(highest)
 
