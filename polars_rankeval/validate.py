@@ -180,11 +180,11 @@ class _Validation:
             report.add("run ranking column", OK, 0, f"ranked by {kind} ({order!r})")
         self.order = order
         if self.qrels is None:
-            self.label_ok = _numeric(report, "run", run, c.relevant, "relevance label")
+            self.label_ok = _numeric(report, "run", run, c.relevant, "relevance label", "relevant")
         else:
             names = {"query": c.query, "item": c.item}
             self.usable_qrels = _columns(report, "qrels", self.qrels, names)
-            self.label_ok = _numeric(report, "qrels", self.qrels, c.relevance, "relevance")
+            self.label_ok = _numeric(report, "qrels", self.qrels, c.relevance, "relevance", "relevance")
 
     def values(self) -> None:
         """Null ids, unusable scores or ranks, missing relevance."""
@@ -353,9 +353,12 @@ def _columns(report: _Report, what: str, frame: pl.DataFrame, names: dict[str, s
     return usable
 
 
-def _numeric(report: _Report, what: str, frame: pl.DataFrame, name: str, role: str) -> bool:
+def _numeric(
+    report: _Report, what: str, frame: pl.DataFrame, name: str, role: str, keyword: str
+) -> bool:
     if name not in frame.columns:
-        report.add(f"{what} {name}: present", ERROR, 1, f"no {role} column {name!r}",
+        report.add(f"{what} {name}: present", ERROR, 1,
+                   f"no {role} column {name!r} (columns: {frame.columns}); pass {keyword}=...",
                    _first(frame))
         return False
     dtype = frame.schema[name]

@@ -104,3 +104,29 @@ def compare_with_pyndeval(got: dict, qrels: list[tuple], run: list[tuple],
             assert got[(query, name)] == pytest.approx(values[nd], abs=1e-9), (query, name)
             compared += 1
     return compared
+
+
+# subtopic qrels missing a column: (dropped column, measures, evaluate keywords, the
+# error's start and the missing column as the message names it); every engine's message
+# blames the missing column, and a diversity measure only when one was asked
+MISSING_COLUMN_CASES = [
+    (None, ["AP", "nDCG@10"], {"intent_weight": "w"},
+     "qrels holding the subtopic column 'subtopic' are subtopic qrels", "'w' (intent_weight=)"),
+    ("relevance", ["AP"], {}, "qrels holding the subtopic column 'subtopic' are subtopic qrels",
+     "'relevance' (relevance=)"),
+    (None, ["ERR_IA@20", "AP"], {"intent_weight": "w"},
+     "ERR_IA@20: diversity measures need subtopic qrels", "'w' (intent_weight=)"),
+    ("subtopic", ["AP", "alpha_nDCG@20"], {},
+     "alpha_nDCG@20: diversity measures need subtopic qrels", "'subtopic' (subtopic=)"),
+]  # fmt: skip
+SUBTOPIC_QRELS = {"query": ["q1", "q1"], "subtopic": ["x", "y"], "item": ["a", "b"], "relevance": [1, 1]}
+
+
+def check_missing_column_error(message: str, start: str, named: str) -> None:
+    """The message of a :data:`MISSING_COLUMN_CASES` case: its start, the missing column
+    with its argument, an example fix, and no diversity measure blamed unless asked."""
+    assert message.startswith(start), message
+    assert f"qrels column {named} not found among" in message, message
+    assert "e.g. " in message, message
+    if "diversity" not in start:
+        assert "diversity" not in message, message

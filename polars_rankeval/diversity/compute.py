@@ -39,7 +39,10 @@ from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import example
 from polars_rankeval.prepare.ranking import POS
 
-__all__ = ["greedy_ideal", "has_subtopics", "per_query", "subtopic_qrels", "topic_qrels", "topic_spec"]
+__all__ = [
+    "check_subtopic_columns", "diversity_names", "greedy_ideal", "has_subtopics", "per_query",
+    "reads_subtopics", "subtopic_qrels", "topic_qrels", "topic_spec",
+]
 
 SUB = "_sub"  # subtopic id, as a string
 C = "_c"  # relevant items of the same subtopic ranked above
@@ -103,20 +106,15 @@ def _check_weights(frame: pl.DataFrame, c: Columns) -> None:
         )
 
 
-def subtopic_qrels(qrels: pl.LazyFrame, c: Columns, carried: Sequence[str] = ()) -> pl.LazyFrame:
-    """The user's subtopic qrels, schema-checked now and row-checked at collect time:
+def subtopic_qrels(
+    qrels: pl.LazyFrame, c: Columns, carried: Sequence[str] = (), diverse: Sequence[str] = ()
+) -> pl.LazyFrame:
+    """The user's subtopic qrels, schema-checked now (:func:`check_subtopic_columns`,
+    ``diverse`` the diversity measures asked) and row-checked at collect time:
     ``query, subtopic, item, relevance`` with the user's column names (and the
     ``carried`` ``by`` columns: query attributes, see ``query_groups``)."""
     schema = qrels.collect_schema()
-    wanted = (c.query, c.subtopic, c.item, c.relevance, *([c.intent_weight] if c.intent_weight else []))
-    missing = [name for name in wanted if name not in schema]
-    if missing:
-        raise InputError(
-            f"diversity measures need subtopic qrels (query, subtopic, item, relevance): "
-            f"qrels column(s) {missing} not found among {list(schema)}; pass subtopic=... "
-            f"or read them with read_trec_qrels(path, subtopics=True); example row: "
-            f"{example(qrels)}"
-        )
+    check_subtopic_columns(schema.names(), c, diverse, lambda: f"; example row: {example(qrels)}")
     if not schema[c.relevance].is_numeric():
         raise InputError(
             f"qrels column {c.relevance!r} must be numeric, got {schema[c.relevance]}; "
@@ -130,6 +128,47 @@ def subtopic_qrels(qrels: pl.LazyFrame, c: Columns, carried: Sequence[str] = ())
     weight = pl.lit(1.0) if c.intent_weight is None else pl.col(c.intent_weight)
     selected = qrels.select(c.query, c.subtopic, c.item, c.relevance, weight.cast(pl.Float64).alias(W), *carried)
     return selected.map_batches(lambda frame: _check_rows(frame, c), schema=selected.collect_schema())
+
+
+def check_subtopic_columns(
+    names: Sequence[str], c: Columns, diverse: Sequence[str], example_row: Callable[[], str] = str
+) -> None:
+    """Raise :class:`InputError` when subtopic qrels (their column ``names``) miss a
+    column: each missing column with the argument naming it, why the qrels were read as
+    subtopic qrels (``diverse``, the diversity measures asked, or their subtopic column:
+    no diversity measure is blamed when none was asked) and an example fix; then
+    ``example_row()``.  Every engine's message.
+
+    >>> check_subtopic_columns(["query", "subtopic", "item", "relevance"], Columns(intent_weight="w"), [])
+    Traceback (most recent call last):
+    ...
+    polars_rankeval._errors.InputError: qrels holding the subtopic column 'subtopic' are subtopic qrels (query, subtopic, item, relevance), for every measure: qrels column 'w' (intent_weight=) not found among ['query', 'subtopic', 'item', 'relevance']; pass intent_weight= the qrels column of each (query, subtopic)'s weight, e.g. intent_weight='weight', or leave it None (equal weights)
+    """
+    roles = {"query": c.query, "subtopic": c.subtopic, "item": c.item, "relevance": c.relevance}
+    if c.intent_weight is not None:
+        roles["intent_weight"] = c.intent_weight
+    missing = {role: name for role, name in roles.items() if name not in names}
+    if not missing:
+        return
+    if diverse:
+        why = f"{', '.join(diverse)}: diversity measures need subtopic qrels (query, subtopic, item, relevance)"
+    elif "subtopic" in missing:  # subtopic= given by hand (spark.evaluate, sql.render)
+        why = f"subtopic={c.subtopic!r} reads the qrels as subtopic qrels (query, subtopic, item, relevance)"
+    else:
+        why = (f"qrels holding the subtopic column {c.subtopic!r} are subtopic qrels (query, subtopic, "
+               "item, relevance), for every measure")  # fmt: skip
+    named = ", ".join(f"{name!r} ({role}=)" for role, name in missing.items())
+    role = next(iter(missing))
+    fix = {
+        "subtopic": "pass subtopic= the column naming the subtopic, e.g. subtopic='aspect', or read "
+        "them with read_trec_qrels(path, subtopics=True)",
+        "intent_weight": "pass intent_weight= the qrels column of each (query, subtopic)'s weight, "
+        "e.g. intent_weight='weight', or leave it None (equal weights)",
+    }.get(role, f"pass {role}= the column holding it, e.g. {role}='my_{role}_column'")
+    raise InputError(
+        f"{why}: qrels column{'s' if len(missing) > 1 else ''} {named} not found among "
+        f"{list(names)}; {fix}{example_row()}"
+    )
 
 
 def topic_qrels(qrels: pl.LazyFrame, c: Columns, carried: Sequence[str] = ()) -> pl.LazyFrame:
@@ -151,12 +190,33 @@ def has_subtopics(qrels: Any, c: Columns) -> bool:
     return c.subtopic in names
 
 
+def diversity_names(spec: Spec) -> list[str]:
+    """The names of the diversity measures ``spec`` asks for, in its order."""
+    return [n for n, m in zip(spec.names, spec.measures, strict=True) if is_diversity(m)]
+
+
+def reads_subtopics(spec: Spec) -> bool:
+    """Every engine's rule: the spec's qrels are read as subtopic qrels when given and
+    they hold the ``subtopic=`` column (:func:`has_subtopics`) or a diversity measure is
+    asked; a diversity measure without qrels raises, naming it.
+
+    >>> from polars_rankeval import parse_measure
+    >>> from polars_rankeval.options import EvalOptions
+    >>> qrels = pl.DataFrame({"query": [1], "item": [7], "relevance": [1]})
+    >>> reads_subtopics(Spec(None, qrels, [parse_measure("AP")], ["AP"], Columns(), EvalOptions()))
+    False
+    """
+    diverse = diversity_names(spec)
+    if spec.qrels is None and diverse:
+        raise InputError(f"{', '.join(diverse)}: diversity measures need subtopic qrels (query, subtopic, item, relevance)")
+    return spec.qrels is not None and bool(diverse or has_subtopics(spec.qrels, spec.columns))
+
+
 def topic_spec(spec: Spec) -> tuple[Spec, pl.LazyFrame | None]:
-    """Every engine's reading of subtopic qrels (:func:`has_subtopics`), whatever the
+    """Every engine's reading of subtopic qrels (:func:`reads_subtopics`), whatever the
     measures: the spec over topic qrels (:func:`topic_qrels`) and the subtopic qrels
     (:func:`subtopic_qrels`: schema-checked now, rows at collect time, so their checks
-    run for a plain measure too); without them ``spec``, None.  A diversity measure
-    without subtopic qrels raises, naming it.
+    run for a plain measure too); without them ``spec``, None.
 
     >>> from polars_rankeval import parse_measure
     >>> from polars_rankeval.options import EvalOptions
@@ -166,15 +226,13 @@ def topic_spec(spec: Spec) -> tuple[Spec, pl.LazyFrame | None]:
     >>> topic.qrels.collect().rows()
     [(1, 7, 2)]
     """
-    diverse = [n for n, m in zip(spec.names, spec.measures, strict=True) if is_diversity(m)]
-    if spec.qrels is None or not (diverse or has_subtopics(spec.qrels, spec.columns)):
-        if diverse:
-            raise InputError(f"{', '.join(diverse)}: diversity measures need subtopic qrels (query, subtopic, item, relevance)")
+    if not reads_subtopics(spec):
         return spec, None
+    assert spec.qrels is not None
     qrels = spec.qrels.lazy()
     # by columns the qrels carry too are query attributes: complete=True reads them
     carried = [b for b in spec.options.by if b in qrels.collect_schema()]
-    subtopics = subtopic_qrels(qrels, spec.columns, carried)
+    subtopics = subtopic_qrels(qrels, spec.columns, carried, diversity_names(spec))
     return replace(spec, qrels=topic_qrels(subtopics, spec.columns, carried)), subtopics
 
 

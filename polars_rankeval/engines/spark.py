@@ -11,13 +11,14 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from polars_rankeval._errors import InputError
+from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import Measure
 from polars_rankeval._sqlentry import FAMILIES_SQL
-from polars_rankeval.diversity.compute import has_subtopics
+from polars_rankeval.diversity.compute import check_subtopic_columns, reads_subtopics
 from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.engines.sqltwin.render import render
-from polars_rankeval.options import EvalOptions
+from polars_rankeval.options import Columns, EvalOptions
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -134,6 +135,11 @@ def evaluate(
         item=item, score=order if use_score else None, rank=None if use_score else order,
         relevant=relevant, relevance=relevance, subtopic=subtopic, intent_weight=intent_weight,
     )  # fmt: skip
+    if subtopic is not None and qrels_df is not None:  # the polars engine's message
+        names = [measures] if isinstance(measures, str) else list(measures)
+        diverse = [n for n in names if is_diversity(parse_measure(n, conventions=conventions, rel=rel))]
+        columns = Columns(query, item, rank, score, relevant, relevance, subtopic, intent_weight)
+        check_subtopic_columns(qrels_df.columns, columns, diverse)
     if check:
         _check(run_df, qrels_df, by=keys, duplicates=duplicates, columns={
             "query": query, "item": item, "order": order, "relevance": relevance,
@@ -161,10 +167,10 @@ def supports(measure: Measure, spec: Spec) -> str | None:
 
 def evaluate_spec(spec: Spec, *, conventions: str, rel: float | None) -> DataFrame:
     """``rk.evaluate`` on pyspark DataFrames: :func:`evaluate` with the spec's options
-    (subtopic qrels when they hold the ``subtopic`` column or a diversity measure is
-    asked, :func:`~polars_rankeval.diversity.compute.has_subtopics`)."""
+    (subtopic qrels by every engine's rule,
+    :func:`~polars_rankeval.diversity.compute.reads_subtopics`)."""
     c, o = spec.columns, spec.options
-    subtopics = any(is_diversity(m) for m in spec.measures) or has_subtopics(spec.qrels, c)
+    subtopics = reads_subtopics(spec)
     return evaluate(
         spec.run, spec.qrels, spec.names, o.per_query, by=o.by, complete=o.complete,
         conventions=conventions, duplicates=o.duplicates, rel=rel, top=o.top, ties=o.ties,

@@ -16,7 +16,13 @@ import pytest
 
 import polars_rankeval as rk
 from polars_rankeval._errors import InputError
-from tests.diversity_cases import oracle_run, stacked_cases
+from tests.diversity_cases import (
+    MISSING_COLUMN_CASES,
+    SUBTOPIC_QRELS,
+    check_missing_column_error,
+    oracle_run,
+    stacked_cases,
+)
 from tests.helpers import per_query, pytrec_judged_safely, pytrec_run
 
 ENGINES = ["polars", "duckdb"]
@@ -130,3 +136,18 @@ def test_by_columns_the_subtopic_qrels_carry_are_query_attributes(engine: str) -
     assert got.equals(want)
     # by hand: x holds q1 (AP 1), y holds q2 (AP 1) and q3 (missed: 0)
     assert got.filter(pl.col("measure") == "AP")["value"].to_list() == [1.0, 0.5]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("drop", "names", "keywords", "start", "named"), MISSING_COLUMN_CASES)
+def test_a_missing_column_is_named_and_no_diversity_measure_blamed(
+    engine: str, drop: str | None, names: list[str], keywords: dict, start: str, named: str
+) -> None:
+    """Subtopic qrels missing a column (the intent weight, the relevance, the subtopic):
+    the error names the column and its argument, and says a diversity measure needs
+    them only when one is asked (plain measures over subtopic qrels blamed one)."""
+    qrels = pl.DataFrame(SUBTOPIC_QRELS)
+    run = pl.DataFrame({"query": ["q1", "q1"], "item": ["a", "b"], "score": [2.0, 1.0]})
+    with pytest.raises(InputError) as error:
+        rk.evaluate(run, qrels.drop(drop) if drop else qrels, names, engine=engine, **keywords)
+    check_missing_column_error(str(error.value), start, named)

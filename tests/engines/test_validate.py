@@ -121,3 +121,19 @@ def test_bad_subtopic_qrels_are_errors_evaluate_refuses():
 def test_plain_qrels_get_no_subtopic_rows():
     checks = rk.validate(RUN, QRELS)["check"].to_list()
     assert not [c for c in checks if "subtopic" in c]
+
+
+def test_a_missing_relevance_column_names_the_argument() -> None:
+    """Subtopic qrels (and plain ones) without the relevance column: the error row names
+    the column, the columns there are and the argument to pass, and blames no diversity
+    measure (evaluate's message for the same qrels says the same)."""
+    run = pl.DataFrame({"query": ["q1"], "item": ["a"], "score": [1.0]})
+    for qrels in (pl.DataFrame({"query": ["q1"], "subtopic": ["x"], "item": ["a"]}),
+                  pl.DataFrame({"query": ["q1"], "item": ["a"], "grade": [1]})):  # fmt: skip
+        bad = rk.validate(run, qrels).filter(pl.col("status") != "ok")
+        assert bad.select("check", "status").rows() == [("qrels relevance: present", "error")]
+        detail = bad["detail"][0]
+        assert detail == f"no relevance column 'relevance' (columns: {qrels.columns}); pass relevance=..."
+    bad = rk.validate(run.rename({"score": "s"}).with_columns(rel=1), None, score="s", relevant="label")
+    details = bad.filter(pl.col("check") == "run label: present")["detail"].to_list()
+    assert details == ["no relevance label column 'label' (columns: ['query', 'item', 's', 'rel']); pass relevant=..."]

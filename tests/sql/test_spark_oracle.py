@@ -22,7 +22,14 @@ import pytest
 
 import polars_rankeval as rk
 from tests.conventions import conventions_frames, expected_values, random_conventions_case
-from tests.diversity_cases import compare_with_pyndeval, ndeval_pairs, stacked_cases
+from tests.diversity_cases import (
+    MISSING_COLUMN_CASES,
+    SUBTOPIC_QRELS,
+    check_missing_column_error,
+    compare_with_pyndeval,
+    ndeval_pairs,
+    stacked_cases,
+)
 from tests.sql.spark_frames import skip_without_spark, to_polars, to_spark
 
 skip_without_spark()
@@ -139,3 +146,21 @@ def test_subtopic_qrels_for_plain_measures(spark: Any) -> None:
         with pytest.raises(Exception, match="qrels column 'subtopic': subtopic is null") as error:
             unchecked.collect()
         assert type(error.value).__module__.startswith("pyspark")
+
+
+def test_a_missing_subtopic_qrels_column_is_named(spark: Any) -> None:
+    """Subtopic qrels missing a column, through rk.evaluate on pyspark DataFrames and
+    polars_rankeval.spark.evaluate: the polars engine's message (Spark's own analysis
+    error named the column only inside its plan), no diversity measure blamed unless
+    asked."""
+    qrels = pl.DataFrame(SUBTOPIC_QRELS)
+    run = to_spark(spark, pl.DataFrame({"query": ["q1", "q1"], "item": ["a", "b"], "score": [2.0, 1.0]}))
+    for drop, names, keywords, start, named in MISSING_COLUMN_CASES:
+        q = to_spark(spark, qrels.drop(drop) if drop else qrels)
+        with pytest.raises(rk.InputError) as error:
+            rk.evaluate(run, q, names, **keywords)
+        check_missing_column_error(str(error.value), start, named)
+        if drop != "subtopic":  # by hand, subtopic= says the qrels are subtopic qrels
+            with pytest.raises(rk.InputError) as error:
+                spark_evaluate(run, q, names, subtopic="subtopic", **keywords)
+            check_missing_column_error(str(error.value), start, named)
