@@ -164,3 +164,22 @@ def test_a_missing_subtopic_qrels_column_is_named(spark: Any) -> None:
             with pytest.raises(rk.InputError) as error:
                 spark_evaluate(run, q, names, subtopic="subtopic", **keywords)
             check_missing_column_error(str(error.value), start, named)
+
+
+def test_subtopic_rule_is_the_polars_engines(spark: Any) -> None:
+    """Spark reads subtopic qrels by the polars engine's rule
+    (diversity.compute.reads_subtopics, not a second spelling of it): a diversity
+    measure without qrels raises the polars engine's error, word for word (Spark's
+    MeasureError from sql.render before), and qrels holding the subtopic column are
+    subtopic qrels for a plain measure (a repeated (query, item) across subtopics is
+    no duplicate)."""
+    run = pl.DataFrame({"query": ["q1", "q1"], "item": ["a", "b"], "score": [2.0, 1.0], "relevant": [1, 0]})
+    errors = []
+    for frame in (run, to_spark(spark, run)):
+        with pytest.raises(rk.InputError) as error:
+            rk.evaluate(frame, None, ["AP", "alpha_nDCG@20"])
+        errors.append(str(error.value))
+    assert errors[0] == errors[1] == "alpha_nDCG@20: diversity measures need subtopic qrels (query, subtopic, item, relevance)"
+    qrels = pl.DataFrame({"query": ["q1", "q1"], "subtopic": ["x", "y"], "item": ["b", "b"], "relevance": [1, 2]})
+    got = rk.evaluate(to_spark(spark, run.drop("relevant")), to_spark(spark, qrels), ["AP"]).collect()
+    assert [tuple(row) for row in got] == [("AP", 0.5)]  # b, the one relevant item, at rank 2
