@@ -10,6 +10,7 @@ loops over ``by``, errors and types go through the package's dispatched macros
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from pathlib import Path
 from polars_rankeval._parse import PRESETS, TREC_ALIASES, known_measures
 from polars_rankeval._registry import REGISTRY
 from polars_rankeval._sqldiversity import FAMILIES as DIVERSITY_FAMILIES
-from polars_rankeval._sqldiversity import IDEAL_IDEAL
+from polars_rankeval._sqldiversity import IDEAL_IDEAL, SubqSpelling, subq_sql
 from polars_rankeval._sqlentry import (
     all_params,
     compute_sql,
@@ -310,10 +311,8 @@ _qrels AS (
     SELECT y._q, y._item, MAX(y._rel) AS _rel FROM _subq AS y GROUP BY y._q, y._item
     {%- else %}
     SELECT
-        CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
-        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
-        CASE WHEN {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }} THEN CAST(x.{{ r }} AS {{ rankeval.double() }})
-             ELSE {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} END AS _rel
+        @@QRELS_KEYS@@,
+        @@QRELS_RELEVANCE@@ AS _rel
     FROM {{ qrels_relation }} AS x
     {%- endif %}
 ),
@@ -355,31 +354,43 @@ DIVERSITY_CHECKS = """
     {%- endif -%}
 {%- endfor -%}"""
 
-# the subtopic qrels, read by every measure (_qrels) and the diversity measures: _q,
-# _item, _sub (text), _rel, _w (the intent weight, 1 without a column); _rel raises on a
-# null subtopic, a repeated (query, subtopic, item), a bad or varying weight and a bad
-# relevance, whatever the measures (as sql.render's _subq)
-SUBQ = """
+# the qrels' ids, raising when null (_qrels and _subq)
+QRELS_KEYS = """CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
+        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item"""
+# the relevance as a double, raising when null, NaN or infinite (_qrels and _subq)
+QRELS_RELEVANCE = """CASE WHEN {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }} THEN CAST(x.{{ r }} AS {{ rankeval.double() }})
+             ELSE {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} END"""
+
+
+def _jinja_fail(text: str) -> str:
+    """``rankeval.fail`` of a message whose {subtopic}, {intent_weight} are the Jinja
+    variables of those names, then the row's query as example (Jinja's ``example``)."""
+    parts = re.split(r"\{(\w+)\}", text)
+    pieces = ['"\'' + parts[0].replace("'", "''")]
+    for name, literal in zip(parts[1::2], parts[2::2], strict=True):
+        pieces[-1] += '"'
+        pieces += [name, '"' + literal.replace("'", "''")]
+    return f"{{{{ rankeval.fail({' ~ '.join(pieces)};\" ~ example) }}}}"
+
+
+def subq_macro() -> str:
+    """The subtopic qrels CTE ``_subq`` (:func:`polars_rankeval._sqldiversity.subq_sql`,
+    as sql.render's) in Jinja: the weight ``w`` (1 without intent_weight) and the
+    ``example`` of its messages set at compile time."""
+    spelling = SubqSpelling(
+        keys=QRELS_KEYS, query="x.{{ q }}", item="x.{{ i }}", subtopic="x.{{ s }}", weight="{{ w }}",
+        weight_finite="{{ rankeval.finite(w) }}", relevance=QRELS_RELEVANCE, text="{{ rankeval.text() }}",
+        fail=_jinja_fail, relation="{{ qrels_relation }}",
+    )  # fmt: skip
+    return SUBQ_SETUP + subq_sql(spelling) + ","
+
+
+# the names _subq reads, set at compile time
+SUBQ_SETUP = """
 {%- set s = adapter.quote(subtopic) -%}
 {%- set w = "CAST(1.0 AS " ~ rankeval.double() ~ ")" if intent_weight is none else "CAST(x." ~ adapter.quote(intent_weight) ~ " AS " ~ rankeval.double() ~ ")" -%}
 {%- set example = " example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")" -%}
-_subq AS (
-    SELECT
-        CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
-        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null;" ~ example) }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
-        CAST(x.{{ s }} AS {{ rankeval.text() }}) AS _sub,
-        CASE WHEN x.{{ s }} IS NULL THEN {{ rankeval.fail("'qrels column ''" ~ subtopic ~ "'': subtopic is null;" ~ example) }}
-            WHEN COUNT(*) OVER (PARTITION BY x.{{ q }}, x.{{ s }}, x.{{ i }}) > 1
-                THEN {{ rankeval.fail("'qrels: duplicate (query, subtopic, item) judgments;" ~ example) }}
-            WHEN NOT {{ rankeval.finite(w) }} OR {{ w }} < 0
-                OR MIN({{ w }}) OVER (PARTITION BY x.{{ q }}, x.{{ s }}) <> MAX({{ w }}) OVER (PARTITION BY x.{{ q }}, x.{{ s }})
-                THEN {{ rankeval.fail("'qrels column ''" ~ intent_weight ~ "'' (intent_weight) must be a finite weight >= 0, the same on every row of a (query, subtopic);" ~ example) }}
-            WHEN NOT {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }}
-                THEN {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite;" ~ example) }}
-            ELSE CAST(x.{{ r }} AS {{ rankeval.double() }}) END AS _rel,
-        {{ w }} AS _w
-    FROM {{ qrels_relation }} AS x
-),"""
+"""
 
 
 def _compute() -> str:
@@ -397,7 +408,9 @@ def evaluate_macro() -> str:
     body = (
         EVALUATE.replace("@@SPECS@@", _spec_rows())
         .replace("@@DIVERSITY_CHECKS@@", DIVERSITY_CHECKS.strip("\n"))
-        .replace("@@SUBQ@@", SUBQ.strip("\n"))
+        .replace("@@SUBQ@@", subq_macro().strip("\n"))
+        .replace("@@QRELS_KEYS@@", QRELS_KEYS)
+        .replace("@@QRELS_RELEVANCE@@", QRELS_RELEVANCE)
         .replace("@@COMPUTE@@", _compute())
         .replace("@@SUMMARY@@", summary_sql(_dialect(), "v._value", "v._agg", "v._q"))
         .replace("@@AVERAGE_FAMILIES@@", ties_supported_list())

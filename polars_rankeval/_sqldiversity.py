@@ -23,6 +23,8 @@ Other dialects get an empty ``_divvals`` and their renderings refuse the family.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from polars_rankeval.diversity.families import DIVERSITY
@@ -30,7 +32,7 @@ from polars_rankeval.diversity.families import DIVERSITY
 if TYPE_CHECKING:
     from polars_rankeval.engines.sqltwin.targets import Dialect
 
-__all__ = ["FAMILIES", "NORMALISED", "WEIGHTED", "ctes_sql"]
+__all__ = ["FAMILIES", "NORMALISED", "WEIGHTED", "SubqSpelling", "ctes_sql", "subq_sql"]
 
 FAMILIES = tuple(DIVERSITY)
 WEIGHTED = ("ERR_IA", "nERR_IA", "P_IA", "AP_IA")  # intent weights (intent_weight=)
@@ -38,6 +40,54 @@ NORMALISED = ("alpha_nDCG", "nERR_IA", "nNRBP")  # over the greedy ideal ranking
 IDEAL_IDEAL = ("alpha_DCG", "ERR_IA")  # over N x the ideal-ideal sum to k
 # ln(2^-60): nNRBP's ideal stops where beta^(i-1) adds less than 2^-60 (as the polars engine)
 _LN_EPS = repr(math.log(2.0**-60))
+
+@dataclass(frozen=True)
+class SubqSpelling:
+    """How a generator spells the pieces of :func:`subq_sql` (``sql.render``: SQL for a
+    dialect, :mod:`polars_rankeval.engines.sqltwin.render`; the dbt package: Jinja,
+    :mod:`polars_rankeval._sqldbt`)."""
+
+    keys: str  # the ``_q, _item`` select lines: the qrels' ids, raising when null
+    query: str  # the qrels' columns, qualified (x.<name>)
+    item: str
+    subtopic: str
+    weight: str  # the intent weight as a double (1.0 without a column)
+    weight_finite: str  # true when the weight is finite
+    relevance: str  # the relevance as a double, raising when null, NaN or infinite
+    text: str  # the text type
+    # SQL raising a message ({subtopic}, {intent_weight}: the user's column names) with
+    # the row's query as example
+    fail: Callable[[str], str]
+    relation: str  # the qrels table
+
+
+def subq_sql(s: SubqSpelling) -> str:
+    """The ``_subq`` CTE of subtopic qrels, read by every measure (``_qrels``: an item's
+    highest relevance over its subtopics) and the diversity measures: _q, _item, _sub
+    (text), _rel, _w (the intent weight).  Its _rel raises on a null subtopic, a
+    repeated (query, subtopic, item), a bad or varying weight and a bad relevance, so
+    that every call given subtopic qrels checks them, whatever its measures.  The one
+    spelling of sql.render's and the dbt package's (the DuckDB macros read columns by
+    name at run time: ``sql/entry/macros.sql``)."""
+    key = f"{s.query}, {s.subtopic}"
+    varying = f"MIN({s.weight}) OVER (PARTITION BY {key}) <> MAX({s.weight}) OVER (PARTITION BY {key})"
+    weight = ("qrels column '{intent_weight}' (intent_weight) must be a finite weight >= 0, the"
+              " same on every row of a (query, subtopic)")  # fmt: skip
+    return f"""_subq AS (
+    SELECT
+        {s.keys},
+        CAST({s.subtopic} AS {s.text}) AS _sub,
+        CASE WHEN {s.subtopic} IS NULL THEN {s.fail("qrels column '{subtopic}': subtopic is null")}
+            WHEN COUNT(*) OVER (PARTITION BY {key}, {s.item}) > 1
+                THEN {s.fail("qrels: duplicate (query, subtopic, item) judgments")}
+            WHEN NOT {s.weight_finite} OR {s.weight} < 0
+                OR {varying}
+                THEN {s.fail(weight)}
+            ELSE {s.relevance} END AS _rel,
+        {s.weight} AS _w
+    FROM {s.relation} AS x
+)"""
+
 
 
 def _in(families: tuple[str, ...]) -> str:

@@ -3,6 +3,7 @@ nothing when asked for help or given an argument it does not know."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,37 @@ def test_check_reports_stale_then_write_makes_it_fresh(generated: Path, capsys) 
     assert _sqlgen.main([]) == 0
     assert generated.read_text() == "SELECT 1;\n"
     assert _sqlgen.main(["--check"]) == 0
+
+
+# the _subq CTE's clauses, with each spelling's raising and finiteness test as one token:
+# sql.render's DuckDB SQL and the dbt package's Jinja read alike where they say the same
+_CLAUSES = re.compile(r"\b(CASE|WHEN|THEN|ELSE|END|IS NULL|NOT|OR|OVER|PARTITION BY|COUNT|MIN|MAX|SELECT|FROM|"
+                      r"FAIL|FINITE|AS _\w+)\b|(<>|[<>]=?)")  # fmt: skip
+_SPELLINGS = [
+    (r"error\('(?:[^']|'')*' \|\| COALESCE\(CAST\([^()]*\), 'NULL'\)\)", "FAIL"),  # render, DuckDB
+    (r"isfinite\((?:CAST\([^()]*\)|[^()]*)\)", "FINITE"),
+    (r"\{\{ rankeval\.fail\(.*?\) \}\}", "FAIL"),  # dbt, Jinja
+    (r"\{\{ rankeval\.finite\(.*?\) \}\}", "FINITE"),
+]
+
+
+def _subq_clauses(sql: str) -> list[str]:
+    """The clauses of the ``_subq`` CTE in ``sql``."""
+    cte = sql[sql.index("_subq AS ("):]
+    cte = cte[: cte.index("\n)") + 2]
+    for pattern, token in _SPELLINGS:
+        cte = re.sub(pattern, token, cte)
+    return [a or b for a, b in _CLAUSES.findall(cte)]
+
+
+def test_subtopic_qrels_cte_is_one_source_for_render_and_dbt() -> None:
+    """sql.render's ``_subq`` and the dbt package's are generated from one spelling
+    (_sqldiversity.subq_sql): the same checks in the same clauses and order (the dbt
+    package tested the relevance in a WHEN of its own, sql.render in the ELSE)."""
+    from polars_rankeval.engines.sqltwin.render import render
+
+    sql = render(["AP", "ERR_IA@20"], "duckdb", run_table="r", qrels_table="q", subtopic="s", intent_weight="w")
+    dbt = (Path(_sqlgen.ROOT) / "sql" / "dbt" / "macros" / "_generated_evaluate.sql").read_text()
+    got, want = _subq_clauses(dbt), _subq_clauses(sql)
+    assert got == want
+    assert want.count("FAIL") == 6 and "ELSE CASE WHEN FINITE" in " ".join(want)  # ids, subtopic, repeats, weight, relevance

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from polars_rankeval._errors import InputError, MeasureError
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval._registry import Measure
+from polars_rankeval._sqldiversity import SubqSpelling, subq_sql
 from polars_rankeval._sqlentry import (
     FAMILIES_SQL,
     all_params,
@@ -156,29 +157,18 @@ def _relevance(c: _Call) -> str:
 
 
 def _subq_sql(c: _Call) -> str:
-    """The ``_subq`` CTE of subtopic qrels, read by every measure (``_qrels``) and the
-    diversity measures: _q, _item, _sub (text), _rel, _w (the intent weight, 1 without a
-    column).  Its _rel raises on a null subtopic, a repeated (query, subtopic, item) and
-    a bad or varying weight, so that every call that gives subtopic qrels checks them."""
+    """The ``_subq`` CTE of subtopic qrels (:func:`polars_rankeval._sqldiversity.subq_sql`)
+    for the call's dialect, with the user's names."""
     t, q, qrels = c.t, c.columns.query, c.qrels
     assert c.subtopic is not None and qrels is not None
-    sub, key = c.col(c.subtopic, "subtopic"), f"{c.col(q)}, {c.col(c.subtopic)}"
     weight = "1.0" if c.intent_weight is None else f"CAST({c.col(c.intent_weight)} AS {t.double})"
-    null = t.fail(_message(c, f"qrels column '{c.subtopic}': subtopic is null", "query", q))
-    dup = t.fail(_message(c, "qrels: duplicate (query, subtopic, item) judgments", "query", q))
-    bad = t.fail(_message(
-        c, f"qrels column '{c.intent_weight}' (intent_weight) must be a finite weight >= 0, the"
-        " same on every row of a (query, subtopic)", "query", q))  # fmt: skip
-    varying = f"MIN({weight}) OVER (PARTITION BY {key}) <> MAX({weight}) OVER (PARTITION BY {key})"
-    return f"""_subq AS (
-    SELECT {_keys(c, 'qrels')}, CAST({sub} AS {t.text}) AS _sub,
-        CASE WHEN {sub} IS NULL THEN {null}
-            WHEN COUNT(*) OVER (PARTITION BY {key}, {c.col(c.columns.item)}) > 1 THEN {dup}
-            WHEN NOT {t.finite(weight)} OR {weight} < 0 OR {varying} THEN {bad}
-            ELSE {_relevance(c)} END AS _rel,
-        {weight} AS _w
-    FROM {qrels} AS x
-)"""
+    names = {"subtopic": c.subtopic, "intent_weight": c.intent_weight}
+    return subq_sql(SubqSpelling(
+        keys=_keys(c, "qrels"), query=c.col(q), item=c.col(c.columns.item),
+        subtopic=c.col(c.subtopic, "subtopic"), weight=weight, weight_finite=t.finite(weight),
+        relevance=_relevance(c), text=t.text,
+        fail=lambda text: t.fail(_message(c, text.format(**names), "query", q)), relation=qrels,
+    ))  # fmt: skip
 
 
 def _spec_row(t: Target, idx: int, name: str, m: Measure) -> list[tuple[str, str]]:

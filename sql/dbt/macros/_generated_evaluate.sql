@@ -136,7 +136,7 @@ _run AS (
 _subq AS (
     SELECT
         CASE WHEN x.{{ q }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ query ~ "'': query id is null; example item: ' || CAST(x." ~ i ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ q }} END ELSE x.{{ q }} END AS _q,
-        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null;" ~ example) }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
+        CASE WHEN x.{{ i }} IS NULL THEN CASE WHEN {{ rankeval.fail("'qrels column ''" ~ item ~ "'': item id is null; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} = 0 THEN x.{{ i }} END ELSE x.{{ i }} END AS _item,
         CAST(x.{{ s }} AS {{ rankeval.text() }}) AS _sub,
         CASE WHEN x.{{ s }} IS NULL THEN {{ rankeval.fail("'qrels column ''" ~ subtopic ~ "'': subtopic is null;" ~ example) }}
             WHEN COUNT(*) OVER (PARTITION BY x.{{ q }}, x.{{ s }}, x.{{ i }}) > 1
@@ -144,9 +144,8 @@ _subq AS (
             WHEN NOT {{ rankeval.finite(w) }} OR {{ w }} < 0
                 OR MIN({{ w }}) OVER (PARTITION BY x.{{ q }}, x.{{ s }}) <> MAX({{ w }}) OVER (PARTITION BY x.{{ q }}, x.{{ s }})
                 THEN {{ rankeval.fail("'qrels column ''" ~ intent_weight ~ "'' (intent_weight) must be a finite weight >= 0, the same on every row of a (query, subtopic);" ~ example) }}
-            WHEN NOT {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }}
-                THEN {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite;" ~ example) }}
-            ELSE CAST(x.{{ r }} AS {{ rankeval.double() }}) END AS _rel,
+            ELSE CASE WHEN {{ rankeval.finite("CAST(x." ~ r ~ " AS " ~ rankeval.double() ~ ")") }} THEN CAST(x.{{ r }} AS {{ rankeval.double() }})
+             ELSE {{ rankeval.fail("'qrels column ''" ~ relevance ~ "'': relevance is null, NaN or infinite; example query: ' || CAST(x." ~ q ~ " AS " ~ rankeval.text() ~ ")") }} END END AS _rel,
         {{ w }} AS _w
     FROM {{ qrels_relation }} AS x
 ),
