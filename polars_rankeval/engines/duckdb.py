@@ -403,7 +403,8 @@ def _checked_run(
     """The engine's checks, then the evaluation.  Every check's error names the user's
     column and a row, which the SQL's own checks cannot; but the checks the macro makes
     itself (:func:`_left_to_macro`) are counted only when another check fails (the
-    order of errors stays: the run's checks, then the qrels'), when the macro raises
+    order of errors stays every engine's, ``checks.FRAME_ORDER``: the qrels' checks, then
+    the run's), when the macro raises
     (a bad row it met: the engine's full checks give their own message first), or when
     the macro does not run (nothing to evaluate: bad rows are reported first, as the
     polars engine does)."""
@@ -421,7 +422,7 @@ def _checked_run(
             return raise_if_bad()
         raise_for_checks(
             pl.DataFrame({name: [value] for name, value in counts.items()}),
-            [*judgement.run_checks, *judgement.qrels_checks],
+            [*judgement.qrels_checks, *judgement.run_checks],  # raised in checks.FRAME_ORDER
             lambda which: judgement.run if which == "run" else judgement.qrels,
             judgement.user_names,
         )

@@ -110,8 +110,7 @@ def check_per_query(
     skipped data (with counts), pass the frame through unchanged."""
     raise_for_checks(
         frame,
-        # qrels first: duplicate judgments also duplicate run rows through the join
-        [*judgement.qrels_checks, *judgement.run_checks],
+        [*judgement.qrels_checks, *judgement.run_checks],  # raised in checks.FRAME_ORDER
         lambda which: judgement.run if which == "run" else judgement.qrels,
         judgement.user_names,
     )

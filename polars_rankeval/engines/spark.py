@@ -19,6 +19,7 @@ from polars_rankeval.diversity.families import is_diversity
 from polars_rankeval.engines.spec import Spec
 from polars_rankeval.engines.sqltwin.render import render
 from polars_rankeval.options import Columns, EvalOptions
+from polars_rankeval.prepare.checks import FRAME_ORDER
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -37,7 +38,8 @@ def _check(
     by: Sequence[str], duplicates: str,
 ) -> None:
     """One aggregation per frame: null ids, null/NaN scores, duplicate rows; raises
-    :class:`InputError` as the polars engine does (without the example row).  The SQL
+    :class:`InputError` as the polars engine does, in its order (the qrels first,
+    :data:`~polars_rankeval.prepare.checks.FRAME_ORDER`; without the example row).  The SQL
     raises on the same problems, but only when the result is computed."""
     from pyspark.sql import functions as F
 
@@ -53,6 +55,8 @@ def _check(
         # subtopic qrels judge an item once per subtopic
         key = [query, subtopic, item] if subtopic else [query, item]
         frames.append(("qrels", qrels_df, columns["relevance"], key, True))
+    # every engine's order: the qrels' checks, then the run's
+    frames.sort(key=lambda frame: FRAME_ORDER.index(frame[0]))
     for what, frame, value, key, unique in frames:
         repeated = F.count(F.lit(1)) - F.count_distinct(*[col(k) for k in key])
         # a null subtopic before the repeats (count_distinct skips rows with a null)
@@ -64,11 +68,11 @@ def _check(
             *([bad(col(sub).isNull()).alias("subtopic")] if sub else []),
             (repeated if unique else F.lit(0)).alias("repeated"),
         ).first()
-        problems = {
+        problems = {  # in the polars engine's order (subtopic qrels: ids, then values)
             "query": f"{what} column {query!r}: query id is null",
+            **({"subtopic": f"{what} column {sub!r}: subtopic is null"} if sub else {}),
             "item": f"{what} column {item!r}: item id is null",
             "value": f"{what} column {value!r}: value is null or NaN",
-            **({"subtopic": f"{what} column {sub!r}: subtopic is null"} if sub else {}),
             "repeated": f"{what}: duplicate ({', '.join(key)}) rows",
         }
         for name, message in problems.items():

@@ -19,6 +19,7 @@ import polars as pl
 from polars_rankeval._errors import InputError
 
 __all__ = [
+    "FRAME_ORDER",
     "Check",
     "duplicate_check",
     "example",
@@ -30,6 +31,12 @@ __all__ = [
 ]
 
 Kind = Literal["null", "not_finite", "bad_rank", "duplicate", "exp_overflow"]
+
+# The order every engine reports bad data in: the qrels' checks, then the run's (in each
+# frame, in the order its checks are declared).  The qrels first: in the polars engine a
+# duplicate judgment also repeats run rows through the join, so the run's duplicate
+# count is only the run's own once the qrels are clean.
+FRAME_ORDER = ("qrels", "run")
 
 # 2^1024 overflows a double: above this label an exponential gain 2^rel - 1 is infinite
 MAX_EXP_LABEL = 1023
@@ -166,10 +173,11 @@ def raise_for_checks(
     source: Callable[[str], pl.LazyFrame | None],
     user_names: Mapping[str, str] | None = None,
 ) -> None:
-    """Raise :class:`InputError` for the first check with a non-zero count in ``frame``;
+    """Raise :class:`InputError` for the first check with a non-zero count in ``frame``,
+    in every engine's order (:data:`FRAME_ORDER`: the qrels' checks, then the run's);
     ``user_names`` (alias -> the user's name) names aliased columns back."""
     names = dict(user_names or {})
-    for check in checks:
+    for check in sorted(checks, key=lambda check: FRAME_ORDER.index(check.frame)):
         if check.name not in frame.columns:
             continue
         count = int(frame[check.name].fill_null(0).sum())

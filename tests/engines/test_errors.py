@@ -110,17 +110,46 @@ def test_bad_input_is_a_clear_project_error(case, lazy, engine):
         assert fragment in str(raised.value), (fragment, str(raised.value))
 
 
+# two faults at once, one in the run and one in the qrels: every engine names the qrels'
+# (prepare.checks.FRAME_ORDER); engine="duckdb" named the run's before
+TWO_FAULTS = {
+    "null score + duplicate judgment": (
+        set_at_item(RUN, "c", "score", None), pl.concat([QRELS, QRELS.head(1)]),
+        r"qrels column 'item': duplicate \(query, item\) judgments: 1 row\(s\); example row: \{'query': 'q1', 'item': 'b'"),
+    "NaN score + null relevance": (
+        set_at_item(RUN, "a", "score", float("nan")), set_at_item(QRELS, "d", "relevance", None, pl.Int64),
+        r"qrels column 'relevance': relevance is null: 1 row\(s\); example row: \{'query': 'q2', 'item': 'd'"),
+    "repeated run row + null judged item": (
+        pl.concat([RUN, RUN.head(1)]), QRELS.with_columns(pl.col("item").replace("c", None)),
+        r"qrels column 'item': item id is null: 1 row\(s\); example row: \{'query': 'q1', 'item': None"),
+    "null run query + null judged query": (
+        set_at_item(RUN, "a", "query", None, pl.String), set_at_item(QRELS, "b", "query", None, pl.String),
+        r"qrels column 'query': query id is null: 1 row\(s\); example row: \{'query': None, 'item': 'b'"),
+    # the repeated judgment is left to the DuckDB macro, the NaN rank is not: counted anyway
+    "NaN float rank + duplicate judgment": (
+        RUN.drop("score").with_columns(rank=pl.Series([1.0, float("nan"), 3.0, 1.0, 2.0])),
+        pl.concat([QRELS, QRELS.tail(1)]),
+        r"qrels column 'item': duplicate \(query, item\) judgments: 1 row\(s\); example row: \{'query': 'q2', 'item': 'd'"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(TWO_FAULTS))
 @pytest.mark.parametrize("lazy", [False, True])
-def test_duckdb_engine_reports_run_repeats_before_the_qrels_checks(lazy):
-    """engine="duckdb" counts the run's repeats only when needed, yet keeps its order of
-    errors (the run's checks, then the qrels'): here the repeated run row, not the null
-    judgment (the polars engine names the null judgment first)."""
-    run = pl.concat([RUN, RUN.head(1)])
-    qrels = QRELS.with_columns(pl.col("item").replace("c", None))
+def test_engines_report_the_qrels_fault_before_the_runs(case, lazy):
+    """A run fault and a qrels fault at once: every engine raises the same error, the
+    qrels' (the documented order, prepare.checks.FRAME_ORDER), also where engine="duckdb"
+    leaves a check to its macro and counts it only when another fails."""
+    run, qrels, message = TWO_FAULTS[case]
     if lazy:
         run, qrels = run.lazy(), qrels.lazy()
-    with pytest.raises(rk.InputError, match=r"run column 'item': duplicate .*'item': 'a'"):
-        rk.evaluate(run, qrels, ["AP"], engine="duckdb").collect()
+    errors = []
+    for engine in ("polars", "duckdb"):
+        with pytest.raises(rk.InputError, match=message) as raised:
+            result = rk.evaluate(run, qrels, ["AP"], engine=engine)
+            if lazy:
+                result.collect()
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1]
 
 
 @pytest.mark.parametrize(

@@ -119,3 +119,20 @@ def test_bad_input_is_refused(spark: Any) -> None:
     nan = data["run"].with_columns(pl.lit(float("nan")).alias("score"))
     with pytest.raises(rk.InputError, match="NaN"):
         spark_evaluate(to_spark(spark, nan), to_spark(spark, data["qrels"]), ["AP"])
+
+
+def test_the_qrels_fault_is_reported_before_the_runs(spark: Any) -> None:
+    """A run fault and a qrels fault at once: Spark's checks name the qrels' first, as
+    the polars and DuckDB engines do (prepare.checks.FRAME_ORDER; the run's before)."""
+    run = pl.DataFrame({"query": ["q1", "q1", "q2"], "item": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q1", "q2"], "item": ["a", "c"], "relevance": [1, 1]})
+    null_score = run.with_columns(score=pl.when(pl.col("item") == "b").then(None).otherwise("score"))
+    cases = [
+        (null_score, pl.concat([qrels, qrels.head(1)]), r"^qrels: duplicate \(query, item\) rows: 1 row"),
+        (pl.concat([run, run.head(1)]), qrels.with_columns(relevance=pl.lit(None, pl.Int64)),
+         r"^qrels column 'relevance': value is null or NaN: 2 row"),
+        (null_score, qrels.with_columns(item=pl.lit(None, pl.String)), r"^qrels column 'item': item id is null: 2 row"),
+    ]  # fmt: skip
+    for r, q, message in cases:
+        with pytest.raises(rk.InputError, match=message):
+            rk.evaluate(to_spark(spark, r), to_spark(spark, q), ["AP"])
