@@ -600,6 +600,21 @@ CREATE OR REPLACE MACRO rankeval_type_kind(t) AS CASE
     WHEN t IN ('FLOAT', 'DOUBLE', 'BOOLEAN') OR t LIKE 'DECIMAL(%' THEN 'number'
     ELSE 'other' END;
 
+-- complete := and top := checked where the statement reads them (a check in _args alone
+-- never ran when a filter on complete folded to false while planning; DuckDB 1.4.0 folded
+-- `WHERE complete` with complete := 'x', and cast top := 'x' where it was read, into
+-- conversion errors that named no argument)
+CREATE OR REPLACE MACRO rankeval_complete(complete) AS CASE
+    WHEN TRY_CAST(complete AS BOOLEAN) IS NULL
+        THEN error('complete must be true or false, got ' || COALESCE(CAST(complete AS VARCHAR), 'NULL'))
+    ELSE TRY_CAST(complete AS BOOLEAN) END;
+CREATE OR REPLACE MACRO rankeval_top(top) AS CASE
+    WHEN top IS NULL THEN NULL
+    WHEN TRY_CAST(top AS DOUBLE) IS NULL OR TRY_CAST(top AS DOUBLE) <= 0
+            OR TRY_CAST(top AS DOUBLE) <> FLOOR(TRY_CAST(top AS DOUBLE))
+        THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
+    ELSE TRY_CAST(top AS BIGINT) END;
+
 -- rankeval_rows: every value with the internal columns; the macros below shape it.
 -- given_measures: the measure names as the caller wrote them (NULL: not known), which
 -- decide what is planned (polars_rankeval/_sqlprune.py): the caller's literal, not
@@ -621,13 +636,9 @@ _args AS (
                        || CASE WHEN top IS NOT NULL THEN 'top=' ELSE 'duplicates=''first''' END
                        || ': which rows are kept would depend on the order of tied rows; filter'
                        || ' or de-duplicate the run first')
-        WHEN top IS NOT NULL AND (TRY_CAST(top AS DOUBLE) IS NULL OR CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
-            THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
         WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'first')
             THEN error('duplicates=''' || COALESCE(duplicates, 'NULL')
                        || ''': choose ''error'' or ''first''')
-        WHEN complete IS NULL OR TRY_CAST(complete AS BOOLEAN) IS NULL
-            THEN error('complete must be true or false, got ' || COALESCE(CAST(complete AS VARCHAR), 'NULL'))
         WHEN rel IS NULL OR NOT isfinite(TRY_CAST(rel AS DOUBLE)) OR TRY_CAST(rel AS DOUBLE) IS NULL
             THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
         WHEN list_contains("by", query)
@@ -992,7 +1003,7 @@ _specs AS (
                 ROW_NUMBER() OVER (PARTITION BY r._g, r._q, r._item ORDER BY r._pos) AS _nth
             FROM (
                 SELECT r0._g, r0._q, r0._item,
-                    CASE WHEN top IS NULL THEN y._n ELSE LEAST(y._n, top) END AS _nall,
+                    CASE WHEN rankeval_top(top) IS NULL THEN y._n ELSE LEAST(y._n, rankeval_top(top)) END AS _nall,
                     ROW_NUMBER() OVER (
                         PARTITION BY r0._g, r0._q
                         ORDER BY r0._key DESC, CAST(r0._item AS VARCHAR) DESC
@@ -1001,7 +1012,7 @@ _specs AS (
                 JOIN _rdup AS y ON y._g IS NOT DISTINCT FROM r0._g AND y._q = r0._q
                 WHERE (duplicates = 'first') AND y._dup > 0
             ) AS r
-            WHERE top IS NULL OR r._pos <= top
+            WHERE rankeval_top(top) IS NULL OR r._pos <= rankeval_top(top)
         ) AS x
         WHERE x._nth > 1
     ) AS __rk_guarded WHERE (duplicates = 'first')),
@@ -1080,7 +1091,7 @@ _specs AS (
             SELECT r0._g, r0._q, r0._pos, r0._rel
             FROM _rows AS r0
             LEFT JOIN _dropped AS dr ON dr._g IS NOT DISTINCT FROM r0._g AND dr._q = r0._q AND dr._pos = r0._pos
-            WHERE r0._rel IS NOT NULL AND (top IS NULL OR r0._pos <= top)
+            WHERE r0._rel IS NOT NULL AND (rankeval_top(top) IS NULL OR r0._pos <= rankeval_top(top))
                 AND dr._pos IS NULL
         ) AS r
         CROSS JOIN _levels AS l
@@ -1312,7 +1323,7 @@ _specs AS (
     ),
     _compatdepth AS (
         SELECT s._idx, x._g, x._q, i._npos,
-            CASE WHEN top IS NULL THEN x._n ELSE LEAST(x._n, top) END - COALESCE(t._ntail, 0) AS _last
+            CASE WHEN rankeval_top(top) IS NULL THEN x._n ELSE LEAST(x._n, rankeval_top(top)) END - COALESCE(t._ntail, 0) AS _last
         FROM _rq AS x
         JOIN (SELECT q._q, MAX(q._ipos) AS _npos FROM _ideal AS q GROUP BY q._q) AS i
             ON i._q = x._q
@@ -1385,7 +1396,7 @@ _specs AS (
         SELECT r._g, r._q, r._item, r._pos
         FROM _ranked AS r
         LEFT JOIN _dropped AS dr ON dr._g IS NOT DISTINCT FROM r._g AND dr._q = r._q AND dr._pos = r._pos
-        WHERE (top IS NULL OR r._pos <= top) AND dr._pos IS NULL
+        WHERE (rankeval_top(top) IS NULL OR r._pos <= rankeval_top(top)) AND dr._pos IS NULL
             AND EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall'))
     ),
     _divrun AS (
@@ -1490,11 +1501,11 @@ _specs AS (
     _groups AS (SELECT DISTINCT x._g, 1 AS _one FROM _rq AS x),
     _universe AS (
         SELECT x._g, x._q, x._n FROM _rq AS x JOIN _qq AS y ON x._q = y._q
-        WHERE NOT complete
+        WHERE NOT rankeval_complete(complete)
         UNION ALL
         SELECT gr._g, y._q, x._n FROM _groups AS gr CROSS JOIN _qq AS y
         LEFT JOIN _rq AS x ON x._g IS NOT DISTINCT FROM gr._g AND x._q = y._q
-        WHERE complete
+        WHERE rankeval_complete(complete)
     ),
     _dropk AS (
         SELECT s._idx, x._g, x._q, COUNT(*) AS _nk,
@@ -1579,8 +1590,8 @@ _specs AS (
             SELECT u1._g, u1._q, u1._nall, u1._nall - COALESCE(dq._n, 0) AS _nret
             FROM (
                 SELECT u0._g, u0._q,
-                    CASE WHEN u0._n IS NULL THEN 0 WHEN top IS NULL THEN u0._n
-                         ELSE LEAST(u0._n, top) END AS _nall
+                    CASE WHEN u0._n IS NULL THEN 0 WHEN rankeval_top(top) IS NULL THEN u0._n
+                         ELSE LEAST(u0._n, rankeval_top(top)) END AS _nall
                 FROM _universe AS u0
             ) AS u1
             LEFT JOIN (
@@ -1588,7 +1599,7 @@ _specs AS (
             ) AS dq ON dq._g IS NOT DISTINCT FROM u1._g AND dq._q = u1._q
         ) AS u
         CROSS JOIN _specs AS s
-        CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN error('the run has no rows (' || CAST(c._run_rows AS VARCHAR) || '): there is nothing to evaluate') WHEN c._run_dup > 0 AND NOT (duplicates = 'first') THEN error('run: duplicate (query, item) rows: ' || CAST(c._run_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS VARCHAR)) WHEN c._qrels_dup > 0 THEN error('qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS VARCHAR)) WHEN c._shared = 0 AND NOT complete THEN error('run and qrels share no query (' || CAST(c._shared AS VARCHAR) || ' in common): check the query column and its type') ELSE 0 END AS _ok FROM _check AS c) AS c
+        CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN error('the run has no rows (' || CAST(c._run_rows AS VARCHAR) || '): there is nothing to evaluate') WHEN c._run_dup > 0 AND NOT (duplicates = 'first') THEN error('run: duplicate (query, item) rows: ' || CAST(c._run_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS VARCHAR)) WHEN c._qrels_dup > 0 THEN error('qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS VARCHAR)) WHEN c._shared = 0 AND NOT rankeval_complete(complete) THEN error('run and qrels share no query (' || CAST(c._shared AS VARCHAR) || ' in common): check the query column and its type') ELSE 0 END AS _ok FROM _check AS c) AS c
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
         LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
         LEFT JOIN _agg AS a ON a._idx = s._idx AND a._g IS NOT DISTINCT FROM u._g AND a._q = u._q

@@ -12,6 +12,21 @@ CREATE OR REPLACE MACRO rankeval_type_kind(t) AS CASE
     WHEN t IN ('FLOAT', 'DOUBLE', 'BOOLEAN') OR t LIKE 'DECIMAL(%' THEN 'number'
     ELSE 'other' END;
 
+-- complete := and top := checked where the statement reads them (a check in _args alone
+-- never ran when a filter on complete folded to false while planning; DuckDB 1.4.0 folded
+-- `WHERE complete` with complete := 'x', and cast top := 'x' where it was read, into
+-- conversion errors that named no argument)
+CREATE OR REPLACE MACRO rankeval_complete(complete) AS CASE
+    WHEN TRY_CAST(complete AS BOOLEAN) IS NULL
+        THEN error('complete must be true or false, got ' || COALESCE(CAST(complete AS VARCHAR), 'NULL'))
+    ELSE TRY_CAST(complete AS BOOLEAN) END;
+CREATE OR REPLACE MACRO rankeval_top(top) AS CASE
+    WHEN top IS NULL THEN NULL
+    WHEN TRY_CAST(top AS DOUBLE) IS NULL OR TRY_CAST(top AS DOUBLE) <= 0
+            OR TRY_CAST(top AS DOUBLE) <> FLOOR(TRY_CAST(top AS DOUBLE))
+        THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
+    ELSE TRY_CAST(top AS BIGINT) END;
+
 -- rankeval_rows: every value with the internal columns; the macros below shape it.
 -- given_measures: the measure names as the caller wrote them (NULL: not known), which
 -- decide what is planned (polars_rankeval/_sqlprune.py): the caller's literal, not
@@ -33,13 +48,9 @@ _args AS (
                        || CASE WHEN top IS NOT NULL THEN 'top=' ELSE 'duplicates=''first''' END
                        || ': which rows are kept would depend on the order of tied rows; filter'
                        || ' or de-duplicate the run first')
-        WHEN top IS NOT NULL AND (TRY_CAST(top AS DOUBLE) IS NULL OR CAST(top AS DOUBLE) <= 0 OR CAST(top AS DOUBLE) <> FLOOR(CAST(top AS DOUBLE)))
-            THEN error('top=' || CAST(top AS VARCHAR) || ': give a positive number of rows per query')
         WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'first')
             THEN error('duplicates=''' || COALESCE(duplicates, 'NULL')
                        || ''': choose ''error'' or ''first''')
-        WHEN complete IS NULL OR TRY_CAST(complete AS BOOLEAN) IS NULL
-            THEN error('complete must be true or false, got ' || COALESCE(CAST(complete AS VARCHAR), 'NULL'))
         WHEN rel IS NULL OR NOT isfinite(TRY_CAST(rel AS DOUBLE)) OR TRY_CAST(rel AS DOUBLE) IS NULL
             THEN error('rel must be a finite number, got ' || COALESCE(CAST(rel AS VARCHAR), 'NULL'))
         WHEN list_contains("by", query)

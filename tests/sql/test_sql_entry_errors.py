@@ -163,6 +163,15 @@ def test_text_arguments_are_named(con, extra, message):
         call(con, extra=extra)
 
 
+def test_a_null_complete_is_named(con):
+    """complete := NULL: the error naming it (its check in _args was planned away with
+    the filter on it, and the call returned no rows); true as text or as a boolean
+    still gives the default's values here (every query is in the qrels)."""
+    with pytest.raises(duckdb.InvalidInputException, match="complete must be true or false, got NULL"):
+        call(con, extra=", complete := NULL")
+    assert call(con, extra=", complete := 'true'") == call(con, extra=", complete := true") == call(con)
+
+
 # per query: a repeated three times (2 extra rows), x twice (1), q3 none
 _REPEATS = ("CREATE OR REPLACE TABLE rep AS SELECT * FROM (VALUES ('q1', 'a', 5.0), ('q1', 'b', 4.0),"
             " ('q1', 'a', 3.0), ('q1', 'c', 2.0), ('q1', 'a', 1.0), ('q2', 'x', 3.0), ('q2', 'y', 2.0),"
