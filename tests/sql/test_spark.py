@@ -67,7 +67,9 @@ def _check(
 # only, are checked per query: one Spark statement each (~35 s of JVM CPU for the grid).
 PER_QUERY = (True,)
 # every family, parameter value, cutoff or none and rel level at least once (the whole
-# GRID under HYPOTHESIS_PROFILE=full): a Spark statement's CPU grows with its measures
+# GRID under HYPOTHESIS_PROFILE=full): a Spark statement's CPU grows with its measures,
+# slowly (~3 s of JVM CPU for a few measures, ~13 s for these 90); the same cells split
+# into three statements cost 66% more (benchmarks/TEST_TIMES.md "suite26")
 SPARK_GRID = cover(GRID)
 # The grid's summary statement (one more statement of every family) runs under
 # HYPOTHESIS_PROFILE=full only: by default the summary's rendering (each family's
