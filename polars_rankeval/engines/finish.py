@@ -9,6 +9,7 @@ and, with judged-only rows, ``_num_ret``.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from typing import TypeVar
@@ -108,6 +109,9 @@ def check_per_query(
 ) -> pl.DataFrame:
     """Runs at collect time on the small per-query frame: raise on bad data, warn on
     skipped data (with counts), pass the frame through unchanged."""
+    if _nothing_to_report(frame, judgement, has_qrels=has_qrels, complete=complete,
+                          names=names):  # fmt: skip
+        return frame
     raise_for_checks(
         frame,
         # qrels first: duplicate judgments also duplicate run rows through the join
@@ -137,6 +141,40 @@ def check_per_query(
                 stacklevel=2,
             )
     return frame
+
+
+def _nothing_to_report(
+    frame: pl.DataFrame, judgement: Judgement, *, has_qrels: bool, complete: bool,
+    names: Sequence[str],
+) -> bool:  # fmt: skip
+    """True when :func:`check_per_query` would neither raise nor warn, read with the
+    columns' own reductions (microseconds each; the checks' expressions cost ~3 ms a
+    call, ~17% of a 50k-row chunk's evaluation in the command); False sends the frame
+    through the checks, which say what is wrong.  A sum that is not finite (a NaN or an
+    infinity, or finite values overflowing) sends it there too."""
+    checks = [c.name for c in (*judgement.qrels_checks, *judgement.run_checks)]
+    optional = [*checks, "_dropped"]  # counts: any non-zero one has something to say
+    if any(frame.get_column(c).sum() for c in optional if c in frame.columns):
+        return False
+    values = [value_column(i) for i in range(len(names))]
+    if not all(_finite_sum(frame.get_column(c)) for c in values if c in frame.columns):
+        return False
+    in_run = frame.get_column(IN_RUN)  # the booleans' sums count their True rows
+    if not in_run.any():
+        return False
+    if not has_qrels:
+        return True
+    in_qrels = frame.get_column(IN_QRELS)
+    both = (in_run & in_qrels).sum()  # a null flag is False, as fill_null(False) reads it
+    # no query of the run alone (warned), and (unless complete) one in both
+    return bool(in_qrels.any()) and both == in_run.sum() and (complete or both > 0)
+
+
+def _finite_sum(values: pl.Series) -> bool:
+    """Whether the sum of ``values`` (nulls left out) is finite: then none is NaN or
+    infinite."""
+    total = values.sum()
+    return total is not None and math.isfinite(total)
 
 
 def query_groups(spec: Spec) -> pl.LazyFrame | None:
