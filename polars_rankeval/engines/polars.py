@@ -216,5 +216,7 @@ def _per_query_judged(
         joined.map_batches(checked_frame), keys=judgement.keys, measures=spec.measures,
         stat_columns=stat_columns, has_qrels=has_qrels, complete=complete,
         groups=query_groups(spec),
+        # judged-only rows: _num_ret comes with the run's queries (judge._run_queries)
+        num_ret=judgement.queries is not None,
     )
     return wide, judgement.keys, judgement
