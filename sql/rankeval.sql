@@ -897,7 +897,7 @@ _specs AS (
                 AS _hdup
         FROM (
             SELECT r._g, r._q, COUNT(*) AS _n,
-                list_sort(list(r._key) FILTER (WHERE NOT (duplicates = 'first')), 'DESC') AS _keys,
+                CASE WHEN (duplicates = 'first') THEN NULL ELSE list_sort(list(r._key), 'DESC') END AS _keys,
                 list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes
             FROM _run AS r GROUP BY r._g, r._q
         ) AS h
