@@ -275,10 +275,13 @@ _subq AS (
     ) AS x
     CROSS JOIN _qrelscols AS k
 ),
+-- one row per judged query (grouped by _q alone, so the LEFT JOIN below is on a unique
+-- key): a summary, which reads no _qs, drops the join and this pass over the qrels
 _qnames AS (
-    SELECT DISTINCT q.__rk_qv AS _q,
-        struct_pack(*COLUMNS(lambda c: c = query OR c = '__rk_q')) AS _qs
+    SELECT q.__rk_qv AS _q,
+        ANY_VALUE(struct_pack(*COLUMNS(lambda c: c = query OR c = '__rk_q'))) AS _qs
     FROM _qrels_src AS q
+    GROUP BY q.__rk_qv
 ),
 -- ties='average': only the families with an expected value over tied orderings
 _specs AS (
@@ -304,8 +307,8 @@ _specs AS (
 ),
 {{COMPUTE}}
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
-FROM _values AS v
-JOIN _qnames AS n ON n._q = v._q;
+FROM _values AS v  -- every query of _values is judged: the LEFT JOIN drops none
+LEFT JOIN _qnames AS n ON n._q = v._q;
 
 -- The measures of a call that names none: trec_eval's default families with their
 -- cutoffs at k (10 by default), named as the polars engine prints them (P(rel=2)@10 with
