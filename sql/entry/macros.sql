@@ -146,7 +146,8 @@ _run AS (
                         || ' example query: ' || CAST(o._q AS VARCHAR)) END AS _key
     FROM (
         -- a null id or score raises; CASE, not COALESCE(x, error(...)), which copies every
-        -- value of the column (~0.3 CPU s of a 10M-row call: benchmarks/RESULTS.md, sqlfast27)
+        -- value of the column (0.3 CPU s at 10M rows as a single statement; 2-5% of a call:
+        -- benchmarks/RESULTS.md, sqlfast27)
         SELECT i._g,
             CASE WHEN i._q0 IS NULL THEN
                 error(CASE WHEN list_contains(k._cols, query)
