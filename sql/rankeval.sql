@@ -744,26 +744,32 @@ _run AS (
              ELSE error('run column ''' || rank || ''': rank must be a positive integer (1 = top);'
                         || ' example query: ' || CAST(o._q AS VARCHAR)) END AS _key
     FROM (
+        -- a null id or score raises; CASE, not COALESCE(x, error(...)), which copies every
+        -- value of the column (0.3 CPU s at 10M rows as a single statement; 2-5% of a call:
+        -- benchmarks/RESULTS.md, sqlfast27)
         SELECT i._g,
-            COALESCE(i._q0,
+            CASE WHEN i._q0 IS NULL THEN
                 error(CASE WHEN list_contains(k._cols, query)
                            THEN 'run column ''' || query || ''': query id is null'
                            ELSE 'run has no column ''' || query || ''' (columns: '
                                 || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
-                                || ' query := ''my_query_column''' END)) AS _q,
-            COALESCE(i._item0,
+                                || ' query := ''my_query_column''' END)
+                ELSE i._q0 END AS _q,
+            CASE WHEN i._item0 IS NULL THEN
                 error(CASE WHEN list_contains(k._cols, item)
                            THEN 'run column ''' || item || ''': item id is null'
                            ELSE 'run has no column ''' || item || ''' (columns: '
                                 || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
-                                || ' item := ''my_item_column''' END)) AS _item,
-            COALESCE(i._o0,
+                                || ' item := ''my_item_column''' END)
+                ELSE i._item0 END AS _item,
+            CASE WHEN i._o0 IS NULL THEN
                 error(CASE WHEN list_contains(k._cols, COALESCE(rank, score))
                            THEN 'run column ''' || COALESCE(rank, score) || ''': '
                                 || CASE WHEN rank IS NULL THEN 'score is null, NaN or infinite'
                                         ELSE 'rank must be a positive integer (1 = top)' END
                            ELSE 'run has no column ''' || COALESCE(rank, score) || ''' (columns: '
-                                || CAST(k._cols AS VARCHAR) || ')' END)) AS _o
+                                || CAST(k._cols AS VARCHAR) || ')' END)
+                ELSE i._o0 END AS _o
         FROM (
             SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
                 COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS _q0,
@@ -776,25 +782,29 @@ _run AS (
     ) AS o
 ),
 _qrels_src AS (
+    -- CASE, not COALESCE(x, error(...)): as in _run
     SELECT q.* EXCLUDE (__rk_qv0, __rk_iv0, __rk_rv0),
-        COALESCE(q.__rk_qv0,
+        CASE WHEN q.__rk_qv0 IS NULL THEN
             error(CASE WHEN list_contains(k._cols, query)
                        THEN 'qrels column ''' || query || ''': query id is null'
                        ELSE 'qrels has no column ''' || query || ''' (columns: '
                             || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
-                            || ' query := ''my_query_column''' END)) AS __rk_qv,
-        COALESCE(q.__rk_iv0,
+                            || ' query := ''my_query_column''' END)
+            ELSE q.__rk_qv0 END AS __rk_qv,
+        CASE WHEN q.__rk_iv0 IS NULL THEN
             error(CASE WHEN list_contains(k._cols, item)
                        THEN 'qrels column ''' || item || ''': item id is null'
                        ELSE 'qrels has no column ''' || item || ''' (columns: '
                             || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
-                            || ' item := ''my_item_column''' END)) AS __rk_iv,
-        COALESCE(q.__rk_rv0,
+                            || ' item := ''my_item_column''' END)
+            ELSE q.__rk_iv0 END AS __rk_iv,
+        CASE WHEN q.__rk_rv0 IS NULL THEN
             error(CASE WHEN list_contains(k._cols, relevance)
                        THEN 'qrels column ''' || relevance || ''': relevance is null, NaN or infinite'
                        ELSE 'qrels has no column ''' || relevance || ''' (columns: '
                             || CAST(k._cols AS VARCHAR) || '); pass the right name, e.g.'
-                            || ' relevance := ''my_relevance_column''' END)) AS __rk_rv
+                            || ' relevance := ''my_relevance_column''' END)
+            ELSE q.__rk_rv0 END AS __rk_rv
     FROM (
         SELECT *,
             COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS __rk_qv0,
@@ -865,10 +875,13 @@ _subq AS (
     ) AS x
     CROSS JOIN _qrelscols AS k
 ),
+-- one row per judged query (grouped by _q alone, so the LEFT JOIN below is on a unique
+-- key): a summary, which reads no _qs, drops the join and this pass over the qrels
 _qnames AS (
-    SELECT DISTINCT q.__rk_qv AS _q,
-        struct_pack(*COLUMNS(lambda c: c = query OR c = '__rk_q')) AS _qs
+    SELECT q.__rk_qv AS _q,
+        ANY_VALUE(struct_pack(*COLUMNS(lambda c: c = query OR c = '__rk_q'))) AS _qs
     FROM _qrels_src AS q
+    GROUP BY q.__rk_qv
 ),
 -- ties='average': only the families with an expected value over tied orderings
 _specs AS (
@@ -899,7 +912,7 @@ _specs AS (
                 AS _hdup
         FROM (
             SELECT r._g, r._q, COUNT(*) AS _n,
-                list_sort(list(r._key) FILTER (WHERE NOT (duplicates = 'first')), 'DESC') AS _keys,
+                CASE WHEN (duplicates = 'first') THEN NULL ELSE list_sort(list(r._key), 'DESC') END AS _keys,
                 list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes
             FROM _run AS r GROUP BY r._g, r._q
         ) AS h
@@ -1610,8 +1623,8 @@ _specs AS (
         LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND ta._g IS NOT DISTINCT FROM u._g AND ta._q = u._q
     )
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
-FROM _values AS v
-JOIN _qnames AS n ON n._q = v._q;
+FROM _values AS v  -- every query of _values is judged: the LEFT JOIN drops none
+LEFT JOIN _qnames AS n ON n._q = v._q;
 
 -- The measures of a call that names none: trec_eval's default families with their
 -- cutoffs at k (10 by default), named as the polars engine prints them (P(rel=2)@10 with

@@ -125,8 +125,9 @@ def _long_rows(
         f"ties := {literal('average' if options.ties == 'average' else 'first')}"
         + (", subtopic := 'subtopic', intent_weight := '_w')" if subtopics else ")")
     )
-    if has_qrels:
-        keys = [*(f"v._b{n}" for n in range(len(by))), "v._q"]
+    if has_qrels:  # the query as __rk_oq (the same values and dtype: both sides handed
+        # over cast alike): not reading the names' struct drops the macro's join to them
+        keys = [*(f"v._b{n}" for n in range(len(by))), "v.__rk_oq AS _q"]
     else:
         keys = ["unnest(v._k)" if by else "v._k AS _q"]
     return f"SELECT {', '.join(keys)}, v.measure, v.value FROM {call} AS v"

@@ -99,6 +99,29 @@ def test_the_engine_reads_the_entry_points_rows_unsorted(con: duckdb.DuckDBPyCon
     assert "rankeval_per_query_rows('r', 'q'" in call and "rankeval_per_query(" not in call
 
 
+def test_the_engine_reads_no_query_names_so_the_macro_drops_their_join(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """The engine takes the query from __rk_oq, not from the names' struct: the plan
+    has no pass over the qrels for the names (their ANY_VALUE aggregate), which
+    rankeval_per_query keeps, and the rows are the same."""
+    from polars_rankeval.engines.duckdb_entry import _long_rows
+    from polars_rankeval.engines.spec import Spec
+    from polars_rankeval.options import Columns, EvalOptions
+
+    run = pl.DataFrame({"_q": ["q2", "q1", "q1"], "item": ["a", "a", "b"], "score": [1.0, 2.0, 0.5]})
+    qrels = pl.DataFrame({"_q": ["q1", "q2", "q3"], "item": ["b", "a", "c"], "relevance": [1.0, 1.0, 1.0]})
+    con.register("run_n", run.to_arrow())
+    con.register("qrels_n", qrels.to_arrow())
+    spec = Spec(run, qrels, [parse_measure("RR")], ["RR"], Columns(), EvalOptions())
+    call = _long_rows(spec, ["RR"], score_mode=True, run_table="run_n", qrels_table="qrels_n")
+    assert "any_value" not in con.execute(f"EXPLAIN {call}").fetchall()[0][1].lower()
+    names = "SELECT * FROM rankeval_per_query('run_n', 'qrels_n', ['RR'], query := '_q')"
+    assert "any_value" in con.execute(f"EXPLAIN {names}").fetchall()[0][1].lower()
+    assert sorted(con.execute(call).fetchall()) == [("q1", "RR", 0.5), ("q2", "RR", 1.0)]
+    assert sorted(con.execute(names).fetchall()) == [("q1", "RR", 0.5), ("q2", "RR", 1.0)]
+
+
 def test_a_family_without_entry_sql_is_refused_with_the_reason(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
