@@ -151,7 +151,7 @@ def check_subtopic_columns(
     if not missing:
         return
     if diverse:
-        why = f"{', '.join(diverse)}: diversity measures need subtopic qrels (query, subtopic, item, relevance)"
+        why = _needed_by(diverse)
     elif "subtopic" in missing:  # subtopic= given by hand (spark.evaluate, sql.render)
         why = f"subtopic={c.subtopic!r} reads the qrels as subtopic qrels (query, subtopic, item, relevance)"
     else:
@@ -190,6 +190,11 @@ def has_subtopics(qrels: Any, c: Columns) -> bool:
     return c.subtopic in names
 
 
+def _needed_by(diverse: Sequence[str]) -> str:
+    """Why subtopic qrels are needed: the ``diverse`` measures asked."""
+    return f"{', '.join(diverse)}: diversity measures need subtopic qrels (query, subtopic, item, relevance)"
+
+
 def diversity_names(spec: Spec) -> list[str]:
     """The names of the diversity measures ``spec`` asks for, in its order."""
     return [n for n, m in zip(spec.names, spec.measures, strict=True) if is_diversity(m)]
@@ -208,7 +213,7 @@ def reads_subtopics(spec: Spec) -> bool:
     """
     diverse = diversity_names(spec)
     if spec.qrels is None and diverse:
-        raise InputError(f"{', '.join(diverse)}: diversity measures need subtopic qrels (query, subtopic, item, relevance)")
+        raise InputError(_needed_by(diverse))
     return spec.qrels is not None and bool(diverse or has_subtopics(spec.qrels, spec.columns))
 
 
