@@ -80,6 +80,7 @@ def validate(
     relevant: str = "relevant",
     relevance: str = "relevance",
     subtopic: str = "subtopic",
+    intent_weight: str | None = None,
 ) -> pl.DataFrame:
     """Report what in ``run`` and ``qrels`` would change numbers; never raises on bad data.
 
@@ -89,8 +90,9 @@ def validate(
     concerned), ``detail`` and ``example`` (a first offending row).  Lazy inputs are
     collected: this is a diagnostic, not a pipeline step.  Qrels holding the
     ``subtopic`` column are subtopic qrels, as ``evaluate`` reads them: a null subtopic
-    or a repeated (query, subtopic, item) is an error, and the other checks read an
-    item's highest relevance over its subtopics.
+    or a repeated (query, subtopic, item) is an error, as is, with ``intent_weight=``, a
+    weight that is not a finite number >= 0 or that differs within a (query, subtopic);
+    the other checks read an item's highest relevance over its subtopics.
 
     Examples
     --------
@@ -115,7 +117,7 @@ def validate(
     └─────────────────────────────┴─────────┴───────┘
     """
     cutoffs = _cutoffs(cutoffs)
-    columns = Columns(query, item, rank, score, relevant, relevance, subtopic)
+    columns = Columns(query, item, rank, score, relevant, relevance, subtopic, intent_weight)
     run_df = _collect(run, "run")
     qrels_df = None if qrels is None else _collect(qrels, "qrels")
     # columns named like internal ones or pl.col patterns ('*') are checked under an alias
@@ -227,10 +229,34 @@ class _Validation:
             qrels.filter(pl.struct(c.query, c.subtopic, c.item).is_duplicated()),
             "judgments sharing a (query, subtopic, item)",
         )
+        if c.intent_weight is not None:
+            self._intent_weights(qrels, c.intent_weight)
         # diversity.compute.topic_qrels's collapse, kept in row order here so the report's
         # example rows are the same on every call (and without a relevance column)
         highest = [pl.col(c.relevance).max()] if c.relevance in qrels.columns else []
         self.qrels = qrels.group_by(c.query, c.item, maintain_order=True).agg(highest)
+
+    def _intent_weights(self, qrels: pl.DataFrame, name: str) -> None:
+        """``intent_weight=``: the column present, numeric, and what ``evaluate`` refuses
+        in it (one rule, :func:`~polars_rankeval.diversity.compute.weight_problems`)."""
+        # imported here: the diversity code is loaded only when subtopic qrels are read
+        from polars_rankeval.diversity.compute import weight_problems
+
+        if name not in qrels.columns:
+            self.report.add(f"qrels {name}: present", ERROR, 1,
+                            f"no intent weight column {name!r} (columns: {qrels.columns}); "
+                            "pass intent_weight=... or leave it None (equal weights)",
+                            _first(qrels))
+            return
+        if not qrels.schema[name].is_numeric():
+            self.report.add(f"qrels {name}: numeric", ERROR, 1,
+                            f"intent weight is {qrels.schema[name]}", _first(qrels))
+            return
+        unusable, varying = weight_problems(qrels, pl.col(name).cast(pl.Float64), self.c)
+        self.report.flag(f"qrels {name}: not a finite weight >= 0", unusable,
+                         "unusable intent weights")
+        self.report.flag(f"qrels {name}: differs within a (query, subtopic)", varying,
+                         "a (query, subtopic) has one intent weight")
 
     def duplicates(self) -> None:
         c = self.c

@@ -41,7 +41,7 @@ from polars_rankeval.prepare.ranking import POS
 
 __all__ = [
     "check_subtopic_columns", "diversity_names", "greedy_ideal", "has_subtopics", "per_query",
-    "reads_subtopics", "subtopic_qrels", "topic_qrels", "topic_spec",
+    "reads_subtopics", "subtopic_qrels", "topic_qrels", "topic_spec", "weight_problems",
 ]
 
 SUB = "_sub"  # subtopic id, as a string
@@ -90,20 +90,38 @@ def _check_rows(frame: pl.DataFrame, c: Columns) -> pl.DataFrame:
 
 def _check_weights(frame: pl.DataFrame, c: Columns) -> None:
     """intent_weight=: finite, >= 0 and the same on every row of a (query, subtopic)."""
-    weight = pl.col(W)
-    bad = frame.filter(weight.is_null() | ~weight.is_finite() | (weight < 0))
-    if bad.height:
+    unusable, varying = weight_problems(frame, pl.col(W), c)
+    if unusable.height:
         raise InputError(
             f"qrels column {c.intent_weight!r} (intent_weight) must be a finite weight >= 0;"
-            f" {bad.height} row(s) are not; example row: {bad.drop(W).row(0, named=True)}"
+            f" {unusable.height} row(s) are not; example row: "
+            f"{unusable.drop(W).row(0, named=True)}"
         )
-    varying = frame.filter(weight.n_unique().over(c.query, c.subtopic) > 1)
     if varying.height:
         raise InputError(
             f"qrels column {c.intent_weight!r} (intent_weight) differs within a (query, "
             f"subtopic): {varying.height} row(s); example row: "
             f"{varying.drop(W).row(0, named=True)}"
         )
+
+
+def weight_problems(
+    frame: pl.DataFrame, weight: pl.Expr, c: Columns
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """What ``intent_weight=`` refuses in subtopic qrels: the rows whose ``weight`` (a
+    Float64 expression) is not a finite number >= 0, and the rows of each (query,
+    subtopic) whose weights differ (``evaluate`` raises on the first, ``validate``
+    reports both).
+
+    >>> qrels = pl.DataFrame({"query": ["q", "q", "q"], "subtopic": ["1", "1", "2"],
+    ...                       "item": ["a", "b", "a"], "w": [1.0, 2.0, -1.0]})
+    >>> unusable, varying = weight_problems(qrels, pl.col("w"), Columns(intent_weight="w"))
+    >>> unusable["item"].to_list(), varying["item"].to_list()
+    (['a'], ['a', 'b'])
+    """
+    unusable = frame.filter(weight.is_null() | ~weight.is_finite() | (weight < 0))
+    varying = frame.filter(weight.n_unique().over(c.query, c.subtopic) > 1)
+    return unusable, varying
 
 
 def subtopic_qrels(

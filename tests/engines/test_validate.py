@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -116,6 +117,33 @@ def test_bad_subtopic_qrels_are_errors_evaluate_refuses():
         except rk.InputError:
             continue
         raise AssertionError(f"evaluate accepted what validate flags: {check}")
+
+
+WEIGHTED_QRELS = SUBTOPIC_QRELS.with_columns(w=pl.Series([0.7, 0.3, 0.7]))
+BAD_WEIGHTS = (  # (qrels, the check that flags them, its count)
+    (WEIGHTED_QRELS.with_columns(w=pl.Series([0.7, -0.3, 0.7])), "qrels w: not a finite weight >= 0", 1),
+    (WEIGHTED_QRELS.with_columns(w=pl.Series([0.7, float("nan"), 0.7])), "qrels w: not a finite weight >= 0", 1),
+    (WEIGHTED_QRELS.with_columns(w=pl.Series([0.7, None, 0.7])), "qrels w: not a finite weight >= 0", 1),
+    (WEIGHTED_QRELS.with_columns(w=pl.Series([0.7, 0.3, 0.5])), "qrels w: differs within a (query, subtopic)", 2),
+    (WEIGHTED_QRELS.with_columns(w=pl.Series(["0.7", "0.3", "0.7"])), "qrels w: numeric", 1),
+    (SUBTOPIC_QRELS, "qrels w: present", 1),
+)
+
+
+def test_intent_weights_evaluate_refuses_are_errors():
+    """intent_weight=: each kind of weight evaluate refuses (for a diversity measure and
+    for AP alike) is an error row of validate; good weights give none."""
+    good = rk.validate(SUBTOPIC_RUN, WEIGHTED_QRELS, subtopic="aspect", intent_weight="w")
+    assert "error" not in good["status"].to_list()
+    assert status(good, "qrels w: not a finite weight >= 0") == ("ok", 0)
+    assert status(good, "qrels w: differs within a (query, subtopic)") == ("ok", 0)
+    rk.evaluate(SUBTOPIC_RUN, WEIGHTED_QRELS, ["AP", "ERR_IA@3"], subtopic="aspect", intent_weight="w")
+    for qrels, check, count in BAD_WEIGHTS:
+        report = rk.validate(SUBTOPIC_RUN, qrels, subtopic="aspect", intent_weight="w")
+        assert status(report, check) == ("error", count), check
+        for measures in (["AP"], ["ERR_IA@3"]):
+            with pytest.raises(rk.InputError, match="'w'"):
+                rk.evaluate(SUBTOPIC_RUN, qrels, measures, subtopic="aspect", intent_weight="w")
 
 
 def test_plain_qrels_get_no_subtopic_rows():
