@@ -845,14 +845,38 @@ def _counts_sql(d: Dialect) -> str:
     return f"""
     _levels AS (SELECT DISTINCT _level FROM _specs),{ranked}
     _check AS (
-        SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
+        {_checks_sql(d)}
+    ),
+"""
+
+
+def _checks_sql(d: Dialect) -> str:
+    """The select of ``_check``: one row of the run's rows, its repeated rows, the qrels'
+    repeated judgments (each with the first query that has some) and the (group, query)
+    pairs in both.  With :attr:`Dialect.joined_checks` (Spark) one aggregate over the
+    run's counts per query fully joined to the qrels' (a scalar subquery is a Spark job
+    of its own); else a scalar subquery each.  Without a fingerprint only (``_rdup`` is
+    ``_rq`` there)."""
+    if not d.joined_checks:
+        return """SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
             COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
             (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
             COALESCE((SELECT SUM(x._dup) FROM _qdup AS x), 0) AS _qrels_dup,
             (SELECT MIN(x._q) FROM _qdup AS x WHERE x._dup > 0) AS _qrels_dup_q,
-            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
-    ),
-"""
+            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared"""
+    assert d.fingerprint is None
+    # the run's counts summed over its groups first: one row per query on each side
+    return """SELECT COALESCE(SUM(x._n), 0) AS _run_rows, COALESCE(SUM(x._dup), 0) AS _run_dup,
+            MIN(CASE WHEN x._dup > 0 THEN x._q END) AS _run_dup_q,
+            COALESCE(SUM(y._dup), 0) AS _qrels_dup,
+            MIN(CASE WHEN y._dup > 0 THEN y._q END) AS _qrels_dup_q,
+            COALESCE(SUM(CASE WHEN y._q IS NOT NULL THEN x._groups END), 0) AS _shared
+        FROM (
+            SELECT x._q, SUM(x._n) AS _n, SUM(x._dup) AS _dup, COUNT(*) AS _groups
+            FROM _rdup AS x
+            GROUP BY x._q
+        ) AS x
+        FULL JOIN _qdup AS y ON x._q = y._q"""
 
 
 def _dropped_sql(d: Dialect) -> str:
@@ -936,7 +960,7 @@ def _ideal_sql(d: Dialect) -> str:
                 ) AS _idcg_at
             FROM _ideal AS i
             -- only for the families that read it
-            WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({_IDEAL_GAIN}))
+            WHERE {d.asked(f"EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({_IDEAL_GAIN}))")}
         ) AS e
     """
     return ideal + keep(d, "gain", f"""
@@ -1049,6 +1073,8 @@ def _irun_sql(d: Dialect) -> str:
         f"CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})"
         f" / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END"
     )
+    asked = """EXISTS (
+                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')"""
     body = f"""
         SELECT s._idx, {g('i')}i._q,
             {_osum(d, idcg, 'i._ipos')} AS _idcg_run
@@ -1058,8 +1084,7 @@ def _irun_sql(d: Dialect) -> str:
                     PARTITION BY j._level, {g('j')}j._q ORDER BY j._rel DESC, j._pos
                 ) AS _ipos
             FROM _judged AS j
-            WHERE j._rel > 0 AND EXISTS (
-                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')
+            WHERE j._rel > 0 AND {d.asked(asked)}
         ) AS i
         JOIN _specs AS s
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level

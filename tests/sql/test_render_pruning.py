@@ -87,15 +87,18 @@ def test_single_family_render_holds_only_its_own_ctes(dialect):
 
 
 def test_own_ctes_present_where_asked():
-    """The pruning leaves nothing a family reads out: its own CTEs are there."""
+    """The pruning leaves nothing a family reads out: its own CTEs are there
+    (nDCG(ideal=run)'s ideal DCG only where a measure sets ideal=run)."""
+    assert "_irun" not in ctes(render(["nDCG@10", "nDCG(ideal=qrels)"], "spark"))
     for name, own in (
-        ("G", {"_gideal", "_gq"}), ("nDCG@10", {"_idcg", "_irun"}),
+        ("G", {"_gideal", "_gq"}), ("nDCG@10", {"_idcg"}),
+        ("nDCG(ideal=run)@10", {"_idcg", "_irun"}),
         ("SDCG@10", {"_cwltab", "_cwlnorm", "_cwlagg"}),
         ("InterpAP", {"_interprows", "_interpvals", "_windowed"}),
         ("Compat", {"_compatvals", "_windowed"}),
     ):  # fmt: skip
         assert own <= set(ctes(render([name], "spark"))), name
-    every = ctes(render(list(one_per_family().values()), "spark"))
+    every = ctes(render([*one_per_family().values(), "nDCG(ideal=run)"], "spark"))
     assert {c for c in every if owners(c) is not None} >= {
         "_gideal", "_gq", "_idcg", "_irun", "_cwlagg", "_interpvals", "_compatvals",
         "_windowed",
