@@ -15,6 +15,7 @@ tables) or in Jinja (dbt: the same tables as a Jinja dict), never evaluated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -1029,6 +1030,8 @@ def _judged_sql(d: Dialect) -> str:
         "\n        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos")
     nulls = ", ".join(f"CAST(NULL AS {d.double}) AS {c[3:]}" for c in ideal_sums.split(", "))
     ideal_sums, join_gideal = keep(d, "gain", ideal_sums, nulls), keep(d, "gain", join_gideal)
+    agg = _agg_sql(d)
+    stats, join_stats = _jl_stats_sql(d, agg)
     return f"""
     -- the judged retrieved rows, once per relevance level, with every running sum in one
     -- window (one sort); the per-query stats are joined after it
@@ -1053,15 +1056,32 @@ def _judged_sql(d: Dialect) -> str:
         CROSS JOIN _levels AS l
     ),
     _jl AS (
-        SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
+        SELECT j.*, {stats},
             {ideal_sums}
-        FROM _judged AS j
-        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level{join_gideal}
+        FROM _judged AS j{join_stats}{join_gideal}
     ),
     _agg AS (
-        {_agg_sql(d)}
+        {agg}
     ),
 """
+
+
+# the per-query stats (_qstat) the judged rows carry in _jl
+_JL_STATS = ("_R", "_N", "_num_pos", "_ideal_cost", "_idcg_lin", "_maxrel")
+
+
+def _jl_stats_sql(d: Dialect, agg: str) -> tuple[str, str]:
+    """``_jl``'s columns of the per-query stats and its join of ``_qstat``: where the
+    measures are known and neither ``_agg`` (its text ``agg``) nor InterpAP reads one,
+    typed NULLs and no join (the join keeps every judged row: each has its (query,
+    level) in ``_qstat``), so Spark, which computes a CTE once per reference, computes
+    ``_qstat`` once, for ``_values`` (-8% of a five-measure statement's JVM CPU,
+    benchmarks/TEST_TIMES.md, spark30)."""
+    read = re.search(r"\bjl\.(" + "|".join(_JL_STATS) + r")\b", agg) or reads(d, "interp")
+    if d.families is None or read:
+        columns = ", ".join(f"st.{c}" for c in _JL_STATS)
+        return columns, "\n        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level"
+    return ", ".join(f"CAST(NULL AS {d.double}) AS {c}" for c in _JL_STATS), ""
 
 
 def _irun_sql(d: Dialect) -> str:
