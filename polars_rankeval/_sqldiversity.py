@@ -133,7 +133,7 @@ def _pairs_sql(d: Dialect) -> str:
         FROM _ranked AS r
         LEFT JOIN _dropped AS dr ON {gj('dr', 'r')}dr._q = r._q AND dr._pos = r._pos
         WHERE ({d.top} IS NULL OR r._pos <= {d.top}) AND dr._pos IS NULL
-            AND EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN {_in(FAMILIES)})
+            AND {d.asked(f"EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN {_in(FAMILIES)})")}
     ),
     _divrun AS (
         SELECT p._idx, {g('k')}k._q, k._pos, p._sub, p._w, x._nrel,

@@ -15,6 +15,7 @@ tables) or in Jinja (dbt: the same tables as a Jinja dict), never evaluated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -845,14 +846,38 @@ def _counts_sql(d: Dialect) -> str:
     return f"""
     _levels AS (SELECT DISTINCT _level FROM _specs),{ranked}
     _check AS (
-        SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
+        {_checks_sql(d)}
+    ),
+"""
+
+
+def _checks_sql(d: Dialect) -> str:
+    """The select of ``_check``: one row of the run's rows, its repeated rows, the qrels'
+    repeated judgments (each with the first query that has some) and the (group, query)
+    pairs in both.  With :attr:`Dialect.joined_checks` (Spark) one aggregate over the
+    run's counts per query fully joined to the qrels' (a scalar subquery is a Spark job
+    of its own); else a scalar subquery each.  Without a fingerprint only (``_rdup`` is
+    ``_rq`` there)."""
+    if not d.joined_checks:
+        return """SELECT COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _run_rows,
             COALESCE((SELECT SUM(x._dup) FROM _rdup AS x), 0) AS _run_dup,
             (SELECT MIN(x._q) FROM _rdup AS x WHERE x._dup > 0) AS _run_dup_q,
             COALESCE((SELECT SUM(x._dup) FROM _qdup AS x), 0) AS _qrels_dup,
             (SELECT MIN(x._q) FROM _qdup AS x WHERE x._dup > 0) AS _qrels_dup_q,
-            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared
-    ),
-"""
+            (SELECT COUNT(*) FROM _rq AS x JOIN _qq AS y ON x._q = y._q) AS _shared"""
+    assert d.fingerprint is None
+    # the run's counts summed over its groups first: one row per query on each side
+    return """SELECT COALESCE(SUM(x._n), 0) AS _run_rows, COALESCE(SUM(x._dup), 0) AS _run_dup,
+            MIN(CASE WHEN x._dup > 0 THEN x._q END) AS _run_dup_q,
+            COALESCE(SUM(y._dup), 0) AS _qrels_dup,
+            MIN(CASE WHEN y._dup > 0 THEN y._q END) AS _qrels_dup_q,
+            COALESCE(SUM(CASE WHEN y._q IS NOT NULL THEN x._groups END), 0) AS _shared
+        FROM (
+            SELECT x._q, SUM(x._n) AS _n, SUM(x._dup) AS _dup, COUNT(*) AS _groups
+            FROM _rdup AS x
+            GROUP BY x._q
+        ) AS x
+        FULL JOIN _qdup AS y ON x._q = y._q"""
 
 
 def _dropped_sql(d: Dialect) -> str:
@@ -936,7 +961,7 @@ def _ideal_sql(d: Dialect) -> str:
                 ) AS _idcg_at
             FROM _ideal AS i
             -- only for the families that read it
-            WHERE EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({_IDEAL_GAIN}))
+            WHERE {d.asked(f"EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({_IDEAL_GAIN}))")}
         ) AS e
     """
     return ideal + keep(d, "gain", f"""
@@ -1005,6 +1030,8 @@ def _judged_sql(d: Dialect) -> str:
         "\n        LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos")
     nulls = ", ".join(f"CAST(NULL AS {d.double}) AS {c[3:]}" for c in ideal_sums.split(", "))
     ideal_sums, join_gideal = keep(d, "gain", ideal_sums, nulls), keep(d, "gain", join_gideal)
+    agg = _agg_sql(d)
+    stats, join_stats = _jl_stats_sql(d, agg)
     return f"""
     -- the judged retrieved rows, once per relevance level, with every running sum in one
     -- window (one sort); the per-query stats are joined after it
@@ -1029,15 +1056,32 @@ def _judged_sql(d: Dialect) -> str:
         CROSS JOIN _levels AS l
     ),
     _jl AS (
-        SELECT j.*, st._R, st._N, st._num_pos, st._ideal_cost, st._idcg_lin, st._maxrel,
+        SELECT j.*, {stats},
             {ideal_sums}
-        FROM _judged AS j
-        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level{join_gideal}
+        FROM _judged AS j{join_stats}{join_gideal}
     ),
     _agg AS (
-        {_agg_sql(d)}
+        {agg}
     ),
 """
+
+
+# the per-query stats (_qstat) the judged rows carry in _jl
+_JL_STATS = ("_R", "_N", "_num_pos", "_ideal_cost", "_idcg_lin", "_maxrel")
+
+
+def _jl_stats_sql(d: Dialect, agg: str) -> tuple[str, str]:
+    """``_jl``'s columns of the per-query stats and its join of ``_qstat``: where the
+    measures are known and neither ``_agg`` (its text ``agg``) nor InterpAP reads one,
+    typed NULLs and no join (the join keeps every judged row: each has its (query,
+    level) in ``_qstat``), so Spark, which computes a CTE once per reference, computes
+    ``_qstat`` once, for ``_values`` (-8% of a five-measure statement's JVM CPU,
+    benchmarks/TEST_TIMES.md, spark30)."""
+    read = re.search(r"\bjl\.(" + "|".join(_JL_STATS) + r")\b", agg) or reads(d, "interp")
+    if d.families is None or read:
+        columns = ", ".join(f"st.{c}" for c in _JL_STATS)
+        return columns, "\n        JOIN _qstat AS st ON st._q = j._q AND st._level = j._level"
+    return ", ".join(f"CAST(NULL AS {d.double}) AS {c}" for c in _JL_STATS), ""
 
 
 def _irun_sql(d: Dialect) -> str:
@@ -1049,6 +1093,8 @@ def _irun_sql(d: Dialect) -> str:
         f"CASE WHEN s._k IS NULL OR i._ipos <= s._k THEN CAST({gain} AS {D})"
         f" / (LN(CAST(i._ipos AS {D}) + 1) / LN(2.0)) END"
     )
+    asked = """EXISTS (
+                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')"""
     body = f"""
         SELECT s._idx, {g('i')}i._q,
             {_osum(d, idcg, 'i._ipos')} AS _idcg_run
@@ -1058,8 +1104,7 @@ def _irun_sql(d: Dialect) -> str:
                     PARTITION BY j._level, {g('j')}j._q ORDER BY j._rel DESC, j._pos
                 ) AS _ipos
             FROM _judged AS j
-            WHERE j._rel > 0 AND EXISTS (
-                SELECT 1 FROM _specs AS s0 WHERE s0._family = 'nDCG' AND s0._p_ideal = 'run')
+            WHERE j._rel > 0 AND {d.asked(asked)}
         ) AS i
         JOIN _specs AS s
             ON s._family = 'nDCG' AND s._p_ideal = 'run' AND s._level = i._level

@@ -109,7 +109,13 @@ def reads(d: Dialect, piece: str) -> bool:
     family's name: its own formula) as far as is known when it is rendered (always where
     the names come later: the macros, dbt)."""
     readers = READERS.get(piece)
-    return d.needs(*(readers.families if readers else (piece,)))
+    if readers is None:
+        return d.needs(piece)
+    if not d.needs(*readers.families):
+        return False
+    # a piece read with one parameter value only: known when the settings are
+    return readers.param is None or d.settings is None or any(
+        (family, *readers.param) in d.settings for family in readers.families)
 
 
 def keep(d: Dialect, piece: str, present: str, absent: str = "") -> str:

@@ -37,17 +37,17 @@ def _check(
     run_df: DataFrame, qrels_df: DataFrame | None, *, columns: dict[str, str],
     by: Sequence[str], duplicates: str,
 ) -> None:
-    """One aggregation per frame: null ids, null/NaN scores, duplicate rows; raises
-    :class:`InputError` as the polars engine does, in its order (the qrels first,
-    :data:`~polars_rankeval.prepare.checks.FRAME_ORDER`; without the example row).  The SQL
-    raises on the same problems, but only when the result is computed."""
+    """One aggregation per frame, both in one Spark job: null ids, null/NaN scores,
+    duplicate rows; raises :class:`InputError` as the polars engine does, in its order (the
+    qrels first, :data:`~polars_rankeval.prepare.checks.FRAME_ORDER`; without the example
+    row).  The SQL raises on the same problems, but only when the result is computed."""
     from pyspark.sql import functions as F
 
     def col(name: str) -> Any:
         return F.col(_backticked(name))
 
     def bad(predicate: Any) -> Any:
-        return F.sum(F.when(predicate, 1).otherwise(0))
+        return F.sum(F.when(predicate, 1).otherwise(0)).cast("bigint")
 
     query, item, subtopic = columns["query"], columns["item"], columns.get("subtopic")
     frames = [("run", run_df, columns["order"], [*by, query, item], duplicates == "error")]
@@ -55,19 +55,25 @@ def _check(
         # subtopic qrels judge an item once per subtopic
         key = [query, subtopic, item] if subtopic else [query, item]
         frames.append(("qrels", qrels_df, columns["relevance"], key, True))
-    # every engine's order: the qrels' checks, then the run's
-    frames.sort(key=lambda frame: FRAME_ORDER.index(frame[0]))
+    counts = None
     for what, frame, value, key, unique in frames:
         repeated = F.count(F.lit(1)) - F.count_distinct(*[col(k) for k in key])
         # a null subtopic before the repeats (count_distinct skips rows with a null)
         sub = subtopic if what == "qrels" else None
         row = frame.select(
+            F.lit(what).alias("frame"),
             bad(col(query).isNull()).alias("query"),
             bad(col(item).isNull()).alias("item"),
             bad(col(value).isNull() | F.isnan(col(value).cast("double"))).alias("value"),
-            *([bad(col(sub).isNull()).alias("subtopic")] if sub else []),
-            (repeated if unique else F.lit(0)).alias("repeated"),
-        ).first()
+            (bad(col(sub).isNull()) if sub else F.lit(0).cast("bigint")).alias("subtopic"),
+            (repeated if unique else F.lit(0)).cast("bigint").alias("repeated"),
+        )  # fmt: skip
+        counts = row if counts is None else counts.unionByName(row)
+    assert counts is not None
+    found = {row["frame"]: row for row in counts.collect()}
+    # every engine's order: the qrels' checks, then the run's
+    for what, _, value, key, _ in sorted(frames, key=lambda frame: FRAME_ORDER.index(frame[0])):
+        sub = subtopic if what == "qrels" else None
         problems = {  # in the polars engine's order (subtopic qrels: ids, then values)
             "query": f"{what} column {query!r}: query id is null",
             **({"subtopic": f"{what} column {sub!r}: subtopic is null"} if sub else {}),
@@ -76,7 +82,7 @@ def _check(
             "repeated": f"{what}: duplicate ({', '.join(key)}) rows",
         }
         for name, message in problems.items():
-            count = (row[name] or 0) if row is not None else 0
+            count = found[what][name] or 0
             if count:
                 raise InputError(f"{message}: {count} row(s)")
 
@@ -112,8 +118,8 @@ def evaluate(
     score column when the run has it, else the rank column; ``ties="average"``: the
     expected value over every ordering of tied rows); ``qrels_df=None`` takes the relevance from the run's ``relevant``
     column (not with ``by``, ``top`` or ``duplicates="first"``).  ``check=True`` first
-    counts null ids, null or NaN scores and duplicate rows in one Spark job each for run
-    and qrels and raises :class:`~polars_rankeval.InputError` on any (the SQL raises
+    counts null ids, null or NaN scores and duplicate rows of run and qrels (one
+    Spark job for both) and raises :class:`~polars_rankeval.InputError` on any (the SQL raises
     on them too, when the result is computed).
 
     ``subtopic``: the qrels are subtopic qrels (``query, subtopic, item, relevance``), that

@@ -87,15 +87,18 @@ def test_single_family_render_holds_only_its_own_ctes(dialect):
 
 
 def test_own_ctes_present_where_asked():
-    """The pruning leaves nothing a family reads out: its own CTEs are there."""
+    """The pruning leaves nothing a family reads out: its own CTEs are there
+    (nDCG(ideal=run)'s ideal DCG only where a measure sets ideal=run)."""
+    assert "_irun" not in ctes(render(["nDCG@10", "nDCG(ideal=qrels)"], "spark"))
     for name, own in (
-        ("G", {"_gideal", "_gq"}), ("nDCG@10", {"_idcg", "_irun"}),
+        ("G", {"_gideal", "_gq"}), ("nDCG@10", {"_idcg"}),
+        ("nDCG(ideal=run)@10", {"_idcg", "_irun"}),
         ("SDCG@10", {"_cwltab", "_cwlnorm", "_cwlagg"}),
         ("InterpAP", {"_interprows", "_interpvals", "_windowed"}),
         ("Compat", {"_compatvals", "_windowed"}),
     ):  # fmt: skip
         assert own <= set(ctes(render([name], "spark"))), name
-    every = ctes(render(list(one_per_family().values()), "spark"))
+    every = ctes(render([*one_per_family().values(), "nDCG(ideal=run)"], "spark"))
     assert {c for c in every if owners(c) is not None} >= {
         "_gideal", "_gq", "_idcg", "_irun", "_cwlagg", "_interpvals", "_compatvals",
         "_windowed",
@@ -117,3 +120,23 @@ def test_family_statements_equal_one_statement_of_every_family():
         alone = [row for name in names for row in con.execute(render([name], "duckdb")).fetchall()]
     assert len(together) >= 10 * len(names)
     assert sorted(alone, key=repr) == sorted(together, key=repr)
+
+
+def _qstat_reads(sql: str) -> int:
+    return len(re.findall(r"JOIN _qstat AS", sql))
+
+
+def test_spark_statement_runs_no_scalar_subquery_and_reads_qstat_once():
+    """Spark runs each scalar subquery (EXISTS included) as a job of its own and computes
+    a CTE once per reference: a rendered Spark statement has none (its data checks one
+    aggregate, the pieces' EXISTS guards decided in Python), and _qstat is joined once
+    (by _values) unless a family's sums over the judged rows read its columns."""
+    names = [*one_per_family().values(), "nDCG(ideal=run)", "alpha_nDCG@20"]
+    for measures in (["AP", "nDCG@10", "P@10", "R@100", "RR"], names):
+        sql = render(measures, "spark", subtopic="subtopic")
+        assert not re.search(r"\(\s*SELECT (SUM|MIN|MAX|COUNT)\(|EXISTS", sql), measures
+    assert _qstat_reads(render(["AP", "nDCG@10", "P@10", "R@100", "RR"], "spark")) == 1
+    for name in ("Bpref", "Rprec", "InterpAP", "G", "RBP"):  # their sums read _qstat's columns
+        assert _qstat_reads(render(["AP", name], "spark")) == 2, name
+    # the other dialects' checks keep their scalar subqueries (planned once there)
+    assert "(SELECT SUM(x._n) FROM _rq AS x)" in render(["AP"], "postgres")

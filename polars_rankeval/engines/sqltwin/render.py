@@ -422,6 +422,7 @@ def render(
     d = replace(
         d, recursive=diverse and d.recursive, arrays=diverse and d.arrays,
         families=frozenset(m.family.name for _, m in resolved),
+        settings=frozenset((m.family.name, p, str(v)) for _, m in resolved for p, v in m.params),
     )  # fmt: skip
     compute = compute_sql(d)
     return (

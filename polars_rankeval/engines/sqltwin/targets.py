@@ -61,6 +61,10 @@ class Target:
     # higher-order array functions (AGGREGATE, TRANSFORM with lambdas, ARRAY_MAX over
     # structs): the greedy ideal ranking as a fold over a query's items instead
     arrays: bool = False
+    # the data checks as one aggregate over the per-query counts, not one scalar subquery
+    # each: Spark runs every scalar subquery as a job of its own (six jobs, -13% of a
+    # five-measure statement's JVM CPU; benchmarks/TEST_TIMES.md, spark30)
+    joined_checks: bool = False
 
     def bytes_order(self, x: str) -> str:
         """``x`` as text that sorts in byte order (trec_eval's strcmp), whatever the collation."""
@@ -182,6 +186,7 @@ TARGETS: dict[str, Target] = {
         real=lambda x: f"CAST(CAST({x} AS FLOAT) AS DOUBLE)",
         finite=lambda x: f"({x} IS NOT NULL AND NOT isnan({x}) AND abs({x}) <> double('infinity'))",
         arrays=True,
+        joined_checks=True,
     ),
     "bigquery": Target(
         "bigquery", "`", True, "FLOAT64", "STRING", "INT64",
@@ -255,10 +260,16 @@ class Dialect:
     lgamma: bool = False
     # the diversity family's greedy ideal is rendered as a fold over arrays (Target.arrays)
     arrays: bool = False
+    # the data checks as one aggregate (Target.joined_checks)
+    joined_checks: bool = False
     # the families the statement is for (sql.render knows its measures): the CTEs, joins,
     # aggregates and formulas no family of them reads are left out; None: every family
     # (the DuckDB macros and the dbt package, which learn their measures at run time)
     families: frozenset[str] | None = None
+    # with ``families``, the (family, parameter, value) of every parameter of the asked
+    # measures: a piece read only with a parameter's value (nDCG(ideal=run)) is left
+    # out without it; None: read with any value
+    settings: frozenset[tuple[str, str, str]] | None = None
     # where the names come later (families None), how a piece a call's measures do not
     # read is left out (polars_rankeval/_sqlprune.py): ``guard(piece)``, a condition on
     # the names the engine folds while planning, around the piece's CTE (DuckDB's
@@ -293,6 +304,20 @@ class Dialect:
         sql = condition if isinstance(condition, str) else condition(self.guard)
         return f"SELECT * FROM ({body}) AS __rk_guarded WHERE {sql}"
 
+    def asked(self, condition: str) -> str:
+        """``condition`` (an EXISTS over ``_specs``: a measure reading a CTE is asked)
+        where the measures come later (the macros, the dbt package); ``TRUE`` where they
+        are known (``settings``: sql.render leaves the CTE out unless asked, and Spark
+        runs each such subquery as a job of its own).
+
+        >>> from dataclasses import replace
+        >>> d = Dialect.of(TARGETS["spark"], g=lambda a: "", gj=lambda a, b: "", top="NULL",
+        ...                complete="FALSE", first="FALSE")
+        >>> d.asked("EXISTS (...)"), replace(d, settings=frozenset()).asked("EXISTS (...)")
+        ('EXISTS (...)', 'TRUE')
+        """
+        return condition if self.settings is None else "TRUE"
+
     def guarded(self, piece: str, body: str) -> str:
         """A CTE's ``body`` read only when the call may read ``piece`` (:meth:`only_when`
         with the macros' condition on the names)."""
@@ -309,6 +334,7 @@ class Dialect:
             complete=complete, first=first, text=t.text, bytes_order=t.bytes_order,
             ordered=t.ordered, no_groups=no_groups, fingerprint=t.fingerprint,
             average=average, recursive=t.recursive, lgamma=t.lgamma, arrays=t.arrays,
+            joined_checks=t.joined_checks,
         )  # fmt: skip
 
     def log2_discount(self, position: str) -> str:
