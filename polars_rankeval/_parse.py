@@ -11,7 +11,7 @@ import ast
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import polars_rankeval.measures  # noqa: F401  (registers the families)
 from polars_rankeval._errors import MeasureError
@@ -30,8 +30,7 @@ __all__ = [
 
 MAX_CUTOFF = 2**31 - 1
 
-@dataclass(frozen=True)
-class TrecName:
+class TrecName(NamedTuple):
     """One trec_eval measure: its name, what it is in our grammar (``{}`` takes the
     parameter; None: not computed here) and, for a parameterised one (``P_10``,
     ``iprec_at_recall_0.50``), the values ``-m NAME`` expands to and their type."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import polars as pl
 
@@ -25,8 +25,7 @@ __all__ = [
 ParamValue = str | float | int
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One named parameter of a family (``norm``, ``gain``, ``p``...)."""
 
     name: str
@@ -65,8 +64,7 @@ class Param:
 REL_PARAM = Param("rel", 1.0, "relevance level: an item is relevant when its relevance >= rel")
 
 
-@dataclass(frozen=True)
-class Stat:
+class Stat(NamedTuple):
     """A per-query constant computed from the judged set of a query (the qrels, or the
     run's own labels when there are no qrels): R, the judged non-relevant count N, or
     an ideal DCG.  Engines compute each distinct stat once, however many measures use it.
@@ -94,8 +92,7 @@ class Stat:
         return f"_stat_{self.kind}_{level}"
 
 
-@dataclass(frozen=True)
-class Ideal:
+class Ideal(NamedTuple):
     """A value of the query's *ideal ranking* (its judged items with a positive gain,
     gain = relevance, by gain descending: g*_1 >= g*_2 >= ... >= g*_Npos > 0) at each
     row's own position p, for measures that compare the run with the ideal position by
@@ -169,8 +166,7 @@ class Ties:
         return pl.when(self.relevant_above(level) == 0).then(value).otherwise(0.0)
 
 
-@dataclass(frozen=True)
-class Judged:
+class Judged(NamedTuple):
     """What a measure's expression sees, in an aggregation over the rows of one query.
 
     ``pos``: 1-based position of the row (unique within the query);
@@ -192,7 +188,7 @@ class Judged:
     rel: pl.Expr
     stat: Callable[[Stat], pl.Expr]
     ties: Ties | None = None
-    num_ret: pl.Expr = field(default_factory=pl.len)
+    num_ret: pl.Expr = pl.len()
     judged_only: bool = False
 
     def ideal(self, which: Ideal) -> pl.Expr:

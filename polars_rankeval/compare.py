@@ -13,8 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -138,8 +137,7 @@ def per_query_values(
 # ---------------------------------------------------------------- one comparison
 
 
-@dataclass
-class _Comparison:
+class _Comparison(NamedTuple):
     """One (group, measure, pair) comparison: its output row and the per-query
     differences the test runs on."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import polars as pl
 
@@ -30,8 +31,7 @@ SCHEMA = {
 }
 
 
-@dataclass
-class _Report:
+class _Report(NamedTuple):
     rows: list[dict]
 
     def add(self, check: str, status: str, count: int, detail: str, example: str = "") -> None:

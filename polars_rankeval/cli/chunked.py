@@ -30,9 +30,8 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Self
+from typing import NamedTuple, Self
 
 import polars as pl
 
@@ -98,8 +97,7 @@ def read_first(args: argparse.Namespace) -> ReadAhead | None:
     return None if chunks is None else ReadAhead(chunks)
 
 
-@dataclass(frozen=True)
-class _Chunk:
+class _Chunk(NamedTuple):
     """A chunk of whole queries with what its evaluation needs besides the rows, each
     computed in the reading thread when it can (:class:`ReadAhead`): its queries, the
     qrels rows of those queries, and how many of them have a judged retrieved row.
@@ -146,14 +144,14 @@ class _Chunk:
         names = ids.rle().struct.field("value")
         run = self.run.with_columns(number.alias("query").set_sorted())
         qrels = _renamed(self.qrels, names, _numbers(names.len()))
-        return replace(self, run=run, qrels=qrels, names=names)
+        return self._replace(run=run, qrels=qrels, names=names)
 
     def texts(self) -> _Chunk:
         """The chunk with its queries as text."""
         if self.names is None:
             return self
         run, qrels = (frame.with_columns(_text(self.names)) for frame in (self.run, self.qrels))
-        return replace(self, run=run, qrels=qrels, names=None)
+        return self._replace(run=run, qrels=qrels, names=None)
 
     @staticmethod
     def merged(chunks: list[_Chunk]) -> _Chunk:
@@ -168,7 +166,7 @@ class _Chunk:
         offsets = itertools.accumulate((n.len() for n in names), initial=0)
         merged = _Chunk._joined(chunks, [pl.col("query") + pl.lit(o, pl.UInt32) for o in offsets])
         run = merged.run.with_columns(pl.col("query").set_sorted())
-        return replace(merged, run=run, names=pl.concat(names))
+        return merged._replace(run=run, names=pl.concat(names))
 
     @staticmethod
     def _joined(chunks: list[_Chunk], query: list[pl.Expr]) -> _Chunk:
@@ -309,7 +307,7 @@ class _Evaluator:
             chunk = chunk.texts()
             seen = pl.concat(self.seen).to_frame() if self.seen else None
             qrels = self.qrels if seen is None else self.qrels.join(seen, on="query", how="anti")
-            chunk = replace(chunk, qrels=qrels)
+            chunk = chunk._replace(qrels=qrels)
         self.seen.append(chunk.queries)
         self.latest = chunk
         if len(self._running) >= self._at_once:
@@ -344,7 +342,7 @@ def _part_texts(part: Part, names: pl.Series) -> Part:
     """A part evaluated with queries by number, its queries as text."""
     texts = None if part.texts is None else part.texts.with_columns(_text(names))
     per_query, nans = (frame.with_columns(_text(names)) for frame in (part.per_query, part.nans))
-    return replace(part, per_query=per_query, nans=nans, texts=texts)
+    return part._replace(per_query=per_query, nans=nans, texts=texts)
 
 
 @contextlib.contextmanager

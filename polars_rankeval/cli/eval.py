@@ -7,8 +7,7 @@ import argparse
 import re
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -177,8 +176,7 @@ def _collect(plans: list[pl.LazyFrame], *, judged: bool) -> list[pl.DataFrame]:
         return pl.collect_all(plans, engine="in-memory")
 
 
-@dataclass
-class Part:
+class Part(NamedTuple):
     """The evaluation of a run, or of a chunk of whole queries of it."""
 
     per_query: pl.DataFrame  # query, measure (printed name), value

@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -105,8 +105,7 @@ class Reader:
         return text
 
 
-@dataclass(frozen=True)
-class RunSource:
+class RunSource(NamedTuple):
     """A RUN argument and the file to read (standard input: its spooled copy)."""
 
     argument: str

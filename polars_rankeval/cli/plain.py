@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -35,8 +35,7 @@ _NOT_PLAIN = (b"\t", b"\r", b"\v", b"\f", b"\x1f")
 _TO_SPACE = bytes.maketrans(b"\t\r", b"  ")
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     """A TREC text layout: the fields kept (by position) and the fields a line has."""
 
     fields: dict[str, tuple[int, Any]]  # output column -> (field position, dtype)

@@ -8,9 +8,10 @@ Each helper names the trec_eval source it follows: measure nicknames (``measures
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
 
 import polars as pl
 
@@ -35,14 +36,13 @@ MISSING_ZSCORE = -1000000.0  # trec_eval.h MISSING_ZSCORE_VALUE
 RELSTRING_LENGTH = 10  # m_relstring.c's default N
 
 
-@dataclass
-class Measures:
+class Measures(NamedTuple):
     """The measures of a command line: names in print order, and for each the name
     printed (``rbp_p=0.8``) and the library measure computed (``RBP(p=0.8)``)."""
 
     names: list[str]
-    labels: dict[str, str] = field(default_factory=dict)
-    library: dict[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = MappingProxyType({})
+    library: Mapping[str, str] = MappingProxyType({})
     relstring_length: int = RELSTRING_LENGTH
 
     def label(self, name: str) -> str:

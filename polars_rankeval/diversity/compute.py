@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 import polars as pl
@@ -256,7 +255,7 @@ def topic_spec(spec: Spec) -> tuple[Spec, pl.LazyFrame | None]:
     # by columns the qrels carry too are query attributes: complete=True reads them
     carried = [b for b in spec.options.by if b in qrels.collect_schema()]
     subtopics = subtopic_qrels(qrels, spec.columns, carried, diversity_names(spec))
-    return replace(spec, qrels=topic_qrels(subtopics, spec.columns, carried)), subtopics
+    return spec._replace(qrels=topic_qrels(subtopics, spec.columns, carried)), subtopics
 
 
 def _pairs(qrels: pl.LazyFrame, c: Columns, m: Measure) -> pl.LazyFrame:
@@ -459,8 +458,8 @@ def per_query(spec: Spec, plain: PlainEngine) -> tuple[pl.LazyFrame, list[str]]:
     topic, subtopics = topic_spec(spec)
     assert subtopics is not None  # topic_spec raises for diversity measures without them
     c = spec.columns
-    plain_spec = replace(
-        topic, measures=[spec.measures[i] for i in others], names=[spec.names[i] for i in others]
+    plain_spec = topic._replace(
+        measures=[spec.measures[i] for i in others], names=[spec.names[i] for i in others]
     )
     wide, keys, judgement = plain(plain_spec)
     ranked = judgement.ranked.select(*keys, c.item, POS)  # type: ignore[attr-defined]

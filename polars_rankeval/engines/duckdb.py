@@ -493,11 +493,11 @@ def per_query(spec: Spec) -> tuple[pl.LazyFrame, list[str]]:
     at collect time) and skipped data gives the same warnings."""
     options = spec.options
     if options.top is not None and _pushed_top(spec) is None:  # the polars engine's rows
-        spec = replace(spec, run=keep_top(
+        spec = spec._replace(run=keep_top(
             spec.run.lazy(), options.top, columns=spec.columns, by=options.by
         ))
     topic, subtopics = topic_spec(spec)
-    judgement = judgement_for(replace(topic, options=replace(options, top=None)))
+    judgement = judgement_for(topic._replace(options=replace(options, top=None)))
     if judgement.judged.ties is not None:
         for m in spec.measures:  # the polars engine's MeasureError first
             m.expected(judgement.judged)

@@ -48,25 +48,24 @@ def _plural(n: int, one: str, many: str) -> str:
 
 
 def _warn_skipped(frame: pl.DataFrame, query: str) -> None:
+    """Warn of the run's queries that are not in the qrels (some are: see :func:`_found`)."""
     run_only = frame.filter(pl.col(IN_RUN).fill_null(False) & ~pl.col(IN_QRELS).fill_null(False))
     # the examples: the first queries in order (the same whatever the row order)
     queries = run_only[query].unique().sort()
-    if queries.len():
-        n = queries.len()
-        warnings.warn(
-            f"{n} run quer{_plural(n, 'y is', 'ies are')} not in the qrels and "
-            f"{_plural(n, 'is', 'are')} ignored (as trec_eval does), e.g. "
-            f"{queries.head(3).to_list()}",
-            RankevalWarning,
-            stacklevel=3,
-        )
+    n = queries.len()
+    warnings.warn(
+        f"{n} run quer{_plural(n, 'y is', 'ies are')} not in the qrels and "
+        f"{_plural(n, 'is', 'are')} ignored (as trec_eval does), e.g. "
+        f"{queries.head(3).to_list()}",
+        RankevalWarning,
+        stacklevel=3,
+    )
 
 
-def _check_overlap(frame: pl.DataFrame, query: str, *, complete: bool) -> None:
+def _raise_no_shared_query(frame: pl.DataFrame, query: str) -> None:
+    """Raise for a run and qrels without a query in common, with examples of each."""
     in_run = frame[IN_RUN].fill_null(False)
     in_qrels = frame[IN_QRELS].fill_null(False)
-    if complete or frame.filter(in_run & in_qrels)[query].n_unique() > 0:
-        return
     run_only = frame.filter(in_run & ~in_qrels)[query].unique().sort()
     qrels_queries = frame.filter(in_qrels)[query].unique().sort()
     raise InputError(
@@ -76,17 +75,18 @@ def _check_overlap(frame: pl.DataFrame, query: str, *, complete: bool) -> None:
     )
 
 
-def _check_finite(frame: pl.DataFrame, judgement: Judgement, names: Sequence[str]) -> None:
-    """Every measure value is finite or an error naming the measure, the query and a row."""
-    present = [value_column(i) for i in range(len(names)) if value_column(i) in frame.columns]
-    infinite = [pl.col(c).is_not_null() & ~pl.col(c).is_finite() for c in present]
-    if not infinite or not frame.select(pl.any_horizontal(infinite).any()).item():
-        return  # the usual case, in one pass; the loop below names the first bad one
+def _is_infinite(column: str) -> pl.Expr:
+    return pl.col(column).is_not_null() & ~pl.col(column).is_finite()
+
+
+def _raise_infinite(frame: pl.DataFrame, judgement: Judgement, names: Sequence[str]) -> None:
+    """Name the first measure with a value that is not finite, its query and a row
+    (none: finite values whose sum overflowed, no error)."""
     for i, name in enumerate(names):
         column = value_column(i)
         if column not in frame.columns:
             continue
-        bad = frame.filter(pl.col(column).is_not_null() & ~pl.col(column).is_finite())
+        bad = frame.filter(_is_infinite(column))
         if bad.height:
             key = bad.row(0, named=True)
             where = {k: key[k] for k in judgement.keys}
@@ -99,6 +99,38 @@ def _check_finite(frame: pl.DataFrame, judgement: Judgement, names: Sequence[str
             )
 
 
+def _found(
+    frame: pl.DataFrame, judgement: Judgement, *, has_qrels: bool, names: Sequence[str]
+) -> dict[str, int]:
+    """What :func:`check_per_query` has to report, counted in one pass of the columns'
+    own reductions (native, microseconds each; a ``select`` of them costs ~0.5 ms): each
+    check's bad rows and the dropped duplicates (``_dropped``), the rows of the run, of
+    the qrels, of both (a null flag is False: a sum leaves nulls out), and whether a
+    measure's values may not all be finite (their sum is not: a NaN or an infinity, or
+    finite values overflowing)."""
+    counts = [c.name for c in (*judgement.qrels_checks, *judgement.run_checks)]
+    found: dict[str, int] = {
+        c: int(frame.get_column(c).sum()) for c in (*counts, "_dropped") if c in frame.columns
+    }
+    values = [value_column(i) for i in range(len(names)) if value_column(i) in frame.columns]
+    found["maybe not finite"] = not all(_finite_sum(frame.get_column(c)) for c in values)
+    in_run = frame.get_column(IN_RUN)
+    found["run rows"] = int(in_run.sum())
+    if has_qrels:
+        in_qrels = frame.get_column(IN_QRELS)
+        found["qrels rows"] = int(in_qrels.sum())
+        found["shared"] = int((in_run & in_qrels).sum())
+        found["run only"] = found["run rows"] - found["shared"]
+    return found
+
+
+def _finite_sum(values: pl.Series) -> bool:
+    """Whether the sum of ``values`` (nulls left out) is finite: then none is NaN or
+    infinite."""
+    total = values.sum()
+    return total is not None and math.isfinite(total)
+
+
 def check_per_query(
     frame: pl.DataFrame,
     judgement: Judgement,
@@ -108,72 +140,38 @@ def check_per_query(
     names: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Runs at collect time on the small per-query frame: raise on bad data, warn on
-    skipped data (with counts), pass the frame through unchanged."""
-    if _nothing_to_report(frame, judgement, has_qrels=has_qrels, complete=complete,
-                          names=names):  # fmt: skip
-        return frame
-    raise_for_checks(
-        frame,
-        [*judgement.qrels_checks, *judgement.run_checks],  # raised in checks.FRAME_ORDER
-        lambda which: judgement.run if which == "run" else judgement.qrels,
-        judgement.user_names,
-    )
-    if not frame[IN_RUN].fill_null(False).any():
+    skipped data (with counts), pass the frame through unchanged.  Everything is
+    counted in one pass (:func:`_found`); only what it finds is looked at again, for
+    the message."""
+    found = _found(frame, judgement, has_qrels=has_qrels, names=names)
+    checks = [*judgement.qrels_checks, *judgement.run_checks]  # raised in checks.FRAME_ORDER
+    if any(found.get(c.name) for c in checks):
+        raise_for_checks(
+            frame, checks, lambda which: judgement.run if which == "run" else judgement.qrels,
+            judgement.user_names,
+        )  # fmt: skip
+    if not found["run rows"]:
         raise InputError("the run has no rows: there is nothing to evaluate")
-    if has_qrels and not frame[IN_QRELS].fill_null(False).any():
+    if has_qrels and not found["qrels rows"]:
         raise InputError(
             ("complete=True needs judged queries to average over, but"
              if complete else "run and qrels share no query:")
             + " the qrels have no rows (is the qrels file or filter empty?)"
         )
-    _check_finite(frame, judgement, names)
-    if has_qrels:
-        _check_overlap(frame, judgement.query, complete=complete)
+    if found["maybe not finite"]:
+        _raise_infinite(frame, judgement, names)
+    if has_qrels and not (complete or found["shared"]):
+        _raise_no_shared_query(frame, judgement.query)
+    if has_qrels and found["run only"]:
         _warn_skipped(frame, judgement.query)
-    if "_dropped" in frame.columns:
-        dropped = int(frame["_dropped"].fill_null(0).sum())
-        if dropped:
-            warnings.warn(
-                f"duplicates='first': dropped {dropped} duplicate (query, item) run row(s), "
-                "keeping the best-ranked one of each",
-                RankevalWarning,
-                stacklevel=2,
-            )
+    if dropped := found.get("_dropped"):
+        warnings.warn(
+            f"duplicates='first': dropped {dropped} duplicate (query, item) run row(s), "
+            "keeping the best-ranked one of each",
+            RankevalWarning,
+            stacklevel=2,
+        )
     return frame
-
-
-def _nothing_to_report(
-    frame: pl.DataFrame, judgement: Judgement, *, has_qrels: bool, complete: bool,
-    names: Sequence[str],
-) -> bool:  # fmt: skip
-    """True when :func:`check_per_query` would neither raise nor warn, read with the
-    columns' own reductions (microseconds each; the checks' expressions cost ~3 ms a
-    call, ~17% of a 50k-row chunk's evaluation in the command); False sends the frame
-    through the checks, which say what is wrong.  A sum that is not finite (a NaN or an
-    infinity, or finite values overflowing) sends it there too."""
-    checks = [c.name for c in (*judgement.qrels_checks, *judgement.run_checks)]
-    optional = [*checks, "_dropped"]  # counts: any non-zero one has something to say
-    if any(frame.get_column(c).sum() for c in optional if c in frame.columns):
-        return False
-    values = [value_column(i) for i in range(len(names))]
-    if not all(_finite_sum(frame.get_column(c)) for c in values if c in frame.columns):
-        return False
-    in_run = frame.get_column(IN_RUN)  # the booleans' sums count their True rows
-    if not in_run.any():
-        return False
-    if not has_qrels:
-        return True
-    in_qrels = frame.get_column(IN_QRELS)
-    both = (in_run & in_qrels).sum()  # a null flag is False, as fill_null(False) reads it
-    # no query of the run alone (warned), and (unless complete) one in both
-    return bool(in_qrels.any()) and both == in_run.sum() and (complete or both > 0)
-
-
-def _finite_sum(values: pl.Series) -> bool:
-    """Whether the sum of ``values`` (nulls left out) is finite: then none is NaN or
-    infinite."""
-    total = values.sum()
-    return total is not None and math.isfinite(total)
 
 
 def query_groups(spec: Spec) -> pl.LazyFrame | None:

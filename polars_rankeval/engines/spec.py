@@ -4,8 +4,8 @@ and the validated options."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from polars_rankeval._registry import Measure
 from polars_rankeval.options import Columns, EvalOptions
@@ -13,8 +13,7 @@ from polars_rankeval.options import Columns, EvalOptions
 __all__ = ["Spec"]
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):
     """One evaluation, checked: ``run``/``qrels`` are the user's frames (polars frames
     for the polars and DuckDB engines, pyspark DataFrames for Spark)."""
 
@@ -26,4 +25,4 @@ class Spec:
     options: EvalOptions
     # columns renamed for the evaluation (prepare/names.py): alias -> the user's name,
     # so that error messages name the user's columns
-    user_names: Mapping[str, str] = field(default_factory=dict)
+    user_names: Mapping[str, str] = MappingProxyType({})

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import polars as pl
 
@@ -42,8 +41,7 @@ FRAME_ORDER = ("qrels", "run")
 MAX_EXP_LABEL = 1023
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(NamedTuple):
     """A data check: rows matching ``predicate`` are bad.
 
     ``counter`` is an aggregation counting bad rows per query (engines add it to their
@@ -117,7 +115,7 @@ def rank_check(column: str, dtype: pl.DataType) -> Check:
         bad = bad | ~as_float.is_finite() | (as_float != as_float.floor())
     problem = "rank must be a positive integer (1 = top)"
     check = row_check("run", column, problem, bad, "bad_rank")
-    return replace(check, float_values=fractional)
+    return check._replace(float_values=fractional)
 
 
 def exp_gain_check(frame: str, column: str) -> Check:

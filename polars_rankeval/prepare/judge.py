@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
 import polars as pl
 
@@ -69,8 +70,7 @@ _RESERVED = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Judgement:
+class Judgement(NamedTuple):
     """Everything the engines need, lazily: see the module docstring."""
 
     rows: pl.LazyFrame
@@ -86,14 +86,13 @@ class Judgement:
     ranked: pl.LazyFrame  # every kept run row with keys, item and _pos
     qrels: pl.LazyFrame | None
     duplicates_dropped: pl.LazyFrame | None  # keys + _dropped, with duplicates="first"
-    user_names: Mapping[str, str] = field(default_factory=dict)  # alias -> user's name
+    user_names: Mapping[str, str] = MappingProxyType({})  # alias -> user's name
     # with given ranks taken as positions: every run row evaluated (keys aligned, before
     # ``top``), for :func:`repeated_ranks`
     given_run: pl.LazyFrame | None = None
 
 
-@dataclass(frozen=True)
-class RunSide:
+class RunSide(NamedTuple):
     """The run's schema-checked columns: what it is ranked by and its row checks."""
 
     frame: pl.LazyFrame  # only the columns evaluation reads
@@ -336,8 +335,7 @@ def _first_of_duplicates(
     return ranked.filter(pl.col("_first")).drop("_first"), dropped
 
 
-@dataclass(frozen=True)
-class Joined:
+class Joined(NamedTuple):
     rows: pl.LazyFrame
     queries: pl.LazyFrame | None
     qstats: pl.LazyFrame | None

@@ -7,7 +7,8 @@ numbers are the same."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 import polars as pl
 
@@ -34,8 +35,7 @@ def needs_alias(name: str) -> bool:
     return pattern or RESERVED.fullmatch(name) is not None
 
 
-@dataclass(frozen=True)
-class Aliases:
+class Aliases(NamedTuple):
     """The frames and names to evaluate with, and how to name the result's keys back."""
 
     run: pl.DataFrame | pl.LazyFrame

@@ -1,6 +1,7 @@
-"""``check_per_query``'s one-pass test (``engines.finish._nothing_to_report``): when it
-says a per-query frame has nothing to report, the checks one by one raise and warn
-nothing; each kind of bad frame sends the frame through them."""
+"""``check_per_query`` counts everything it checks in one pass (``engines.finish._found``)
+and looks again only at what it found: a clean per-query frame (or one with a null
+value, or a query of the qrels alone) passes with nothing said; each kind of bad frame
+raises or warns, with the message of its check."""
 
 from __future__ import annotations
 
@@ -36,22 +37,16 @@ def _captured(monkeypatch: pytest.MonkeyPatch, **options: object) -> dict:
     return seen
 
 
-def _reports(frame: pl.DataFrame, seen: dict, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """What the checks one by one say about ``frame``: the error, then the warnings."""
+def _reports(frame: pl.DataFrame, seen: dict) -> list[str]:
+    """What ``check_per_query`` says about ``frame``: the error, then the warnings."""
     said: list[str] = []
-    monkeypatch.setattr(finish, "_nothing_to_report", lambda *a, **k: False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            finish.check_per_query(frame, seen["judgement"], **seen["kwargs"])
+            assert finish.check_per_query(frame, seen["judgement"], **seen["kwargs"]) is frame
         except rk.InputError as error:
             said.append(str(error))
-    monkeypatch.undo()
     return said + [str(w.message) for w in caught]
-
-
-def _fast(frame: pl.DataFrame, seen: dict) -> bool:
-    return finish._nothing_to_report(frame, seen["judgement"], **seen["kwargs"])
 
 
 def _variants(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
@@ -83,26 +78,48 @@ def _variants(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
     return out
 
 
+EXPECTED = {  # the start of what each variant's check says
+    "_m0 = nan": "AP is nan for {'query': 'q",  # the first row's query: any of them
+    "_m0 = inf": "AP is inf for {'query': 'q",  # the first row's query: any of them
+    "_m0 = -inf": "AP is -inf for {'query': 'q",  # the first row's query: any of them
+    "no run row (False)": "the run has no rows: there is nothing to evaluate",
+    "no run row (None)": "the run has no rows: there is nothing to evaluate",
+    "one qrels flag False": "1 run query is not in the qrels and is ignored",
+    "one qrels flag None": "1 run query is not in the qrels and is ignored",
+    "_dropped = 1": "duplicates='first': dropped 1 duplicate (query, item) run row(s)",
+}
+
+
 @pytest.mark.parametrize("complete", [False, True])
-def test_nothing_to_report_only_when_the_checks_say_nothing(
+def test_one_pass_reports_exactly_what_is_wrong(
     monkeypatch: pytest.MonkeyPatch, complete: bool
 ) -> None:
     seen = _captured(monkeypatch, complete=complete)
     variants = _variants(seen["frame"])
-    assert len(variants) > 20 and any(c.startswith("_check_") for c in seen["frame"].columns)
-    fast = {name: _fast(frame, seen) for name, frame in variants.items()}
-    said = {name: _reports(frame, seen, monkeypatch) for name, frame in variants.items()}
-    for name in variants:
-        if fast[name]:
-            assert said[name] == [], name
-    # the usual case takes the one pass; a null value is no error, a query of the qrels
-    # alone (not in the run) is no warning
+    checks = [c for c in seen["frame"].columns if c.startswith("_check_")]
+    assert len(variants) > 20 and checks
+    said = {name: _reports(frame, seen) for name, frame in variants.items()}
+    # a null value is no error, a query of the qrels alone (not in the run) no warning
     quiet = ("clean", "_m0 = None", "one run flag False", "one run flag None")
-    assert all(fast[name] and said[name] == [] for name in quiet), fast
-    bad = [name for name in variants if name not in quiet]
-    assert not any(fast[name] for name in bad), [n for n in bad if fast[n]]
-    # each of these is an error or a warning of the checks one by one
-    for name in ("_m0 = nan", "_m0 = inf", "no run row (False)", "one qrels flag False",
-                 "no qrels row (None)", "_dropped = 1"):  # fmt: skip
-        assert said[name], name
-    assert bool(said["no query in both"]) is True
+    # a hash-based count is recounted exactly over the run, which has no such row
+    judgement = seen["judgement"]
+    recounted = [c.name for c in (*judgement.run_checks, *judgement.qrels_checks) if c.recount]
+    quiet += tuple(f"{name} = 1" for name in recounted)
+    assert recounted and all(said[name] == [] for name in quiet), {n: said[n] for n in quiet}
+    for name in variants:
+        if name not in quiet:
+            assert len(said[name]) == 1, (name, said[name])
+    for name, start in EXPECTED.items():
+        assert said[name][0].startswith(start), (name, said[name])
+    for value in ("nan", "inf", "-inf"):
+        assert "}: a measure value must be finite" in said[f"_m0 = {value}"][0]
+    for column in set(checks) - set(recounted):  # the first check with bad rows raises
+        assert said[f"{column} = 1"][0].startswith(("run column", "qrels column")), column
+    no_qrels_row = ("complete=True needs judged queries to average over, but" if complete
+                    else "run and qrels share no query:") + " the qrels have no rows"
+    assert said["no qrels row (False)"][0].startswith(no_qrels_row)
+    assert said["no qrels row (None)"][0].startswith(no_qrels_row)
+    # no query in both: an error unless complete (then the run-only queries are warned of)
+    assert said["no query in both"][0].startswith(
+        "2 run queries are not in the qrels" if complete else "run and qrels share no query"
+    ), said["no query in both"]
