@@ -122,8 +122,15 @@ def test_the_engine_reads_no_query_names_so_the_macro_drops_their_join(
     # the control below would not hold there; the rows above are checked on every version
     if int(duckdb.__version__.split(".")[0]) < 2:
         return
-    assert "any_value" not in con.execute(f"EXPLAIN {call}").fetchall()[0][1].lower()
-    assert "any_value" in con.execute(f"EXPLAIN {names}").fetchall()[0][1].lower()
+    # the JSON plan names the same aggregates ("Aggregates": "any_value(#1)") and renders
+    # in ~0.12 CPU s, where the text plan's boxes of the macro's ~900 operators take ~1.9 s
+    assert "any_value" not in _json_plan(con, call)
+    assert "any_value" in _json_plan(con, names)
+
+
+def _json_plan(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    """DuckDB's physical plan of ``sql`` as JSON text, lower case."""
+    return con.execute(f"EXPLAIN (FORMAT json) {sql}").fetchall()[0][1].lower()
 
 
 def test_a_family_without_entry_sql_is_refused_with_the_reason(

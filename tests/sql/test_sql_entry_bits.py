@@ -58,16 +58,29 @@ def sequential_means(per_query: pl.DataFrame, by: list[str]) -> dict[tuple, floa
     return {key: total if key[-1] in sums else total / count for key, (total, count) in out.items()}
 
 
-@pytest.mark.parametrize("by", [[], ["system"]])
-def test_summary_adds_in_query_order_on_any_thread_count(by: list[str]) -> None:
+@pytest.fixture(scope="module")
+def database() -> tuple[duckdb.DuckDBPyConnection, pl.DataFrame, pl.DataFrame]:
+    """One database with the macros and the data, and the data (installing
+    sql/rankeval.sql costs ~0.18 CPU s: once here, not once per thread count and
+    grouping); each call sets its thread count."""
+    con = duckdb.connect()
+    con.execute(SQL.read_text())
     run, qrels = make_data(3000)
+    con.register("runs", run.to_arrow())
+    con.register("judgments", qrels.to_arrow())
+    return con, run, qrels
+
+
+@pytest.mark.parametrize("by", [[], ["system"]])
+def test_summary_adds_in_query_order_on_any_thread_count(
+    database: tuple[duckdb.DuckDBPyConnection, pl.DataFrame, pl.DataFrame], by: list[str]
+) -> None:
+    con, run, qrels = database
     call = f"('runs', 'judgments', {MEASURES!r}, by := {by!r})"
     summaries = []
     for threads in (1, 2, 4):
-        con = duckdb.connect(config={"threads": threads})
-        con.execute(SQL.read_text())
-        con.register("runs", run.to_arrow())
-        con.register("judgments", qrels.to_arrow())
+        con.execute(f"SET threads = {threads}")
+        assert con.execute("SELECT current_setting('threads')").fetchall() == [(threads,)]
         if threads == 1:
             expected = sequential_means(con.sql(f"SELECT * FROM rankeval_per_query{call}").pl(), by)
         got = con.sql(f"SELECT * FROM rankeval_summary{call}").pl()
