@@ -459,7 +459,7 @@ resolved AS (
         w._value IS NOT NULL AS _written,
         CASE WHEN w._value IS NOT NULL THEN replace(w._value, ' ', '')
              WHEN ps.value IS NOT NULL THEN ps.value
-             WHEN p.param = 'rel' THEN CAST(CAST(rel AS DOUBLE) AS VARCHAR)
+             WHEN p.param = 'rel' THEN CAST(TRY_CAST(rel AS DOUBLE) AS VARCHAR)  -- TRY: a text rel raises in _args's check, not here first
              ELSE p.default_value END AS _value,
         CASE WHEN w._value IS NULL THEN p.choices IS NULL ELSE w._is_number END AS _is_number
     FROM fam AS f
@@ -1631,10 +1631,11 @@ LEFT JOIN _qnames AS n ON n._q = v._q;
 -- rel := 2).  k := sets those cutoffs only: with named measures, name the cutoffs in them.
 CREATE OR REPLACE MACRO rankeval_default_measure(family, cut, k, rel) AS
     family
-    || CASE WHEN rel = 1 THEN ''
-            WHEN CAST(rel AS DOUBLE) = FLOOR(CAST(rel AS DOUBLE))
-                THEN '(rel=' || CAST(CAST(rel AS BIGINT) AS VARCHAR) || ')'
-            ELSE '(rel=' || CAST(CAST(rel AS DOUBLE) AS VARCHAR) || ')' END
+    || CASE WHEN TRY_CAST(rel AS DOUBLE) = 1 THEN ''
+            -- TRY_CAST: a text rel raises in _args's check, whichever runs first
+            WHEN TRY_CAST(rel AS DOUBLE) = FLOOR(TRY_CAST(rel AS DOUBLE))
+                THEN '(rel=' || CAST(TRY_CAST(rel AS BIGINT) AS VARCHAR) || ')'
+            ELSE '(rel=' || CAST(TRY_CAST(rel AS DOUBLE) AS VARCHAR) || ')' END
     || CASE WHEN cut THEN '@' || CAST(COALESCE(k, 10) AS VARCHAR) ELSE '' END;
 
 CREATE OR REPLACE MACRO rankeval_measures_or_default(measures, k, rel) AS CASE

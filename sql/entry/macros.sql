@@ -327,10 +327,11 @@ LEFT JOIN _qnames AS n ON n._q = v._q;
 -- rel := 2).  k := sets those cutoffs only: with named measures, name the cutoffs in them.
 CREATE OR REPLACE MACRO rankeval_default_measure(family, cut, k, rel) AS
     family
-    || CASE WHEN rel = 1 THEN ''
-            WHEN CAST(rel AS DOUBLE) = FLOOR(CAST(rel AS DOUBLE))
-                THEN '(rel=' || CAST(CAST(rel AS BIGINT) AS VARCHAR) || ')'
-            ELSE '(rel=' || CAST(CAST(rel AS DOUBLE) AS VARCHAR) || ')' END
+    || CASE WHEN TRY_CAST(rel AS DOUBLE) = 1 THEN ''
+            -- TRY_CAST: a text rel raises in _args's check, whichever runs first
+            WHEN TRY_CAST(rel AS DOUBLE) = FLOOR(TRY_CAST(rel AS DOUBLE))
+                THEN '(rel=' || CAST(TRY_CAST(rel AS BIGINT) AS VARCHAR) || ')'
+            ELSE '(rel=' || CAST(TRY_CAST(rel AS DOUBLE) AS VARCHAR) || ')' END
     || CASE WHEN cut THEN '@' || CAST(COALESCE(k, 10) AS VARCHAR) ELSE '' END;
 
 CREATE OR REPLACE MACRO rankeval_measures_or_default(measures, k, rel) AS CASE

@@ -119,7 +119,7 @@ resolved AS (
         w._value IS NOT NULL AS _written,
         CASE WHEN w._value IS NOT NULL THEN replace(w._value, ' ', '')
              WHEN ps.value IS NOT NULL THEN ps.value
-             WHEN p.param = 'rel' THEN CAST(CAST(rel AS DOUBLE) AS VARCHAR)
+             WHEN p.param = 'rel' THEN CAST(TRY_CAST(rel AS DOUBLE) AS VARCHAR)  -- TRY: a text rel raises in _args's check, not here first
              ELSE p.default_value END AS _value,
         CASE WHEN w._value IS NULL THEN p.choices IS NULL ELSE w._is_number END AS _is_number
     FROM fam AS f
