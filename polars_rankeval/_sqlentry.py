@@ -588,6 +588,14 @@ def _check_sql(d: Dialect) -> str:
     )
 
 
+# DuckDB's macros (Dialect.judged_positions): the reads of the run that wait for _rq's
+# aggregate (the judged rows, the tied rows, the exact repeats, the window) read it again
+# from the file (sql/entry/macros.sql's _run_raw), which no stored copy of every row then
+# serves: -9% CPU and -330 MiB at 10M rows with a few tied judged rows, +2-4% CPU with
+# none or with most rows tied (benchmarks/RESULTS.md, sqlfast28)
+RUN_AGAIN = "_run_again"
+
+
 def _ranked_sql(d: Dialect) -> str:
     """The run's positions: trec_eval's order (key descending, item descending in byte
     order) within each (group, query).  Where the group columns are a value that is the
@@ -595,10 +603,11 @@ def _ranked_sql(d: Dialect) -> str:
     ranks without them then: the window's sort key is a fifth narrower (measured), and
     the planner drops the branch whose condition is false."""
 
-    # with judged-row positions (_judged_positions_sql) the window ranks only otherwise
+    # with judged-row positions (_judged_positions_sql) the window ranks only otherwise,
+    # from the run read again (RUN_AGAIN)
     source = "_run AS r"
     if d.judged_positions:
-        source += "\n        CROSS JOIN _lists AS lf WHERE NOT lf._on AND "
+        source = f"{RUN_AGAIN} AS r\n        CROSS JOIN _lists AS lf WHERE NOT lf._on AND "
     elif d.no_groups:
         source += " WHERE "
 
@@ -665,19 +674,41 @@ def _judged_positions_sql(d: Dialect) -> str:
                 list_position(k._keys, j._key) AS _first
             FROM (
                 SELECT {g('r')}r._q, r._item, r._key, q._rel
-                FROM _run AS r
+                FROM {RUN_AGAIN} AS r
                 JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
                 CROSS JOIN _lists AS lf WHERE lf._on
             ) AS j
             JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
         ) AS j
     ),
-    _jties AS (
+    {_tied_rows_sql(d)}"""
+
+
+def _tied_rows_sql(d: Dialect) -> str:
+    """CTE ``_jties`` (after :func:`_judged_positions_sql`'s ``_jkeys``): per tied judged
+    row, the rows of its query with the same key and an item greater in byte order.
+    It reads the run again (:data:`RUN_AGAIN`) for only the queries of tied judged rows:
+    both small sides come from ``unnest`` of one list, which the planner estimates at
+    one row, so it builds its hash tables on them (estimated from ``_jkeys``, it built
+    on the 10M run rows), and DuckDB prunes the scan to those queries' row groups; with
+    no tied judged row the scan is skipped."""
+    g, gj = d.g, d.gj
+    packed_group = "_g := t._g, " if g("t") else ""  # the group columns, where a column
+    return f"""_jties AS (
         SELECT {g('j')}j._q, j._item, COUNT(*) AS _above
-        FROM _jkeys AS j
-        JOIN _run AS r ON {gj('r', 'j')}r._q = j._q AND r._key = j._key
+        FROM (
+            SELECT {g('u._t')}u._t._q AS _q, u._t._item AS _item, u._t._key AS _key
+            FROM (SELECT unnest(list(struct_pack({packed_group}_q := t._q, _item := t._item,
+                                                 _key := t._key))) AS _t
+                  FROM _jkeys AS t WHERE t._tied) AS u
+        ) AS j
+        JOIN (
+            SELECT {g('r')}r._q, r._item, r._key
+            FROM {RUN_AGAIN} AS r
+            JOIN (SELECT unnest(list(DISTINCT t._q)) AS _q FROM _jkeys AS t WHERE t._tied) AS tq
+                ON r._q = tq._q
+        ) AS r ON {gj('r', 'j')}r._q = j._q AND r._key = j._key
             AND {d.bytes_order('r._item')} > {d.bytes_order('j._item')}
-        WHERE j._tied
         GROUP BY {g('j')}j._q, j._item
     ),"""
 
@@ -728,6 +759,7 @@ def _repeats_sql(d: Dialect) -> str:
         flagged = (f"\n        JOIN (SELECT {g('f')}f._q FROM _rq AS f WHERE f._hdup > 0) AS f"
                    f"\n            ON {d.gj('f', 'r')}f._q = r._q")
         item_hash = f"CAST({d.fingerprint('r._item')} >> 32 AS UINTEGER)"
+        exact = exact.replace("FROM _run AS r", f"FROM {RUN_AGAIN} AS r")
         return _listed_repeats_sql(d, exact.replace("@@FLAGGED@@", flagged), item_hash)
     flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f"
     return f"""_rq AS (

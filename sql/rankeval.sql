@@ -723,24 +723,41 @@ _runcheck AS (
         ELSE 0 END AS _ok
     FROM _runcols AS c CROSS JOIN _args AS a CROSS JOIN _types AS t
 ),
+-- the run as read, with each row's key (null where _run's check raises): not stored, read
+-- once by _run and again by the reads after _rq's aggregate (_run_again), which each
+-- scan the file again where a stored copy of every row (~550 MB at 10M rows: page
+-- faults and copies) cost more (benchmarks/RESULTS.md, sqlfast28)
+_run_raw AS NOT MATERIALIZED (
+    SELECT i._g, i._q0, i._item0, i._o0,
+        CASE WHEN rank IS NULL THEN
+                 CASE WHEN isfinite(TRY_CAST(i._o0 AS DOUBLE)) THEN  -- single precision as in trec_eval's C float:
+                      -- beyond its range +-inf (C's rounding), not DuckDB's cast error
+                      CAST(CAST(CASE WHEN abs(TRY_CAST(i._o0 AS DOUBLE)) < 3.4028235677973366e38
+                                     THEN TRY_CAST(i._o0 AS DOUBLE)
+                                     ELSE sign(TRY_CAST(i._o0 AS DOUBLE)) * CAST('inf' AS DOUBLE) END
+                                AS REAL) AS DOUBLE) END
+             WHEN TRY_CAST(i._o0 AS DOUBLE) > 0
+                  AND TRY_CAST(i._o0 AS DOUBLE) = FLOOR(TRY_CAST(i._o0 AS DOUBLE))
+                 THEN -TRY_CAST(i._o0 AS DOUBLE) END AS _key0
+    FROM (
+        SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS _q0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS _item0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(rank, score))) AS _o0
+        FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
+    ) AS i
+),
 _run AS (
     SELECT o._g, o._q, o._item,
-        CASE WHEN rank IS NULL THEN
-                 CASE WHEN isfinite(TRY_CAST(o._o AS DOUBLE)) THEN  -- single precision as in trec_eval's C float:
-                      -- beyond its range +-inf (C's rounding), not DuckDB's cast error
-                      CAST(CAST(CASE WHEN abs(CAST(o._o AS DOUBLE)) < 3.4028235677973366e38
-                                     THEN CAST(o._o AS DOUBLE)
-                                     ELSE sign(CAST(o._o AS DOUBLE)) * CAST('inf' AS DOUBLE) END
-                                AS REAL) AS DOUBLE)
-                      WHEN o._o IS NOT NULL AND TRY_CAST(o._o AS DOUBLE) IS NULL  -- text such as 'high'
-                          THEN error('run column ''' || score || ''': score must be numeric, got '''
-                                     || CAST(o._o AS VARCHAR) || '''; example row: ' || query || '='
-                                     || CAST(o._q AS VARCHAR) || ', ' || item || '='
-                                     || CAST(o._item AS VARCHAR))
-                      ELSE error('run column ''' || score || ''': score is null, NaN or infinite;'
-                                 || ' example query: ' || CAST(o._q AS VARCHAR)) END
-             WHEN TRY_CAST(o._o AS DOUBLE) > 0 AND CAST(o._o AS DOUBLE) = FLOOR(CAST(o._o AS DOUBLE))
-                 THEN -CAST(o._o AS DOUBLE)
+        CASE WHEN o._key0 IS NOT NULL THEN o._key0
+             WHEN rank IS NULL AND o._o IS NOT NULL AND TRY_CAST(o._o AS DOUBLE) IS NULL  -- text such as 'high'
+                 THEN error('run column ''' || score || ''': score must be numeric, got '''
+                            || CAST(o._o AS VARCHAR) || '''; example row: ' || query || '='
+                            || CAST(o._q AS VARCHAR) || ', ' || item || '='
+                            || CAST(o._item AS VARCHAR))
+             WHEN rank IS NULL
+                 THEN error('run column ''' || score || ''': score is null, NaN or infinite;'
+                            || ' example query: ' || CAST(o._q AS VARCHAR))
              ELSE error('run column ''' || rank || ''': rank must be a positive integer (1 = top);'
                         || ' example query: ' || CAST(o._q AS VARCHAR)) END AS _key
     FROM (
@@ -769,17 +786,21 @@ _run AS (
                                         ELSE 'rank must be a positive integer (1 = top)' END
                            ELSE 'run has no column ''' || COALESCE(rank, score) || ''' (columns: '
                                 || CAST(k._cols AS VARCHAR) || ')' END)
-                ELSE i._o0 END AS _o
-        FROM (
-            SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
-                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS _q0,
-                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS _item0,
-                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(rank, score))) AS _o0
-            FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
-        ) AS i
+                ELSE i._o0 END AS _o,
+            i._key0
+        FROM _run_raw AS i
         CROSS JOIN _runcheck AS k
         WHERE k._ok = 0
     ) AS o
+),
+-- the run read again (_sqlentry: the judged rows, ties, exact repeats, the window's
+-- ranking): unchecked, as _run raised before any of them runs (each waits for _rq's
+-- aggregate); where no row is asked for, the join skips the scan
+_run_again AS NOT MATERIALIZED (
+    SELECT r._g, r._q0 AS _q, r._item0 AS _item, r._key0 AS _key
+    FROM _run_raw AS r
+    CROSS JOIN _runcheck AS k
+    WHERE k._ok = 0
 ),
 _qrels_src AS (
     -- CASE, not COALESCE(x, error(...)): as in _run
@@ -919,7 +940,7 @@ _specs AS (
     ),
     _rdup AS (
         SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
-        FROM _run AS r
+        FROM _run_again AS r
         JOIN (SELECT f._g, f._q FROM _rq AS f WHERE f._hdup > 0) AS f
             ON f._g IS NOT DISTINCT FROM r._g AND f._q = r._q
         GROUP BY r._g, r._q
@@ -959,7 +980,7 @@ _specs AS (
                 list_position(k._keys, j._key) AS _first
             FROM (
                 SELECT r._g, r._q, r._item, r._key, q._rel
-                FROM _run AS r
+                FROM _run_again AS r
                 JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
                 CROSS JOIN _lists AS lf WHERE lf._on
             ) AS j
@@ -968,21 +989,30 @@ _specs AS (
     ),
     _jties AS (
         SELECT j._g, j._q, j._item, COUNT(*) AS _above
-        FROM _jkeys AS j
-        JOIN _run AS r ON r._g IS NOT DISTINCT FROM j._g AND r._q = j._q AND r._key = j._key
+        FROM (
+            SELECT u._t._g, u._t._q AS _q, u._t._item AS _item, u._t._key AS _key
+            FROM (SELECT unnest(list(struct_pack(_g := t._g, _q := t._q, _item := t._item,
+                                                 _key := t._key))) AS _t
+                  FROM _jkeys AS t WHERE t._tied) AS u
+        ) AS j
+        JOIN (
+            SELECT r._g, r._q, r._item, r._key
+            FROM _run_again AS r
+            JOIN (SELECT unnest(list(DISTINCT t._q)) AS _q FROM _jkeys AS t WHERE t._tied) AS tq
+                ON r._q = tq._q
+        ) AS r ON r._g IS NOT DISTINCT FROM j._g AND r._q = j._q AND r._key = j._key
             AND CAST(r._item AS VARCHAR) > CAST(j._item AS VARCHAR)
-        WHERE j._tied
         GROUP BY j._g, j._q, j._item
     ),
     _ranked AS (
         SELECT r._g, r._q, r._item,
             ROW_NUMBER() OVER (PARTITION BY r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos
-        FROM _run AS r
+        FROM _run_again AS r
         CROSS JOIN _lists AS lf WHERE NOT lf._on AND len("by") = 0
         UNION ALL
         SELECT r._g, r._q, r._item,
             ROW_NUMBER() OVER (PARTITION BY r._g, r._q ORDER BY r._key DESC, CAST(r._item AS VARCHAR) DESC) AS _pos
-        FROM _run AS r
+        FROM _run_again AS r
         CROSS JOIN _lists AS lf WHERE NOT lf._on AND NOT (len("by") = 0)
     ),
     -- the judged retrieved rows: all that is read of the ranked run

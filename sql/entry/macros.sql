@@ -135,24 +135,41 @@ _runcheck AS (
         ELSE 0 END AS _ok
     FROM _runcols AS c CROSS JOIN _args AS a CROSS JOIN _types AS t
 ),
+-- the run as read, with each row's key (null where _run's check raises): not stored, read
+-- once by _run and again by the reads after _rq's aggregate (_run_again), which each
+-- scan the file again where a stored copy of every row (~550 MB at 10M rows: page
+-- faults and copies) cost more (benchmarks/RESULTS.md, sqlfast28)
+_run_raw AS NOT MATERIALIZED (
+    SELECT i._g, i._q0, i._item0, i._o0,
+        CASE WHEN rank IS NULL THEN
+                 CASE WHEN isfinite(TRY_CAST(i._o0 AS DOUBLE)) THEN  -- single precision as in trec_eval's C float:
+                      -- beyond its range +-inf (C's rounding), not DuckDB's cast error
+                      CAST(CAST(CASE WHEN abs(TRY_CAST(i._o0 AS DOUBLE)) < 3.4028235677973366e38
+                                     THEN TRY_CAST(i._o0 AS DOUBLE)
+                                     ELSE sign(TRY_CAST(i._o0 AS DOUBLE)) * CAST('inf' AS DOUBLE) END
+                                AS REAL) AS DOUBLE) END
+             WHEN TRY_CAST(i._o0 AS DOUBLE) > 0
+                  AND TRY_CAST(i._o0 AS DOUBLE) = FLOOR(TRY_CAST(i._o0 AS DOUBLE))
+                 THEN -TRY_CAST(i._o0 AS DOUBLE) END AS _key0
+    FROM (
+        SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS _q0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS _item0,
+            COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(rank, score))) AS _o0
+        FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
+    ) AS i
+),
 _run AS (
     SELECT o._g, o._q, o._item,
-        CASE WHEN rank IS NULL THEN
-                 CASE WHEN isfinite(TRY_CAST(o._o AS DOUBLE)) THEN  -- single precision as in trec_eval's C float:
-                      -- beyond its range +-inf (C's rounding), not DuckDB's cast error
-                      CAST(CAST(CASE WHEN abs(CAST(o._o AS DOUBLE)) < 3.4028235677973366e38
-                                     THEN CAST(o._o AS DOUBLE)
-                                     ELSE sign(CAST(o._o AS DOUBLE)) * CAST('inf' AS DOUBLE) END
-                                AS REAL) AS DOUBLE)
-                      WHEN o._o IS NOT NULL AND TRY_CAST(o._o AS DOUBLE) IS NULL  -- text such as 'high'
-                          THEN error('run column ''' || score || ''': score must be numeric, got '''
-                                     || CAST(o._o AS VARCHAR) || '''; example row: ' || query || '='
-                                     || CAST(o._q AS VARCHAR) || ', ' || item || '='
-                                     || CAST(o._item AS VARCHAR))
-                      ELSE error('run column ''' || score || ''': score is null, NaN or infinite;'
-                                 || ' example query: ' || CAST(o._q AS VARCHAR)) END
-             WHEN TRY_CAST(o._o AS DOUBLE) > 0 AND CAST(o._o AS DOUBLE) = FLOOR(CAST(o._o AS DOUBLE))
-                 THEN -CAST(o._o AS DOUBLE)
+        CASE WHEN o._key0 IS NOT NULL THEN o._key0
+             WHEN rank IS NULL AND o._o IS NOT NULL AND TRY_CAST(o._o AS DOUBLE) IS NULL  -- text such as 'high'
+                 THEN error('run column ''' || score || ''': score must be numeric, got '''
+                            || CAST(o._o AS VARCHAR) || '''; example row: ' || query || '='
+                            || CAST(o._q AS VARCHAR) || ', ' || item || '='
+                            || CAST(o._item AS VARCHAR))
+             WHEN rank IS NULL
+                 THEN error('run column ''' || score || ''': score is null, NaN or infinite;'
+                            || ' example query: ' || CAST(o._q AS VARCHAR))
              ELSE error('run column ''' || rank || ''': rank must be a positive integer (1 = top);'
                         || ' example query: ' || CAST(o._q AS VARCHAR)) END AS _key
     FROM (
@@ -181,17 +198,21 @@ _run AS (
                                         ELSE 'rank must be a positive integer (1 = top)' END
                            ELSE 'run has no column ''' || COALESCE(rank, score) || ''' (columns: '
                                 || CAST(k._cols AS VARCHAR) || ')' END)
-                ELSE i._o0 END AS _o
-        FROM (
-            SELECT struct_pack(*COLUMNS(lambda c: c = '__rk_g' OR list_contains("by", c))) AS _g,
-                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = query)) AS _q0,
-                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = item)) AS _item0,
-                COALESCE(*COLUMNS(lambda c: c = '__rk_none' OR c = COALESCE(rank, score))) AS _o0
-            FROM (SELECT 0 AS __rk_g, NULL AS __rk_none, * FROM query_table(run_table)) AS r
-        ) AS i
+                ELSE i._o0 END AS _o,
+            i._key0
+        FROM _run_raw AS i
         CROSS JOIN _runcheck AS k
         WHERE k._ok = 0
     ) AS o
+),
+-- the run read again (_sqlentry: the judged rows, ties, exact repeats, the window's
+-- ranking): unchecked, as _run raised before any of them runs (each waits for _rq's
+-- aggregate); where no row is asked for, the join skips the scan
+_run_again AS NOT MATERIALIZED (
+    SELECT r._g, r._q0 AS _q, r._item0 AS _item, r._key0 AS _key
+    FROM _run_raw AS r
+    CROSS JOIN _runcheck AS k
+    WHERE k._ok = 0
 ),
 _qrels_src AS (
     -- CASE, not COALESCE(x, error(...)): as in _run
