@@ -164,3 +164,19 @@ def test_exact_name_parses_back_to_the_measure() -> None:
     assert rbp.exact_name == "RBP(p=0.123456789)@7"
     # defaults stay out of the name, as in str()
     assert parse_measure("AP(norm=R)").exact_name == "AP"
+
+
+def test_the_run_table_is_read_two_to_six_times(con: duckdb.DuckDBPyConnection) -> None:
+    """The macro reads the user's run table two to six times (each read
+    for its own columns), where it stored a copy of every row before (sqlfast28,
+    benchmarks/RESULTS.md): what README's "expensive view" advice rests on."""
+    con.execute("CREATE OR REPLACE TABLE scans_src AS SELECT 'q' || (i % 5) AS query, "
+                "'d' || i AS item, (i * 7 % 13)::DOUBLE AS score FROM range(200) t(i)")
+    con.execute("CREATE OR REPLACE TABLE scans_judg AS SELECT query, item, 1 AS relevance "
+                "FROM scans_src WHERE score < 3")
+    con.execute("CREATE OR REPLACE VIEW scans_run AS SELECT * FROM scans_src")
+    call = ("SELECT * FROM rankeval_summary('scans_run', 'scans_judg', "
+            "['AP', 'nDCG@10', 'P@10', 'R@100', 'RR'])")
+    reads = _json_plan(con, call).count("scans_src")
+    assert 2 <= reads <= 6, reads
+    assert _json_plan(con, call.replace("scans_run", "scans_src")).count("scans_src") == reads
