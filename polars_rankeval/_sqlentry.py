@@ -744,12 +744,16 @@ def _repeats_sql(d: Dialect) -> str:
     10M rows, 4 pairs, load 18-20).  The exact per-query distinct count over every row
     was ~15% of a call's CPU."""
     g = d.g
-    exact = f"""SELECT {g('r')}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
-        FROM _run AS r@@FLAGGED@@
+
+    def exact(source: str, flagged: str = "") -> str:
+        """The exact per-(group, query) rows and repeats of ``source``'s rows (joined to
+        ``flagged``, the queries to count)."""
+        return f"""SELECT {g('r')}r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
+        FROM {source} AS r{flagged}
         GROUP BY {g('r')}r._q"""
+
     if d.fingerprint is None:
-        plain = exact.replace("@@FLAGGED@@", "")
-        return f"_rq AS (\n        {plain}\n    ),\n    _rdup AS (SELECT * FROM _rq),"
+        return f"_rq AS (\n        {exact('_run')}\n    ),\n    _rdup AS (SELECT * FROM _rq),"
     fingerprint = d.fingerprint(f"{g('r')}r._q, r._item")
     if d.no_groups:  # a constant group column is not hashed (measured ~1/3 of the hashing)
         fingerprint = (
@@ -759,15 +763,14 @@ def _repeats_sql(d: Dialect) -> str:
         flagged = (f"\n        JOIN (SELECT {g('f')}f._q FROM _rq AS f WHERE f._hdup > 0) AS f"
                    f"\n            ON {d.gj('f', 'r')}f._q = r._q")
         item_hash = f"CAST({d.fingerprint('r._item')} >> 32 AS UINTEGER)"
-        exact = exact.replace("FROM _run AS r", f"FROM {RUN_AGAIN} AS r")
-        return _listed_repeats_sql(d, exact.replace("@@FLAGGED@@", flagged), item_hash)
+        return _listed_repeats_sql(d, exact(RUN_AGAIN, flagged), item_hash)
     flagged = "\n        CROSS JOIN (SELECT 1 AS _one FROM _fp AS f WHERE f._h > 0) AS f"
     return f"""_rq AS (
         SELECT {g('r')}r._q, COUNT(*) AS _n FROM _run AS r GROUP BY {g('r')}r._q
     ),
     _fp AS (SELECT COUNT(*) - COUNT(DISTINCT {fingerprint}) AS _h FROM _run AS r),
     _rdup AS (
-        {exact.replace('@@FLAGGED@@', flagged)}
+        {exact('_run', flagged)}
     ),"""
 
 
