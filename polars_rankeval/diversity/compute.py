@@ -37,6 +37,7 @@ from polars_rankeval.engines.spec import Spec
 from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import example
 from polars_rankeval.prepare.ranking import POS
+from polars_rankeval.prepare.schema import read_schema
 
 __all__ = [
     "check_subtopic_columns", "diversity_names", "greedy_ideal", "has_subtopics", "per_query",
@@ -130,7 +131,7 @@ def subtopic_qrels(
     ``diverse`` the diversity measures asked) and row-checked at collect time:
     ``query, subtopic, item, relevance`` with the user's column names (and the
     ``carried`` ``by`` columns: query attributes, see ``query_groups``)."""
-    schema = qrels.collect_schema()
+    schema = read_schema(qrels, "qrels")
     check_subtopic_columns(schema.names(), c, diverse, lambda: f"; example row: {example(qrels)}")
     if not schema[c.relevance].is_numeric():
         raise InputError(
@@ -203,7 +204,7 @@ def has_subtopics(qrels: Any, c: Columns) -> bool:
     """
     if qrels is None:
         return False
-    names = qrels.columns if is_spark_frame(qrels) else qrels.collect_schema().names()
+    names = qrels.columns if is_spark_frame(qrels) else read_schema(qrels.lazy(), "qrels").names()
     return c.subtopic in names
 
 
@@ -253,7 +254,7 @@ def topic_spec(spec: Spec) -> tuple[Spec, pl.LazyFrame | None]:
     assert spec.qrels is not None
     qrels = spec.qrels.lazy()
     # by columns the qrels carry too are query attributes: complete=True reads them
-    carried = [b for b in spec.options.by if b in qrels.collect_schema()]
+    carried = [b for b in spec.options.by if b in read_schema(qrels, "qrels")]
     subtopics = subtopic_qrels(qrels, spec.columns, carried, diversity_names(spec))
     return spec._replace(qrels=topic_qrels(subtopics, spec.columns, carried)), subtopics
 

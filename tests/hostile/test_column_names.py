@@ -90,3 +90,20 @@ def test_validate_reports_under_the_users_column_names() -> None:
     assert bad["check"].to_list() == ["qrels ^a$: null/NaN"]
     assert bad["example"].to_list() == ["{'_pos': 'q1', 'item': 'b', '^a$': None}"]
     assert not report.select(pl.concat_str(pl.all().cast(pl.String)).str.contains("user_").any()).item()
+
+
+DIVERSITY_QRELS = pl.LazyFrame({"query": ["q1"], "subtopic": [1], "item": ["a"], "relevance": [1]})
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize(("side", "measure"), [("run", "AP"), ("qrels", "AP"),
+                                               ("run", "alpha_nDCG@10"), ("qrels", "alpha_nDCG@10")])  # fmt: skip
+def test_a_lazy_plan_naming_a_missing_column_is_an_input_error(engine: str, side: str, measure: str) -> None:
+    """The user's own LazyFrame that cannot resolve (a column it reads is not there) is
+    reported as the project's error naming the side, not polars' raw plan error."""
+    run = BASE_RUN.drop("sys").lazy()
+    qrels = DIVERSITY_QRELS if measure.startswith("alpha") else QRELS.lazy()
+    broken = {"run": run, "qrels": qrels}[side].with_columns(pl.col("nope") + 1)
+    run, qrels = (broken, qrels) if side == "run" else (run, broken)
+    with pytest.raises(rk.InputError, match=f'cannot read the {side}: unable to find column "nope"'):
+        rk.evaluate(run, qrels, [measure], engine=engine)
