@@ -6,9 +6,10 @@ The numbers equal :func:`polars_rankeval.evaluate`'s to 1e-9.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from polars_rankeval._errors import InputError
 from polars_rankeval._parse import parse_measure
@@ -39,52 +40,82 @@ def _check(
 ) -> None:
     """One aggregation per frame, both in one Spark job: null ids, null/NaN scores,
     duplicate rows; raises :class:`InputError` as the polars engine does, in its order (the
-    qrels first, :data:`~polars_rankeval.prepare.checks.FRAME_ORDER`; without the example
-    row).  The SQL raises on the same problems, but only when the result is computed."""
+    qrels first, :data:`~polars_rankeval.prepare.checks.FRAME_ORDER`), with a first
+    offending row (read only then).  The SQL raises on the same problems, but only when
+    the result is computed."""
+    from pyspark.sql import functions as F
+
+    query, item, subtopic = columns["query"], columns["item"], columns.get("subtopic")
+    frames = [_SparkFrame("run", run_df, columns["order"], columns["order_noun"], [*by, query, item],
+                          duplicates == "error", "")]
+    if qrels_df is not None:
+        # subtopic qrels judge an item once per subtopic
+        key = [query, subtopic, item] if subtopic else [query, item]
+        frames.append(_SparkFrame("qrels", qrels_df, columns["relevance"], "relevance", key, True, subtopic or ""))
+    counts = None
+    for frame in frames:
+        row = frame.df.select(F.lit(frame.what).alias("frame"), *[
+            count.alias(name) for name, (_, count, _) in _spark_problems(frame, query, item).items()])
+        counts = row if counts is None else counts.unionByName(row, allowMissingColumns=True)
+    assert counts is not None
+    found = {row["frame"]: row for row in counts.collect()}
+    # every engine's order: the qrels' checks, then the run's
+    for frame in sorted(frames, key=lambda frame: FRAME_ORDER.index(frame.what)):
+        for name, (message, _, offending) in _spark_problems(frame, query, item).items():
+            if found[frame.what][name]:
+                rows = offending().limit(1).collect()
+                shown = str(rows[0].asDict()) if rows else "(none)"
+                raise InputError(f"{message}: {found[frame.what][name]} row(s); example row: {shown}")
+
+
+class _SparkFrame(NamedTuple):
+    """One frame :func:`_check` reads: ``value`` the score/rank or relevance column (``noun``
+    says which, for the message), ``key`` the columns a row is unique by (when ``unique``), ``subtopic`` the qrels'
+    subtopic column ('' for none)."""
+
+    what: str
+    df: DataFrame
+    value: str
+    noun: str
+    key: list[str]
+    unique: bool
+    subtopic: str
+
+
+def _spark_problems(frame: _SparkFrame, query: str, item: str) -> dict[str, tuple[str, Any, Any]]:
+    """Each check of ``frame`` in the polars engine's order (subtopic qrels: ids, then
+    values): its message, its count (a Spark aggregate) and its offending rows (a
+    function returning a DataFrame, run only to show an example)."""
     from pyspark.sql import functions as F
 
     def col(name: str) -> Any:
         return F.col(_backticked(name))
 
-    def bad(predicate: Any) -> Any:
-        return F.sum(F.when(predicate, 1).otherwise(0)).cast("bigint")
+    def null(name: str) -> tuple[Any, Any]:
+        return col(name).isNull(), lambda: frame.df.filter(col(name).isNull())
 
-    query, item, subtopic = columns["query"], columns["item"], columns.get("subtopic")
-    frames = [("run", run_df, columns["order"], [*by, query, item], duplicates == "error")]
-    if qrels_df is not None:
-        # subtopic qrels judge an item once per subtopic
-        key = [query, subtopic, item] if subtopic else [query, item]
-        frames.append(("qrels", qrels_df, columns["relevance"], key, True))
-    counts = None
-    for what, frame, value, key, unique in frames:
-        repeated = F.count(F.lit(1)) - F.count_distinct(*[col(k) for k in key])
-        # a null subtopic before the repeats (count_distinct skips rows with a null)
-        sub = subtopic if what == "qrels" else None
-        row = frame.select(
-            F.lit(what).alias("frame"),
-            bad(col(query).isNull()).alias("query"),
-            bad(col(item).isNull()).alias("item"),
-            bad(col(value).isNull() | F.isnan(col(value).cast("double"))).alias("value"),
-            (bad(col(sub).isNull()) if sub else F.lit(0).cast("bigint")).alias("subtopic"),
-            (repeated if unique else F.lit(0)).cast("bigint").alias("repeated"),
-        )  # fmt: skip
-        counts = row if counts is None else counts.unionByName(row)
-    assert counts is not None
-    found = {row["frame"]: row for row in counts.collect()}
-    # every engine's order: the qrels' checks, then the run's
-    for what, _, value, key, _ in sorted(frames, key=lambda frame: FRAME_ORDER.index(frame[0])):
-        sub = subtopic if what == "qrels" else None
-        problems = {  # in the polars engine's order (subtopic qrels: ids, then values)
-            "query": f"{what} column {query!r}: query id is null",
-            **({"subtopic": f"{what} column {sub!r}: subtopic is null"} if sub else {}),
-            "item": f"{what} column {item!r}: item id is null",
-            "value": f"{what} column {value!r}: value is null or NaN",
-            "repeated": f"{what}: duplicate ({', '.join(key)}) rows",
-        }
-        for name, message in problems.items():
-            count = found[what][name] or 0
-            if count:
-                raise InputError(f"{message}: {count} row(s)")
+    what, df, value, key = frame.what, frame.df, frame.value, frame.key
+    checks = {"query": (f"{what} column {query!r}: query id is null", *null(query))}
+    if frame.subtopic:
+        checks["subtopic"] = (f"{what} column {frame.subtopic!r}: subtopic is null", *null(frame.subtopic))
+    checks["item"] = (f"{what} column {item!r}: item id is null", *null(item))
+    as_double = col(value).cast("double")
+    bad_value = col(value).isNull() | F.isnan(as_double) | as_double.isin(math.inf, -math.inf)
+    # the polars engine's words: NaN and infinity are named only for a float column
+    floating = df.schema[value].dataType.typeName() in ("float", "double")
+    problem = "is null, NaN or infinite" if floating else "is null"
+    checks["value"] = (f"{what} column {value!r}: {frame.noun} {problem}", bad_value,
+                       lambda: df.filter(bad_value))  # fmt: skip
+    if frame.unique:
+        groups = df.groupBy(*[col(k) for k in key]).agg(F.count(F.lit(1)).alias("_rk_rows"))
+        repeated = groups.filter(F.col("_rk_rows") > 1).drop("_rk_rows")
+        checks["repeated"] = (f"{what}: duplicate ({', '.join(key)}) rows", None,
+                              lambda: df.join(repeated.limit(1), on=key, how="left_semi"))  # fmt: skip
+    counts = {name: F.sum(F.when(bad, 1).otherwise(0)).cast("bigint")
+              for name, (_, bad, _) in checks.items() if name != "repeated"}
+    # rows beyond the distinct keys (count_distinct skips a null key: the null checks come first)
+    counts["repeated"] = F.count(F.lit(1)) - F.count_distinct(*[col(k) for k in key])
+    return {name: (message, counts[name], rows) for name, (message, _, rows) in checks.items()}
 
 
 def evaluate(
@@ -153,6 +184,7 @@ def evaluate(
     if check:
         _check(run_df, qrels_df, by=keys, duplicates=duplicates, columns={
             "query": query, "item": item, "order": order, "relevance": relevance,
+            "order_noun": "score" if use_score else "rank",
             "subtopic": subtopic or ""})  # fmt: skip
     run_df.createOrReplaceTempView(views["run"])
     if qrels_df is not None:

@@ -116,11 +116,25 @@ def test_column_names_and_conventions(spark: Any) -> None:
 def test_bad_input_is_refused(spark: Any) -> None:
     data = random_cases(14, 2, int_ids=False)
     run = pl.concat([data["run"], data["run"].head(1)])
-    with pytest.raises(rk.InputError, match="duplicate"):
+    with pytest.raises(rk.InputError, match="duplicate") as error:
         spark_evaluate(to_spark(spark, run), to_spark(spark, data["qrels"]), ["AP"])
-    nan = data["run"].with_columns(pl.lit(float("nan")).alias("score"))
-    with pytest.raises(rk.InputError, match="NaN"):
+    # the message shows the offending row, as the polars engine's do
+    assert str(error.value).endswith(f"1 row(s); example row: {data['run'].row(0, named=True)}")
+    nan = data["run"].with_columns(pl.when(pl.col("item") == data["run"]["item"][1])
+                                   .then(float("nan")).otherwise("score").alias("score"))  # fmt: skip
+    with pytest.raises(rk.InputError, match="NaN") as error:
         spark_evaluate(to_spark(spark, nan), to_spark(spark, data["qrels"]), ["AP"])
+    assert "'score': nan}" in str(error.value).split("example row: ")[1]
+    infinite = data["run"].with_columns(pl.when(pl.col("item") == data["run"]["item"][1])
+                                        .then(float("-inf")).otherwise("score").alias("score"))  # fmt: skip
+    # refused before any job, in the polars engine's words, not by the SQL's raise_error
+    with pytest.raises(rk.InputError, match=r"run column 'score': score is null, NaN or infinite: 1 row\(s\)") as error:
+        spark_evaluate(to_spark(spark, infinite), to_spark(spark, data["qrels"]), ["AP"])
+    assert "'score': -inf}" in str(error.value).split("example row: ")[1]
+    null_id = data["qrels"].with_columns(query=pl.when(pl.int_range(pl.len()) == 0).then(None).otherwise("query"))
+    with pytest.raises(rk.InputError, match="query id is null") as error:
+        spark_evaluate(to_spark(spark, data["run"]), to_spark(spark, null_id), ["AP"])
+    assert str(error.value).endswith(f"example row: {null_id.row(0, named=True)}")
 
 
 def test_the_qrels_fault_is_reported_before_the_runs(spark: Any) -> None:
@@ -132,7 +146,7 @@ def test_the_qrels_fault_is_reported_before_the_runs(spark: Any) -> None:
     cases = [
         (null_score, pl.concat([qrels, qrels.head(1)]), r"^qrels: duplicate \(query, item\) rows: 1 row"),
         (pl.concat([run, run.head(1)]), qrels.with_columns(relevance=pl.lit(None, pl.Int64)),
-         r"^qrels column 'relevance': value is null or NaN: 2 row"),
+         r"^qrels column 'relevance': relevance is null: 2 row"),
         (null_score, qrels.with_columns(item=pl.lit(None, pl.String)), r"^qrels column 'item': item id is null: 2 row"),
     ]  # fmt: skip
     for r, q, message in cases:
