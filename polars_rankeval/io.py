@@ -22,6 +22,7 @@ __all__ = ["read_trec_qrels", "read_trec_run"]
 _LINE = "_line"
 _NUMBER = "_line_number"
 _FIELDS = "_fields"
+_AFTER = "_after_unit_separator"
 
 
 def _scan_lines(path: str | Path) -> pl.LazyFrame:
@@ -33,20 +34,25 @@ def _scan_lines(path: str | Path) -> pl.LazyFrame:
         raise InputError(f"no such file: {path}")
     if path.is_dir():  # a scan would read every file inside it as one
         raise InputError(f"{path} is a directory, not a file")
+    blank = pl.col(_LINE).str.contains(r"^\s*$") & (pl.col(_AFTER) == "")
     return (
         pl.scan_csv(
             path,
             has_header=False,
             separator="\x1f",  # a byte that does not occur in TREC files: one field a line
             quote_char=None,
-            new_columns=[_LINE],
-            schema={_LINE: pl.String},
+            # a line that holds the byte anyway (a binary file): its rest in _AFTER, an
+            # error in _checked rather than polars' column-count error
+            schema={_LINE: pl.String, _AFTER: pl.String},
+            missing_columns="insert",
+            extra_columns="ignore",
+            truncate_ragged_lines=True,
             row_index_name=_NUMBER,
             row_index_offset=1,
             empty_string_is_null=False,
             encoding="utf8-lossy",  # bad bytes become U+FFFD, reported by _checked
         )
-        .filter(~pl.col(_LINE).str.contains(r"^\s*(#|$)"))
+        .filter(~pl.col(_LINE).str.contains(r"^\s*#") & ~blank)
         .with_columns(pl.col(_LINE).str.extract_all(r"\S+").alias(_FIELDS))
     )
 
@@ -87,6 +93,12 @@ def _checked(
             error = _not_utf8(path, number)
             if error is not None:
                 raise error
+        separated = batch.filter(pl.col(_AFTER) != "")
+        if separated.height:
+            raise InputError(
+                f"{path}, line {separated[_NUMBER][0]}: the byte 0x1f (a control character) "
+                "is not text of a TREC file (is it a binary file?)"
+            )
         bad = batch.filter(
             ((count != minimum) if exact else (count < minimum))
             | pl.any_horizontal(pl.col(name).is_null() for name in numeric)
@@ -97,9 +109,9 @@ def _checked(
                 f"{path}, line {number}: cannot parse {line!r}: expected {layout} "
                 f"({bad.height} bad line(s) in this batch)"
             )
-        return batch.drop(_LINE, _NUMBER, _FIELDS)
+        return batch.drop(_LINE, _NUMBER, _FIELDS, _AFTER)
 
-    schema = {k: v for k, v in parsed.collect_schema().items() if k not in (_LINE, _NUMBER, _FIELDS)}
+    schema = {k: v for k, v in parsed.collect_schema().items() if k not in (_LINE, _NUMBER, _FIELDS, _AFTER)}
     return parsed.map_batches(check, schema=schema, streamable=True)
 
 

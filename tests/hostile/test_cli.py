@@ -4,8 +4,11 @@ traceback; valid odd input gives trec_eval's value."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from polars_rankeval.cli import main
+from tests.helpers import examples
 
 QRELS = "q1 0 b 1\nq1 0 c 2\nq2 0 e 1\nq2 0 f 1\n"
 RUN = "q1 Q0 a 1 3 s\nq1 Q0 b 2 2 s\nq1 Q0 c 3 1 s\nq2 Q0 d 1 2 s\nq2 Q0 e 2 1 s\n"
@@ -25,6 +28,9 @@ CASES = {
     "unknown_measure": (RUN, QRELS, ["-m", "nonsense"], 2, ["nonsense"]),
     "bad_cutoff": (RUN, QRELS, ["-m", "P.0"], 2, ["P"]),
     "exp_gain_overflow": (RUN, "q1 0 b 2000\n", ["-m", "nDCG(gain=exp)"], 1, ["1023"]),
+    # the line reader's own field separator inside a line (found by test_any_bytes_...)
+    "unit_separator_run": (RUN + "q1 Q0 z 4\x1f0.5 s\n", QRELS, [], 1, ["line 6", "0x1f"]),
+    "unit_separator_first_line": (b"q1\x1fQ0\x1fa 1 3 s\n", QRELS, [], 1, ["line 1", "0x1f"]),
 }
 
 
@@ -59,3 +65,26 @@ def test_valid_run_gives_the_hand_value(tmp_path, capsys) -> None:
     out, _ = capsys.readouterr()
     # q1: (1/2 + 2/3) / 2, q2: (1/2) / 2 -> mean 0.4167 (trec_eval prints 4 decimals)
     assert out.split() == ["map", "all", "0.4167"]
+
+
+# bytes a TREC file is made of, and the ones that break readers: the line reader's field
+# separator 0x1f, NUL, CR, tabs, '#', invalid UTF-8
+_BYTES = st.lists(st.sampled_from([b"q1", b"q2", b" ", b" ", b"\n", b"\t", b"Q0", b"0", b"1", b"2.5",
+                                   b"a", b"b", b"s", b"#", b"\x1f", b"\x00", b"\r", b"\xff", b"-1",
+                                   b"nan"]), max_size=40).map(b"".join)  # fmt: skip
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(run=_BYTES, qrels=_BYTES)
+def test_any_bytes_give_a_result_or_a_one_line_error(run: bytes, qrels: bytes, tmp_path, capsys) -> None:
+    """Whatever bytes the two files hold: exit 0 with output, or a one-line project error
+    (status 1), never a traceback."""
+    run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run_path.write_bytes(run)
+    qrels_path.write_bytes(qrels)
+    code = main([str(qrels_path), str(run_path)])
+    out, err = capsys.readouterr()
+    if code == 0:
+        assert out and "Traceback" not in err
+    else:
+        assert code == 1 and err.startswith("rankeval: error: ") and err.count("\n") == 1, err
