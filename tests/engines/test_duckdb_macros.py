@@ -137,6 +137,23 @@ def test_a_file_duckdb_cannot_attach_is_left_alone(
     assert path.read_bytes() == b"not a database" * 100
 
 
+def test_one_file_per_duckdb_version_and_sql_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(duckdb_macros.CACHE_ENV, str(tmp_path))
+    one = duckdb_macros.macro_file("CREATE MACRO one() AS 1")
+    again = duckdb_macros.macro_file("CREATE MACRO one() AS 1")
+    other = duckdb_macros.macro_file("CREATE MACRO one() AS 2")
+    assert one is not None and other is not None
+    assert one == again != other
+    assert {one.name[: len(f"duckdb-{duckdb.__version__}-")], other.parent} == {
+        f"duckdb-{duckdb.__version__}-", tmp_path
+    }
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{other}' AS m (READ_ONLY)")
+    assert con.execute("SELECT m.main.one()").fetchall() == [(2,)]
+
+
 def test_the_default_folder_is_the_users_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
