@@ -157,6 +157,8 @@ def _connection(*, small: bool = False) -> _duckdb.DuckDBPyConnection:
                 "preserve_insertion_order": False, "temp_directory": spill,
             }
             database = duckdb.connect(config={**config, **(_SMALL_CONFIG if small else {})})
+            # a connection (not a cursor) prints a progress bar on stdout after 2 s
+            database.execute("SET enable_progress_bar = false")
             entry = _sql_parts()[0]
             if attach(database, entry):
                 _ATTACHED.add(database)

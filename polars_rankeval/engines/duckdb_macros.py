@@ -80,7 +80,8 @@ def macro_file(sql: str) -> Path | None:
         folder.mkdir(parents=True, exist_ok=True)
         made = duckdb.connect(str(partial))
         try:
-            made.execute(sql)
+            # a connection (not a cursor) prints a progress bar on stdout after 2 s
+            made.execute("SET enable_progress_bar = false").execute(sql)
         finally:
             made.close()  # a checkpoint: everything in the file, no write-ahead log left
         os.replace(partial, path)
