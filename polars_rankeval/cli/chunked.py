@@ -141,7 +141,7 @@ class _Chunk(NamedTuple):
         number = ids.rle_id()
         if not ids.len() or number[-1] + 1 != self.queries.len():
             return self
-        names = ids.rle().struct.field("value")
+        names = self.queries  # the runs' values: as many runs as distinct queries
         run = self.run.with_columns(number.alias("query").set_sorted())
         qrels = _renamed(self.qrels, names, _numbers(names.len()))
         return self._replace(run=run, qrels=qrels, names=names)
