@@ -184,9 +184,9 @@ class Judged(NamedTuple):
     retrieved rows is judged has no group and takes the family's ``missing`` value.
     ``running`` and ``row_stat``, where the engine's rows are in position order within
     each query and carry their query's stats (``evaluate`` with qrels): per row, the
-    relevant rows (relevance >= level, a ``num_rel`` stat's level) at or above it, and
-    a stat, each a column of the rows (elementwise, not an aggregation); None elsewhere
-    (a user's ``group_by``, ``expr.measure``).
+    rows (relevance >= level: a ``num_rel`` stat's level, or 0, the judged rows) at or
+    above it, and a stat, each a column of the rows (elementwise, not an aggregation);
+    None elsewhere (a user's ``group_by``, ``expr.measure``).
     """
 
     pos: pl.Expr

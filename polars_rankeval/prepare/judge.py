@@ -463,17 +463,19 @@ def _running_column(level: float) -> str:
 
 
 def _running_counts(rows: pl.LazyFrame, keys: list[str], stats: Sequence[Stat]) -> pl.LazyFrame:
-    """The rows with, for each level of a ``num_rel`` stat, each row's count of the
-    relevant rows at or above it in its query (``Judged.running``): a cumulative sum, the
-    rows being in position order within each query (``_join`` sorts them).  One pass a
-    query for every measure at that level, where IPrec's recall levels each ranked the
-    relevant rows of every query again (polars prunes a column no measure reads).
+    """The rows with, for level 0 (the judged rows) and each level of a ``num_rel`` stat,
+    each row's count of the rows at or above it in its query with a relevance at that
+    level or more (``Judged.running``): a cumulative sum, the rows being in position order
+    within each query (``_join`` sorts them).  One pass a query for every measure at that
+    level, where IPrec's recall levels and bpref each ranked the relevant (and judged)
+    rows of every query again (polars prunes a column no measure reads).
 
     >>> rows = pl.LazyFrame({"query": [1, 1, 1, 2], "_rel": [1.0, None, 2.0, 0.0]})
     >>> _running_counts(rows, ["query"], [Stat("num_rel", 1.0)]).collect()["_stat_running_1"].to_list()
     [1, 1, 2, 0]
     """
-    levels = dict.fromkeys(s.level for s in stats if s.kind == "num_rel" and s.level is not None)
+    stat_levels = (s.level for s in stats if s.kind == "num_rel" and s.level is not None)
+    levels = dict.fromkeys([0.0, *stat_levels])
     return rows.with_columns(
         (pl.col(REL) >= level).fill_null(False).cum_sum().over(keys).alias(_running_column(level))
         for level in levels

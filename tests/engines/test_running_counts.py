@@ -7,6 +7,7 @@ partitions."""
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import polars as pl
@@ -18,6 +19,8 @@ from polars_rankeval.options import Columns
 from polars_rankeval.prepare.ranking import position
 
 LEVELS = (0.0, 0.1, 0.3, 0.5, 0.7, 1.0)
+# the module (the package binds its judge function under the same name)
+judge_module = importlib.import_module("polars_rankeval.prepare.judge")
 
 
 def _data(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -54,6 +57,7 @@ def _ranked_form(
     return rows.group_by(keys).agg(*measured).sort(keys)
 
 
+@pytest.mark.filterwarnings("ignore:.*run quer.* not in the qrels")  # queries without qrels
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("rel", [1.0, 2.0])
 @pytest.mark.parametrize("rounding", ["v10", "v9"])
@@ -88,3 +92,29 @@ def test_iprec_reads_the_running_count_and_other_measures_do_not() -> None:
     assert "_stat_running_1" in plan.explain()
     # no measure reads it: the column is not computed (pruned)
     assert "_stat_running" not in rk.evaluate(run.lazy(), qrels.lazy(), ["P@5", "AP"]).explain()
+
+
+@pytest.mark.filterwarnings("ignore:.*run quer.* not in the qrels")
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_running_counts_give_the_ranked_forms_values_in_evaluate(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bpref (whose N counts the qrels' judged non-relevant items, not a group's rows)
+    and IPrec: evaluate with the running counts against evaluate with the ranked forms
+    (the engine's rows without ``running``): the same bits."""
+    run, qrels = _data(seed)
+    names = [f"Bpref(rel={rel:g})" for rel in (0.5, 1, 2, 3)]
+    names += [f"IPrec(rel={rel:g})@{level:g}" for rel in (1, 2) for level in LEVELS]
+    by_running = rk.evaluate(run, qrels, names, per_query=True)
+    first = rk.evaluate(run, qrels, names, per_query=True, duplicates="first")
+    ranked_form = judge_module.Judged
+
+    def without_running(**fields: object) -> object:
+        return ranked_form(**{**fields, "running": None, "row_stat": None})
+
+    monkeypatch.setattr(judge_module, "Judged", without_running)
+    assert by_running.equals(rk.evaluate(run, qrels, names, per_query=True))
+    assert first.equals(rk.evaluate(run, qrels, names, per_query=True, duplicates="first"))
+    for family in ("Bpref", "IPrec"):  # values that test something
+        mine = by_running.filter(pl.col("measure").str.starts_with(family))
+        assert mine.filter((pl.col("value") > 0) & (pl.col("value") < 1)).height > 10
