@@ -182,6 +182,11 @@ class Judged(NamedTuple):
     expression never reduces over unjudged rows: it counts retrieved rows with
     :meth:`count_top` and derives unjudged counts from it.  A query none of whose
     retrieved rows is judged has no group and takes the family's ``missing`` value.
+    ``running`` and ``row_stat``, where the engine's rows are in position order within
+    each query and carry their query's stats (``evaluate`` with qrels): per row, the
+    rows (relevance >= level: a ``num_rel`` stat's level, or 0, the judged rows) at or
+    above it, and a stat, each a column of the rows (elementwise, not an aggregation);
+    None elsewhere (a user's ``group_by``, ``expr.measure``).
     """
 
     pos: pl.Expr
@@ -190,6 +195,8 @@ class Judged(NamedTuple):
     ties: Ties | None = None
     num_ret: pl.Expr = pl.len()
     judged_only: bool = False
+    running: Callable[[float], pl.Expr] | None = None
+    row_stat: Callable[[Stat], pl.Expr] | None = None
 
     def ideal(self, which: Ideal) -> pl.Expr:
         """Per row: the ideal ranking's ``which`` at the row's position (null past it)."""

@@ -1,8 +1,9 @@
 """Evaluating a TREC text run in chunks of whole queries: the memory of a chunk, not
 of the run (a 2M-line run: ~160-190 MiB peak instead of ~460; each chunk costs ~15 ms
 of planning, hence chunks of ~100k lines, two 2 MiB blocks, rather than smaller).
-The next chunk is read in a thread while chunks are evaluated (:class:`ReadAhead`), the
-first one while the qrels are read; two chunks are evaluated at once (:class:`_Evaluator`).
+The next chunk is read in a thread while a chunk is evaluated (:class:`ReadAhead`), the
+first one while the qrels are read; the chunks are evaluated one after the other
+(:class:`_Evaluator`).
 
 Every measure is a function of one query's rows and its qrels, so each chunk is
 evaluated by :func:`.eval.evaluate_part` with the qrels of its queries, and
@@ -29,9 +30,8 @@ import itertools
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
 from pathlib import Path
-from typing import NamedTuple, Self
+from typing import NamedTuple
 
 import polars as pl
 
@@ -141,7 +141,7 @@ class _Chunk(NamedTuple):
         number = ids.rle_id()
         if not ids.len() or number[-1] + 1 != self.queries.len():
             return self
-        names = ids.rle().struct.field("value")
+        names = self.queries  # the runs' values: as many runs as distinct queries
         run = self.run.with_columns(number.alias("query").set_sorted())
         qrels = _renamed(self.qrels, names, _numbers(names.len()))
         return self._replace(run=run, qrels=qrels, names=names)
@@ -237,11 +237,12 @@ def _evaluate_chunks(
     chunks.prepare = lambda run, final: prepare(
         run, numbered=not (args.judged_only or final), final=final
     )
-    # chunks are gathered until they have 2 judged queries, then evaluated at once; the
+    # chunks are gathered until they have 2 judged queries, then evaluated together; the
     # run's last chunk takes the rest (with fewer than 2, the gathering before it again)
     held: list[_Chunk] = []
     groups = 0
-    with _warnings_as_whole() as skipped, _Evaluator(qrels, measures, name, args) as evaluator:
+    evaluator = _Evaluator(qrels, measures, name, args)
+    with _warnings_as_whole() as skipped:
         for run, prepared, final in chunks:
             chunk = prepared if isinstance(prepared, _Chunk) else prepare(
                 run, numbered=False, final=final
@@ -270,30 +271,22 @@ def _counted(chunks: list[_Chunk], qrels: pl.DataFrame, args: argparse.Namespace
     return sum(chunk.counted(qrels, judged_only=args.judged_only) for chunk in chunks)
 
 
-# chunks evaluated at once, in threads: polars collects without the GIL, so one chunk's
-# collect runs while the other's plan is built (Python) or collected; under -J one at a
-# time (its evaluation changes the warning filters, which are global)
-_AT_ONCE = 2
-
-
 class _Evaluator:
-    """Evaluates chunks, each with the qrels of its queries, ``_AT_ONCE`` at a time in
-    threads; ``parts`` in the order of the chunks once the ``with`` block ends.  (One
-    plan collected for every chunk, its run and qrels read from polars IO sources, took
-    more CPU than building a plan a chunk.)"""
+    """Evaluates chunks, each with the qrels of its queries, one after the other in the
+    calling thread, while the reading thread reads the next chunk (:class:`ReadAhead`);
+    ``parts`` in the order of the chunks.  Two chunks evaluated at once in threads took
+    the same CPU (a collect already runs on both cores) and held a chunk more (2M
+    lines: ~3-8 MiB at peak), with two more Python threads taking turns on the GIL.
+    (One plan collected for every chunk, its run and qrels read from polars IO sources,
+    took more CPU than building a plan a chunk.)"""
 
     def __init__(
         self, qrels: pl.DataFrame, measures: Measures, name: str, args: argparse.Namespace
     ) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
         self.qrels = qrels
         self.seen: list[pl.Series] = []
         self.parts: list[Part] = []
         self.latest: _Chunk | None = None  # the chunk submitted last
-        self._at_once = 1 if args.judged_only else _AT_ONCE
-        self._pool = ThreadPoolExecutor(max_workers=self._at_once)
-        self._running: list[Future[Part]] = []
         # one partition: a chunk is far below evaluate's rows a partition (its default
         # would count the rows again, a plan and a collect a chunk)
         self._evaluate_part = lambda run, qrels: evaluate_part(
@@ -302,7 +295,7 @@ class _Evaluator:
 
     def submit(self, chunk: _Chunk, *, last: bool) -> None:
         """Evaluate a chunk of whole queries with its qrels (``last``: with every qrels
-        query no chunk has), once fewer than ``_AT_ONCE`` chunks are being evaluated."""
+        query no chunk has)."""
         if last:  # with the qrels of queries in no chunk: as text
             chunk = chunk.texts()
             seen = pl.concat(self.seen).to_frame() if self.seen else None
@@ -310,32 +303,17 @@ class _Evaluator:
             chunk = chunk._replace(qrels=qrels)
         self.seen.append(chunk.queries)
         self.latest = chunk
-        if len(self._running) >= self._at_once:
-            self.parts.append(self._running.pop(0).result())
-        self._running.append(self._pool.submit(self._evaluate, chunk))
+        self.parts.append(self._evaluate(chunk))
 
     def retract(self) -> None:
-        """Drops the part of the chunk submitted last (``latest``), evaluated or not."""
+        """Drops the part of the chunk submitted last (``latest``)."""
         self.latest = None
-        if self._running:
-            self._running.pop().cancel()
-        else:
-            self.parts.pop()
+        self.parts.pop()
         self.seen.pop()
 
     def _evaluate(self, chunk: _Chunk) -> Part:
         part = self._evaluate_part(chunk.run.lazy(), chunk.qrels)
         return part if chunk.names is None else _part_texts(part, chunk.names)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *error: object) -> None:
-        try:
-            if error[0] is None:
-                self.parts += [future.result() for future in self._running]
-        finally:
-            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _part_texts(part: Part, names: pl.Series) -> Part:

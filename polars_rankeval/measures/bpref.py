@@ -15,10 +15,15 @@ def _expression(m: Measure, j: Judged) -> pl.Expr:
     # judgments are skipped, as trec_eval does
     nonrel = ((j.rel >= 0) & (j.rel < m.rel)).fill_null(False)
     judged = relevant | nonrel
-    # judged items above a relevant item, minus the relevant ones among them
-    nonrel_above = (
-        j.rank_among(judged).filter(relevant.filter(judged)) - j.rank_among(relevant)
-    ).cast(pl.Float64)
+    # judged items above a relevant item, minus the relevant ones among them; from the
+    # engine's running counts when it has them (judged = relevance >= 0 when rel > 0):
+    # the same integers in the same order, so the same sum
+    if j.running is not None and m.rel > 0:
+        nonrel_above = (j.running(0.0) - j.running(m.rel)).filter(relevant).cast(pl.Float64)
+    else:
+        nonrel_above = (
+            j.rank_among(judged).filter(relevant.filter(judged)) - j.rank_among(relevant)
+        ).cast(pl.Float64)
     penalty = pl.min_horizontal(nonrel_above, num_rel) / pl.min_horizontal(num_nonrel, num_rel)
     term = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)
     return safe_div(term.sum(), num_rel)

@@ -30,6 +30,12 @@ def interpolated_precision(level: float, rounding: str, rel: float, j: Judged) -
     Precision only peaks at relevant items, so it is the max over the relevant rows
     whose count of relevant rows so far reaches the needed number."""
     relevant = j.is_relevant(rel)
+    if j.running is not None and j.row_stat is not None:
+        # the engine's running count: elementwise, then one native max (the same
+        # divisions as below, so the same bits; ~10% of the CLI's evaluation CPU)
+        hits, num_rel = j.running(rel), j.row_stat(Stat("num_rel", rel))
+        reached = relevant & (hits >= needed(level, num_rel, rounding))
+        return pl.when(reached).then(hits / j.pos).max().fill_null(0.0)
     hits = j.rank_among(relevant)  # relevant rows at or above, at each relevant row
     precision = hits / j.pos.filter(relevant)
     cutoff = needed(level, j.stat(Stat("num_rel", rel)), rounding)

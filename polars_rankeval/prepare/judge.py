@@ -457,6 +457,31 @@ def in_partition(query: str, part: int, parts: int) -> pl.Expr:
     return pl.col(query).hash() % parts == part
 
 
+def _running_column(level: float) -> str:
+    """The running count of relevant rows at ``level`` (a reserved ``_stat_`` name)."""
+    return "_stat_running" + Stat("num_rel", level).column.removeprefix("_stat_num_rel")
+
+
+def _running_counts(rows: pl.LazyFrame, keys: list[str], stats: Sequence[Stat]) -> pl.LazyFrame:
+    """The rows with, for level 0 (the judged rows) and each level of a ``num_rel`` stat,
+    each row's count of the rows at or above it in its query with a relevance at that
+    level or more (``Judged.running``): a cumulative sum, the rows being in position order
+    within each query (``_join`` sorts them).  One pass a query for every measure at that
+    level, where IPrec's recall levels and bpref each ranked the relevant (and judged)
+    rows of every query again (polars prunes a column no measure reads).
+
+    >>> rows = pl.LazyFrame({"query": [1, 1, 1, 2], "_rel": [1.0, None, 2.0, 0.0]})
+    >>> _running_counts(rows, ["query"], [Stat("num_rel", 1.0)]).collect()["_stat_running_1"].to_list()
+    [1, 1, 2, 0]
+    """
+    stat_levels = (s.level for s in stats if s.kind == "num_rel" and s.level is not None)
+    levels = dict.fromkeys([0.0, *stat_levels])
+    return rows.with_columns(
+        (pl.col(REL) >= level).fill_null(False).cum_sum().over(keys).alias(_running_column(level))
+        for level in levels
+    )
+
+
 def judge(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame | None,
@@ -515,9 +540,14 @@ def judge(
     rows, tie_columns = joined.rows, None
     if ties == "average":
         rows, tie_columns = with_ties(rows, keys, c, side.order_column, tie_levels, tie_gains)
+    in_order = qrels is not None  # the rows carry their query's stats (joined), sorted
+    if in_order:
+        rows = _running_counts(rows, keys, stats)
     judged = Judged(
         pos=pl.col(POS), rel=pl.col(REL), stat=joined.stat, ties=tie_columns,
         num_ret=joined.num_ret, judged_only=judged_only,
+        running=(lambda level: pl.col(_running_column(level))) if in_order else None,
+        row_stat=(lambda s: pl.col(s.column)) if in_order else None,
     )
     return Judgement(
         rows=rows, queries=joined.queries, qstats=joined.qstats, keys=keys, query=c.query,

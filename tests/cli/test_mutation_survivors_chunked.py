@@ -104,8 +104,8 @@ def test_chunks_are_merged_until_they_have_two_judged_queries(
     # retrieved (0 judged), every other query has 1:
     # q1 q2 | q3 q4 q5 | q6 q7 (the last: q6 q7, then nothing).
     # Kills the merging's boundaries (groups >= 2 -> > 2, >= 1, >= 3; the count reset to
-    # 1 or -1) and the parts taken out of order (pop(0) -> pop(1), pop(-1)); the output
-    # is trec_eval's either way
+    # 1 or -1) and parts given to finish_run out of the chunks' order; the output is
+    # trec_eval's either way
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     queries = ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
     qrels.write_text("".join(f"{q} 0 {'zz' if q == 'q3' else 'd1'} 1\n" for q in queries))

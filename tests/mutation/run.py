@@ -659,15 +659,6 @@ _CLI20_KILLED_AFTER: dict[tuple[str, str, str], str] = {
             ),
             *(
                 (
-                    "self.parts.append(self._running.pop(0).result())",
-                    "pop(0)",
-                    mutated,
-                    _MERGED,
-                )
-                for mutated in ("pop( 1)", "pop( -1)")
-            ),
-            *(
-                (
                     'pairs = mine.filter(pl.col("relevance") >= 0) if judged_only else mine',
                     old,
                     new,
@@ -806,13 +797,6 @@ _CLI20_EQUIVALENT: dict[tuple[str, str, str], str] = {
         "frames as shifting their numbers (what test_chunked.py::test_numbered_chunks_merge_"
         "as_their_texts_numbered_again asserts): time, not output"
     ),
-    (
-        "cli_trec",
-        "if len(self._running) >= self._at_once:",
-        "if len(self._running) > self._at_once:",
-    ): "three chunks evaluated at once instead of two: the parts are still taken in the "
-    "order the chunks were submitted (pop(0)), so finish_run gets the same list; memory "
-    "and threads, not output",
     (
         "cli_trec",
         "chunks: ReadAhead, qrels: pl.DataFrame, measures: Measures, *, name: str,",
