@@ -589,7 +589,7 @@ def _check_sql(d: Dialect) -> str:
 
 
 # DuckDB's macros (Dialect.judged_positions): the reads of the run that wait for _rq's
-# aggregate (the judged rows, the tied rows, the exact repeats, the window) read it again
+# aggregate (the tied rows, the exact repeats, the window) read it again
 # from the file (sql/entry/macros.sql's _run_raw), which no stored copy of every row then
 # serves: -9% CPU and -330 MiB at 10M rows with a few tied judged rows, +2-4% CPU with
 # none or with most rows tied (benchmarks/RESULTS.md, sqlfast28)
@@ -652,8 +652,11 @@ def _judged_positions_sql(d: Dialect) -> str:
     position), without a family reading every ranked row, and while the list passes
     cost less than ranking (:data:`LIST_WORK`); otherwise these CTEs are empty and the
     window ranks (:func:`_ranked_sql`).  Equal positions to the window's: the keys
-    compare as doubles alike (-0.0 = 0.0 in both)."""
-    g, gj = d.g, d.gj
+    compare as doubles alike (-0.0 = 0.0 in both).  The judged rows themselves come
+    from ``_rq``'s lists (:func:`_listed_repeats_sql`, the run joined to the qrels in
+    its aggregate), unnested beside their query's keys: no second read of the run and
+    no join back to ``_rq``."""
+    g = d.g
     every = ", ".join(_quote(f) for f in EVERY_ROW)
     no_every_row = f"NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({every}))"
     if d.guard is not None:
@@ -670,15 +673,14 @@ def _judged_positions_sql(d: Dialect) -> str:
         SELECT {g('j')}j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
             COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
         FROM (
-            SELECT {g('j')}j._q, j._item, j._key, j._rel, k._keys,
-                list_position(k._keys, j._key) AS _first
+            SELECT {g('j')}j._q, j._item, j._key, j._rel, j._keys,
+                list_position(j._keys, j._key) AS _first
             FROM (
-                SELECT {g('r')}r._q, r._item, r._key, q._rel
-                FROM {RUN_AGAIN} AS r
-                JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+                SELECT {g('k')}k._q, unnest(k._jitems) AS _item, unnest(k._jkeys) AS _key,
+                    unnest(k._jrels) AS _rel, k._keys
+                FROM _rq AS k
                 CROSS JOIN _lists AS lf WHERE lf._on
             ) AS j
-            JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
         ) AS j
     ),
     {_tied_rows_sql(d)}"""
@@ -800,17 +802,33 @@ def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     benchmarks/RESULTS.md, session 18).  ``item_hash`` is 32 bits (sorted faster than
     64): a collision in one of 100k queries of 100 items is expected in ~1 run in 9,
     and then costs the exact count of that query alone (benchmarks/RESULTS.md,
-    session 20)."""
+    session 20).
+    The same aggregate lists each query's judged rows (``_jitems``, ``_jkeys``,
+    ``_jrels``: the run joined to the qrels as it is read, for
+    :func:`_judged_positions_sql`), so the run is not read a second time to find them
+    (-2% CPU, -5% wall at 10M rows, benchmarks/RESULTS.md, sqlfast29).  A repeated
+    judgment repeats its run row here (its count and hashes grow), but then the qrels'
+    duplicate error is raised anyway, and ``exact`` counts the run's own rows.
+    With duplicates='first' (no lists) the join is planned away.  The qrels side waits
+    for the run's column checks (``_runcheck``, sql/entry/macros.sql), as the run's
+    rows do, so a missing run column is reported before the join casts ids to its type."""
     g = d.g
+    judged = "FILTER (WHERE q._rel IS NOT NULL)"
     return f"""_rq AS (
-        SELECT {g('h')}h._q, h._n, h._keys,
+        SELECT {g('h')}h._q, h._n, h._keys, h._jitems, h._jkeys, h._jrels,
             {_equal_sorted_neighbours('h._hashes', 'h._n')}
                 AS _hdup
         FROM (
             SELECT {g('r')}r._q, COUNT(*) AS _n,
                 CASE WHEN {d.first} THEN NULL ELSE list_sort(list(r._key), 'DESC') END AS _keys,
-                list_sort(list({item_hash})) AS _hashes
-            FROM _run AS r GROUP BY {g('r')}r._q
+                list_sort(list({item_hash})) AS _hashes,
+                list(r._item) {judged} AS _jitems, list(r._key) {judged} AS _jkeys,
+                list(q._rel) {judged} AS _jrels
+            FROM _run AS r
+            LEFT JOIN (SELECT q._q, q._item, q._rel FROM _qrels AS q
+                       CROSS JOIN _runcheck AS k WHERE k._ok = 0) AS q
+                ON NOT {d.first} AND r._q = q._q AND r._item = q._item
+            GROUP BY {g('r')}r._q
         ) AS h
     ),
     _rdup AS (

@@ -720,6 +720,17 @@ _runcheck AS (
         WHEN rank IS NULL AND NOT list_contains(c._cols, score)
             THEN error('run needs a score column (''' || score || ''') or a rank column; columns: '
                        || CAST(c._cols AS VARCHAR) || '; pass score := ... or rank := ...')
+        -- as _run's row checks say it, but before any row: the run's join to the qrels
+        -- (_rq) reads only after this check, where DuckDB 1.4 cast the qrels ids to an
+        -- absent column's type first (a conversion error naming an internal column)
+        WHEN NOT list_contains(c._cols, query)
+            THEN error('run has no column ''' || query || ''' (columns: '
+                       || CAST(c._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' query := ''my_query_column''')
+        WHEN NOT list_contains(c._cols, item)
+            THEN error('run has no column ''' || item || ''' (columns: '
+                       || CAST(c._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' item := ''my_item_column''')
         ELSE 0 END AS _ok
     FROM _runcols AS c CROSS JOIN _args AS a CROSS JOIN _types AS t
 ),
@@ -793,7 +804,7 @@ _run AS (
         WHERE k._ok = 0
     ) AS o
 ),
--- the run read again (_sqlentry: the judged rows, ties, exact repeats, the window's
+-- the run read again (_sqlentry: the tied rows, exact repeats, the window's
 -- ranking): unchecked, as _run raised before any of them runs (each waits for _rq's
 -- aggregate); where no row is asked for, the join skips the scan
 _run_again AS NOT MATERIALIZED (
@@ -928,14 +939,20 @@ _specs AS (
 ),
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _rq AS (
-        SELECT h._g, h._q, h._n, h._keys,
+        SELECT h._g, h._q, h._n, h._keys, h._jitems, h._jkeys, h._jrels,
             len(list_filter(range(1, h._n), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
                 AS _hdup
         FROM (
             SELECT r._g, r._q, COUNT(*) AS _n,
                 CASE WHEN (duplicates = 'first') THEN NULL ELSE list_sort(list(r._key), 'DESC') END AS _keys,
-                list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes
-            FROM _run AS r GROUP BY r._g, r._q
+                list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes,
+                list(r._item) FILTER (WHERE q._rel IS NOT NULL) AS _jitems, list(r._key) FILTER (WHERE q._rel IS NOT NULL) AS _jkeys,
+                list(q._rel) FILTER (WHERE q._rel IS NOT NULL) AS _jrels
+            FROM _run AS r
+            LEFT JOIN (SELECT q._q, q._item, q._rel FROM _qrels AS q
+                       CROSS JOIN _runcheck AS k WHERE k._ok = 0) AS q
+                ON NOT (duplicates = 'first') AND r._q = q._q AND r._item = q._item
+            GROUP BY r._g, r._q
         ) AS h
     ),
     _rdup AS (
@@ -976,15 +993,14 @@ _specs AS (
         SELECT j._g, j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
             COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
         FROM (
-            SELECT j._g, j._q, j._item, j._key, j._rel, k._keys,
-                list_position(k._keys, j._key) AS _first
+            SELECT j._g, j._q, j._item, j._key, j._rel, j._keys,
+                list_position(j._keys, j._key) AS _first
             FROM (
-                SELECT r._g, r._q, r._item, r._key, q._rel
-                FROM _run_again AS r
-                JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+                SELECT k._g, k._q, unnest(k._jitems) AS _item, unnest(k._jkeys) AS _key,
+                    unnest(k._jrels) AS _rel, k._keys
+                FROM _rq AS k
                 CROSS JOIN _lists AS lf WHERE lf._on
             ) AS j
-            JOIN _rq AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
         ) AS j
     ),
     _jties AS (
