@@ -629,6 +629,13 @@ def _ranked_sql(d: Dialect) -> str:
     )
 
 
+# The keys' lists hold single precision (sorted and copied in half the bytes: -4.5% CPU
+# at 10M rows, benchmarks/RESULTS.md, sqlfast29): every score key is one already (trec_eval's
+# C float), a rank key (-rank) while the rank is at most 2^24; a run with a larger rank
+# ranks with the window (_lists._on)
+REAL_EXACT = 2**24
+
+
 # A judged row's position from its query's sorted list of keys costs a scan of the list
 # up to its place (list_position): the lists are used while (the qrels rows of a query,
 # at most its rows) x (its rows) summed over the queries stays within this many times
@@ -667,14 +674,15 @@ def _judged_positions_sql(d: Dialect) -> str:
             AND {no_every_row}
             AND COALESCE((SELECT SUM(LEAST(y._nj, x._n) * x._n) FROM _rq AS x
                           JOIN _qq AS y ON y._q = x._q), 0)
-                <= {LIST_WORK} * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
+                <= {LIST_WORK} * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0)
+            AND COALESCE((SELECT MIN(x._kmin) FROM _rq AS x), 0) >= -{REAL_EXACT} AS _on
     ),
     _jkeys AS (
         SELECT {g('j')}j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
-            COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
+            COALESCE(j._keys[j._first + 1] = CAST(j._key AS REAL), false) AS _tied
         FROM (
             SELECT {g('j')}j._q, j._item, j._key, j._rel, j._keys,
-                list_position(j._keys, j._key) AS _first
+                list_position(j._keys, CAST(j._key AS REAL)) AS _first
             FROM (
                 SELECT {g('k')}k._q, unnest(k._jitems) AS _item, unnest(k._jkeys) AS _key,
                     unnest(k._jrels) AS _rel, k._keys
@@ -815,12 +823,14 @@ def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     g = d.g
     judged = "FILTER (WHERE q._rel IS NOT NULL)"
     return f"""_rq AS (
-        SELECT {g('h')}h._q, h._n, h._keys, h._jitems, h._jkeys, h._jrels,
+        SELECT {g('h')}h._q, h._n, h._keys, h._kmin, h._jitems, h._jkeys, h._jrels,
             {_equal_sorted_neighbours('h._hashes', 'h._n')}
                 AS _hdup
         FROM (
             SELECT {g('r')}r._q, COUNT(*) AS _n,
-                CASE WHEN {d.first} THEN NULL ELSE list_sort(list(r._key), 'DESC') END AS _keys,
+                CASE WHEN {d.first} THEN NULL
+                     ELSE list_sort(list(CAST(r._key AS REAL)), 'DESC') END AS _keys,
+                CASE WHEN rank IS NULL THEN NULL ELSE MIN(r._key) END AS _kmin,
                 list_sort(list({item_hash})) AS _hashes,
                 list(r._item) {judged} AS _jitems, list(r._key) {judged} AS _jkeys,
                 list(q._rel) {judged} AS _jrels

@@ -939,12 +939,14 @@ _specs AS (
 ),
     _levels AS (SELECT DISTINCT _level FROM _specs),
     _rq AS (
-        SELECT h._g, h._q, h._n, h._keys, h._jitems, h._jkeys, h._jrels,
+        SELECT h._g, h._q, h._n, h._keys, h._kmin, h._jitems, h._jkeys, h._jrels,
             len(list_filter(range(1, h._n), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
                 AS _hdup
         FROM (
             SELECT r._g, r._q, COUNT(*) AS _n,
-                CASE WHEN (duplicates = 'first') THEN NULL ELSE list_sort(list(r._key), 'DESC') END AS _keys,
+                CASE WHEN (duplicates = 'first') THEN NULL
+                     ELSE list_sort(list(CAST(r._key AS REAL)), 'DESC') END AS _keys,
+                CASE WHEN rank IS NULL THEN NULL ELSE MIN(r._key) END AS _kmin,
                 list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes,
                 list(r._item) FILTER (WHERE q._rel IS NOT NULL) AS _jitems, list(r._key) FILTER (WHERE q._rel IS NOT NULL) AS _jkeys,
                 list(q._rel) FILTER (WHERE q._rel IS NOT NULL) AS _jrels
@@ -987,14 +989,15 @@ _specs AS (
                  OR NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('Compat', 'alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall')))
             AND COALESCE((SELECT SUM(LEAST(y._nj, x._n) * x._n) FROM _rq AS x
                           JOIN _qq AS y ON y._q = x._q), 0)
-                <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
+                <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0)
+            AND COALESCE((SELECT MIN(x._kmin) FROM _rq AS x), 0) >= -16777216 AS _on
     ),
     _jkeys AS (
         SELECT j._g, j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
-            COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
+            COALESCE(j._keys[j._first + 1] = CAST(j._key AS REAL), false) AS _tied
         FROM (
             SELECT j._g, j._q, j._item, j._key, j._rel, j._keys,
-                list_position(j._keys, j._key) AS _first
+                list_position(j._keys, CAST(j._key AS REAL)) AS _first
             FROM (
                 SELECT k._g, k._q, unnest(k._jitems) AS _item, unnest(k._jkeys) AS _key,
                     unnest(k._jrels) AS _rel, k._keys
