@@ -938,32 +938,6 @@ _specs AS (
     FROM rankeval_measure_specs(measures, conventions := conventions, rel := rel) AS s
 ),
     _levels AS (SELECT DISTINCT _level FROM _specs),
-    _rq AS (
-        SELECT h._g, h._q, h._n, h._keys, h._kmin, h._jitems, h._jkeys, h._jrels,
-            len(list_filter(range(1, h._n), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
-                AS _hdup
-        FROM (
-            SELECT r._g, r._q, COUNT(*) AS _n,
-                CASE WHEN (duplicates = 'first') THEN NULL
-                     ELSE list_sort(list(CAST(r._key AS REAL)), 'DESC') END AS _keys,
-                CASE WHEN rank IS NULL THEN NULL ELSE MIN(r._key) END AS _kmin,
-                list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes,
-                list(r._item) FILTER (WHERE q._rel IS NOT NULL) AS _jitems, list(r._key) FILTER (WHERE q._rel IS NOT NULL) AS _jkeys,
-                list(q._rel) FILTER (WHERE q._rel IS NOT NULL) AS _jrels
-            FROM _run AS r
-            LEFT JOIN (SELECT q._q, q._item, q._rel FROM _qrels AS q
-                       CROSS JOIN _runcheck AS k WHERE k._ok = 0) AS q
-                ON NOT (duplicates = 'first') AND r._q = q._q AND r._item = q._item
-            GROUP BY r._g, r._q
-        ) AS h
-    ),
-    _rdup AS (
-        SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
-        FROM _run_again AS r
-        JOIN (SELECT f._g, f._q FROM _rq AS f WHERE f._hdup > 0) AS f
-            ON f._g IS NOT DISTINCT FROM r._g AND f._q = r._q
-        GROUP BY r._g, r._q
-    ),
     _qq AS (
         SELECT h._q, h._maxrel, h._nj,
             len(list_filter(range(1, h._nj), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
@@ -983,6 +957,32 @@ _specs AS (
         CROSS JOIN (SELECT 1 AS _one FROM _qfp AS f WHERE f._h > 0) AS f
         GROUP BY q._q
     ),
+    _rq AS (
+        SELECT h._g, h._q, h._n, h._keys, h._kmin, h._jitems, h._jkeys, h._jrels,
+            len(list_filter(range(1, h._n), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
+                AS _hdup
+        FROM (
+            SELECT r._g, r._q, COUNT(*) AS _n,
+                CASE WHEN (duplicates = 'first') THEN NULL
+                     ELSE list_sort(list(CAST(r._key AS REAL)), 'DESC') END AS _keys,
+                CASE WHEN rank IS NULL THEN NULL ELSE MIN(r._key) END AS _kmin,
+                list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes,
+                list(r._item) FILTER (WHERE q._rel IS NOT NULL) AS _jitems, list(r._key) FILTER (WHERE q._rel IS NOT NULL) AS _jkeys,
+                list(q._rel) FILTER (WHERE q._rel IS NOT NULL) AS _jrels
+            FROM _run AS r
+            LEFT JOIN (SELECT q._q, q._item, q._rel FROM _qrels AS q
+                       CROSS JOIN _runcheck AS k WHERE k._ok = 0 AND (SELECT COALESCE(SUM(y._nj * y._nj), 0) <= 32 * COALESCE(SUM(y._nj), 0) FROM _qq AS y)) AS q
+                ON NOT (duplicates = 'first') AND r._q = q._q AND r._item = q._item
+            GROUP BY r._g, r._q
+        ) AS h
+    ),
+    _rdup AS (
+        SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
+        FROM _run_again AS r
+        JOIN (SELECT f._g, f._q FROM _rq AS f WHERE f._hdup > 0) AS f
+            ON f._g IS NOT DISTINCT FROM r._g AND f._q = r._q
+        GROUP BY r._g, r._q
+    ),
     _lists AS (
         SELECT NOT (duplicates = 'first')
             AND (NOT rankeval_may_ask_every_row(given_measures)
@@ -990,7 +990,8 @@ _specs AS (
             AND COALESCE((SELECT SUM(LEAST(y._nj, x._n) * x._n) FROM _rq AS x
                           JOIN _qq AS y ON y._q = x._q), 0)
                 <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0)
-            AND COALESCE((SELECT MIN(x._kmin) FROM _rq AS x), 0) >= -16777216 AS _on
+            AND COALESCE((SELECT MIN(x._kmin) FROM _rq AS x), 0) >= -16777216
+            AND (SELECT COALESCE(SUM(y._nj * y._nj), 0) <= 32 * COALESCE(SUM(y._nj), 0) FROM _qq AS y) AS _on
     ),
     _jkeys AS (
         SELECT j._g, j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
