@@ -630,9 +630,9 @@ def _ranked_sql(d: Dialect) -> str:
 
 
 # The keys' lists hold single precision (sorted and copied in half the bytes: -4.5% CPU
-# at 10M rows, benchmarks/RESULTS.md, sqlfast29): every score key is one already (trec_eval's
-# C float), a rank key (-rank) while the rank is at most 2^24; a run with a larger rank
-# ranks with the window (_lists._on)
+# at 10M rows in loaded pairs, benchmarks/RESULTS.md, sqlfast29): every score key is one
+# already (trec_eval's C float), a rank key (-rank) while the rank is at most 2^24; a run
+# with a larger rank ranks with the window (_lists._on)
 REAL_EXACT = 2**24
 
 
@@ -645,7 +645,8 @@ LIST_WORK = 32
 # The lists of judged rows (_rq) are built only while the qrels alone say the lists will
 # likely be used (the list work with each query's judgments standing for its rows):
 # otherwise the window ranks (_lists._on) and the run's aggregate skips the join, which
-# cost ~10% of a 10M-row call whose queries have ~100 judged rows each (sqlfast29)
+# cost ~10% of a 10M-row call with a third of its rows judged (benchmarks/RESULTS.md,
+# sqlfast29)
 JUDGED_FEW = (
     f"(SELECT COALESCE(SUM(y._nj * y._nj), 0) <= {LIST_WORK} * COALESCE(SUM(y._nj), 0)"
     " FROM _qq AS y)"
@@ -824,8 +825,8 @@ def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     The same aggregate lists each query's judged rows (``_jitems``, ``_jkeys``,
     ``_jrels``: the run joined to the qrels as it is read, for
     :func:`_judged_positions_sql`), so the run is not read a second time to find them
-    (-2% CPU, -5% wall at 10M rows, benchmarks/RESULTS.md, sqlfast29).  A repeated
-    judgment repeats its run row here (its count and hashes grow), but then the qrels'
+    (-3.5 to -4.5% CPU at 10M rows in loaded pairs, benchmarks/RESULTS.md, sqlfast29).
+    A repeated judgment repeats its run row here (its count and hashes grow), but then the qrels'
     duplicate error is raised anyway, and ``exact`` counts the run's own rows.
     With duplicates='first' (no lists) the join is planned away.  The qrels side waits
     for the run's column checks (``_runcheck``, sql/entry/macros.sql), as the run's
