@@ -589,7 +589,7 @@ def _check_sql(d: Dialect) -> str:
 
 
 # DuckDB's macros (Dialect.judged_positions): the reads of the run that wait for _rq's
-# aggregate (the judged rows, the tied rows, the exact repeats, the window) read it again
+# aggregate (the tied rows, the exact repeats, the window) read it again
 # from the file (sql/entry/macros.sql's _run_raw), which no stored copy of every row then
 # serves: -9% CPU and -330 MiB at 10M rows with a few tied judged rows, +2-4% CPU with
 # none or with most rows tied (benchmarks/RESULTS.md, sqlfast28)
@@ -629,11 +629,28 @@ def _ranked_sql(d: Dialect) -> str:
     )
 
 
+# The keys' lists hold single precision (sorted and copied in half the bytes: -4.5% CPU
+# at 10M rows in loaded pairs, benchmarks/RESULTS.md, sqlfast29): every score key is one
+# already (trec_eval's C float), a rank key (-rank) while the rank is at most 2^24; a run
+# with a larger rank ranks with the window (_lists._on)
+REAL_EXACT = 2**24
+
+
 # A judged row's position from its query's sorted list of keys costs a scan of the list
 # up to its place (list_position): the lists are used while (the qrels rows of a query,
 # at most its rows) x (its rows) summed over the queries stays within this many times
 # the run's rows, else the window ranks
 LIST_WORK = 32
+
+# The lists of judged rows (_rq) are built only while the qrels alone say the lists will
+# likely be used (the list work with each query's judgments standing for its rows):
+# otherwise the window ranks (_lists._on) and the run's aggregate skips the join, which
+# cost ~10% of a 10M-row call with a third of its rows judged (benchmarks/RESULTS.md,
+# sqlfast29)
+JUDGED_FEW = (
+    f"(SELECT COALESCE(SUM(y._nj * y._nj), 0) <= {LIST_WORK} * COALESCE(SUM(y._nj), 0)"
+    " FROM _qq AS y)"
+)
 
 
 def _judged_positions_sql(d: Dialect) -> str:
@@ -652,8 +669,11 @@ def _judged_positions_sql(d: Dialect) -> str:
     position), without a family reading every ranked row, and while the list passes
     cost less than ranking (:data:`LIST_WORK`); otherwise these CTEs are empty and the
     window ranks (:func:`_ranked_sql`).  Equal positions to the window's: the keys
-    compare as doubles alike (-0.0 = 0.0 in both)."""
-    g, gj = d.g, d.gj
+    compare as doubles alike (-0.0 = 0.0 in both).  The judged rows themselves come
+    from ``_rq``'s lists (:func:`_listed_repeats_sql`, the run joined to the qrels in
+    its aggregate), unnested beside their query's keys: no second read of the run and
+    no join back to ``_rq``."""
+    g = d.g
     every = ", ".join(_quote(f) for f in EVERY_ROW)
     no_every_row = f"NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ({every}))"
     if d.guard is not None:
@@ -664,21 +684,22 @@ def _judged_positions_sql(d: Dialect) -> str:
             AND {no_every_row}
             AND COALESCE((SELECT SUM(LEAST(y._nj, x._n) * x._n) FROM _rq AS x
                           JOIN _qq AS y ON y._q = x._q), 0)
-                <= {LIST_WORK} * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
+                <= {LIST_WORK} * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0)
+            AND COALESCE((SELECT MIN(x._kmin) FROM _rq AS x), 0) >= -{REAL_EXACT}
+            AND {JUDGED_FEW} AS _on
     ),
     _jkeys AS (
         SELECT {g('j')}j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
-            COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
+            COALESCE(j._keys[j._first + 1] = CAST(j._key AS REAL), false) AS _tied
         FROM (
-            SELECT {g('j')}j._q, j._item, j._key, j._rel, k._keys,
-                list_position(k._keys, j._key) AS _first
+            SELECT {g('j')}j._q, j._item, j._key, j._rel, j._keys,
+                list_position(j._keys, CAST(j._key AS REAL)) AS _first
             FROM (
-                SELECT {g('r')}r._q, r._item, r._key, q._rel
-                FROM {RUN_AGAIN} AS r
-                JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+                SELECT {g('k')}k._q, unnest(k._jitems) AS _item, unnest(k._jkeys) AS _key,
+                    unnest(k._jrels) AS _rel, k._keys
+                FROM _rq AS k
                 CROSS JOIN _lists AS lf WHERE lf._on
             ) AS j
-            JOIN _rq AS k ON {gj('k', 'j')}k._q = j._q
         ) AS j
     ),
     {_tied_rows_sql(d)}"""
@@ -800,17 +821,35 @@ def _listed_repeats_sql(d: Dialect, exact: str, item_hash: str) -> str:
     benchmarks/RESULTS.md, session 18).  ``item_hash`` is 32 bits (sorted faster than
     64): a collision in one of 100k queries of 100 items is expected in ~1 run in 9,
     and then costs the exact count of that query alone (benchmarks/RESULTS.md,
-    session 20)."""
+    session 20).
+    The same aggregate lists each query's judged rows (``_jitems``, ``_jkeys``,
+    ``_jrels``: the run joined to the qrels as it is read, for
+    :func:`_judged_positions_sql`), so the run is not read a second time to find them
+    (-3.5 to -4.5% CPU at 10M rows in loaded pairs, benchmarks/RESULTS.md, sqlfast29).
+    A repeated judgment repeats its run row here (its count and hashes grow), but then the qrels'
+    duplicate error is raised anyway, and ``exact`` counts the run's own rows.
+    With duplicates='first' (no lists) the join is planned away.  The qrels side waits
+    for the run's column checks (``_runcheck``, sql/entry/macros.sql), as the run's
+    rows do, so a missing run column is reported before the join casts ids to its type."""
     g = d.g
+    judged = "FILTER (WHERE q._rel IS NOT NULL)"
     return f"""_rq AS (
-        SELECT {g('h')}h._q, h._n, h._keys,
+        SELECT {g('h')}h._q, h._n, h._keys, h._kmin, h._jitems, h._jkeys, h._jrels,
             {_equal_sorted_neighbours('h._hashes', 'h._n')}
                 AS _hdup
         FROM (
             SELECT {g('r')}r._q, COUNT(*) AS _n,
-                CASE WHEN {d.first} THEN NULL ELSE list_sort(list(r._key), 'DESC') END AS _keys,
-                list_sort(list({item_hash})) AS _hashes
-            FROM _run AS r GROUP BY {g('r')}r._q
+                CASE WHEN {d.first} THEN NULL
+                     ELSE list_sort(list(CAST(r._key AS REAL)), 'DESC') END AS _keys,
+                CASE WHEN rank IS NULL THEN NULL ELSE MIN(r._key) END AS _kmin,
+                list_sort(list({item_hash})) AS _hashes,
+                list(r._item) {judged} AS _jitems, list(r._key) {judged} AS _jkeys,
+                list(q._rel) {judged} AS _jrels
+            FROM _run AS r
+            LEFT JOIN (SELECT q._q, q._item, q._rel FROM _qrels AS q
+                       CROSS JOIN _runcheck AS k WHERE k._ok = 0 AND {JUDGED_FEW}) AS q
+                ON NOT {d.first} AND r._q = q._q AND r._item = q._item
+            GROUP BY {g('r')}r._q
         ) AS h
     ),
     _rdup AS (
@@ -866,6 +905,10 @@ def _counts_sql(d: Dialect) -> str:
     repeats = f"""
     {_repeats_sql(d)}
     {_qrels_repeats_sql(d)}"""
+    if d.judged_positions:  # the run's aggregate reads the qrels' counts (JUDGED_FEW)
+        repeats = f"""
+    {_qrels_repeats_sql(d)}
+    {_repeats_sql(d)}"""
     ranked = f"""
     _ranked AS (
         {_ranked_sql(d)}

@@ -720,6 +720,17 @@ _runcheck AS (
         WHEN rank IS NULL AND NOT list_contains(c._cols, score)
             THEN error('run needs a score column (''' || score || ''') or a rank column; columns: '
                        || CAST(c._cols AS VARCHAR) || '; pass score := ... or rank := ...')
+        -- as _run's row checks say it, but before any row: the run's join to the qrels
+        -- (_rq) reads only after this check, where DuckDB 1.4 cast the qrels ids to an
+        -- absent column's type first (a conversion error naming an internal column)
+        WHEN NOT list_contains(c._cols, query)
+            THEN error('run has no column ''' || query || ''' (columns: '
+                       || CAST(c._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' query := ''my_query_column''')
+        WHEN NOT list_contains(c._cols, item)
+            THEN error('run has no column ''' || item || ''' (columns: '
+                       || CAST(c._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' item := ''my_item_column''')
         ELSE 0 END AS _ok
     FROM _runcols AS c CROSS JOIN _args AS a CROSS JOIN _types AS t
 ),
@@ -793,7 +804,7 @@ _run AS (
         WHERE k._ok = 0
     ) AS o
 ),
--- the run read again (_sqlentry: the judged rows, ties, exact repeats, the window's
+-- the run read again (_sqlentry: the tied rows, exact repeats, the window's
 -- ranking): unchecked, as _run raised before any of them runs (each waits for _rq's
 -- aggregate); where no row is asked for, the join skips the scan
 _run_again AS NOT MATERIALIZED (
@@ -927,24 +938,6 @@ _specs AS (
     FROM rankeval_measure_specs(measures, conventions := conventions, rel := rel) AS s
 ),
     _levels AS (SELECT DISTINCT _level FROM _specs),
-    _rq AS (
-        SELECT h._g, h._q, h._n, h._keys,
-            len(list_filter(range(1, h._n), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
-                AS _hdup
-        FROM (
-            SELECT r._g, r._q, COUNT(*) AS _n,
-                CASE WHEN (duplicates = 'first') THEN NULL ELSE list_sort(list(r._key), 'DESC') END AS _keys,
-                list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes
-            FROM _run AS r GROUP BY r._g, r._q
-        ) AS h
-    ),
-    _rdup AS (
-        SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
-        FROM _run_again AS r
-        JOIN (SELECT f._g, f._q FROM _rq AS f WHERE f._hdup > 0) AS f
-            ON f._g IS NOT DISTINCT FROM r._g AND f._q = r._q
-        GROUP BY r._g, r._q
-    ),
     _qq AS (
         SELECT h._q, h._maxrel, h._nj,
             len(list_filter(range(1, h._nj), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
@@ -964,27 +957,54 @@ _specs AS (
         CROSS JOIN (SELECT 1 AS _one FROM _qfp AS f WHERE f._h > 0) AS f
         GROUP BY q._q
     ),
+    _rq AS (
+        SELECT h._g, h._q, h._n, h._keys, h._kmin, h._jitems, h._jkeys, h._jrels,
+            len(list_filter(range(1, h._n), lambda __rk_i: h._hashes[__rk_i] = h._hashes[__rk_i + 1]))
+                AS _hdup
+        FROM (
+            SELECT r._g, r._q, COUNT(*) AS _n,
+                CASE WHEN (duplicates = 'first') THEN NULL
+                     ELSE list_sort(list(CAST(r._key AS REAL)), 'DESC') END AS _keys,
+                CASE WHEN rank IS NULL THEN NULL ELSE MIN(r._key) END AS _kmin,
+                list_sort(list(CAST(hash(r._item) >> 32 AS UINTEGER))) AS _hashes,
+                list(r._item) FILTER (WHERE q._rel IS NOT NULL) AS _jitems, list(r._key) FILTER (WHERE q._rel IS NOT NULL) AS _jkeys,
+                list(q._rel) FILTER (WHERE q._rel IS NOT NULL) AS _jrels
+            FROM _run AS r
+            LEFT JOIN (SELECT q._q, q._item, q._rel FROM _qrels AS q
+                       CROSS JOIN _runcheck AS k WHERE k._ok = 0 AND (SELECT COALESCE(SUM(y._nj * y._nj), 0) <= 32 * COALESCE(SUM(y._nj), 0) FROM _qq AS y)) AS q
+                ON NOT (duplicates = 'first') AND r._q = q._q AND r._item = q._item
+            GROUP BY r._g, r._q
+        ) AS h
+    ),
+    _rdup AS (
+        SELECT r._g, r._q, COUNT(*) AS _n, COUNT(*) - COUNT(DISTINCT r._item) AS _dup
+        FROM _run_again AS r
+        JOIN (SELECT f._g, f._q FROM _rq AS f WHERE f._hdup > 0) AS f
+            ON f._g IS NOT DISTINCT FROM r._g AND f._q = r._q
+        GROUP BY r._g, r._q
+    ),
     _lists AS (
         SELECT NOT (duplicates = 'first')
             AND (NOT rankeval_may_ask_every_row(given_measures)
                  OR NOT EXISTS (SELECT 1 FROM _specs AS s0 WHERE s0._family IN ('Compat', 'alpha_DCG', 'alpha_nDCG', 'ERR_IA', 'nERR_IA', 'NRBP', 'nNRBP', 'AP_IA', 'P_IA', 'StRecall')))
             AND COALESCE((SELECT SUM(LEAST(y._nj, x._n) * x._n) FROM _rq AS x
                           JOIN _qq AS y ON y._q = x._q), 0)
-                <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0) AS _on
+                <= 32 * COALESCE((SELECT SUM(x._n) FROM _rq AS x), 0)
+            AND COALESCE((SELECT MIN(x._kmin) FROM _rq AS x), 0) >= -16777216
+            AND (SELECT COALESCE(SUM(y._nj * y._nj), 0) <= 32 * COALESCE(SUM(y._nj), 0) FROM _qq AS y) AS _on
     ),
     _jkeys AS (
         SELECT j._g, j._q, j._item, j._key, j._rel, j._first - 1 AS _above,
-            COALESCE(j._keys[j._first + 1] = j._key, false) AS _tied
+            COALESCE(j._keys[j._first + 1] = CAST(j._key AS REAL), false) AS _tied
         FROM (
-            SELECT j._g, j._q, j._item, j._key, j._rel, k._keys,
-                list_position(k._keys, j._key) AS _first
+            SELECT j._g, j._q, j._item, j._key, j._rel, j._keys,
+                list_position(j._keys, CAST(j._key AS REAL)) AS _first
             FROM (
-                SELECT r._g, r._q, r._item, r._key, q._rel
-                FROM _run_again AS r
-                JOIN _qrels AS q ON r._q = q._q AND r._item = q._item
+                SELECT k._g, k._q, unnest(k._jitems) AS _item, unnest(k._jkeys) AS _key,
+                    unnest(k._jrels) AS _rel, k._keys
+                FROM _rq AS k
                 CROSS JOIN _lists AS lf WHERE lf._on
             ) AS j
-            JOIN _rq AS k ON k._g IS NOT DISTINCT FROM j._g AND k._q = j._q
         ) AS j
     ),
     _jties AS (

@@ -132,6 +132,17 @@ _runcheck AS (
         WHEN rank IS NULL AND NOT list_contains(c._cols, score)
             THEN error('run needs a score column (''' || score || ''') or a rank column; columns: '
                        || CAST(c._cols AS VARCHAR) || '; pass score := ... or rank := ...')
+        -- as _run's row checks say it, but before any row: the run's join to the qrels
+        -- (_rq) reads only after this check, where DuckDB 1.4 cast the qrels ids to an
+        -- absent column's type first (a conversion error naming an internal column)
+        WHEN NOT list_contains(c._cols, query)
+            THEN error('run has no column ''' || query || ''' (columns: '
+                       || CAST(c._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' query := ''my_query_column''')
+        WHEN NOT list_contains(c._cols, item)
+            THEN error('run has no column ''' || item || ''' (columns: '
+                       || CAST(c._cols AS VARCHAR) || '); pass the right name, e.g.'
+                       || ' item := ''my_item_column''')
         ELSE 0 END AS _ok
     FROM _runcols AS c CROSS JOIN _args AS a CROSS JOIN _types AS t
 ),
@@ -205,7 +216,7 @@ _run AS (
         WHERE k._ok = 0
     ) AS o
 ),
--- the run read again (_sqlentry: the judged rows, ties, exact repeats, the window's
+-- the run read again (_sqlentry: the tied rows, exact repeats, the window's
 -- ranking): unchecked, as _run raised before any of them runs (each waits for _rq's
 -- aggregate); where no row is asked for, the join skips the scan
 _run_again AS NOT MATERIALIZED (

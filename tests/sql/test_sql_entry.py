@@ -247,4 +247,18 @@ def test_parity_with_polars_rank_given_lists_and_window(con, deep):
     assert assert_same(sql, expected, ["qid"]) == len(LIST_MEASURES) * (3 if deep else 2)
 
 
+
+def test_ranks_beyond_single_precision_keep_their_order(con):
+    """Ranks 2^24 and 2^24 + 1 are one value in single precision, the key lists' type
+    (_sqlentry.REAL_EXACT): such a run ranks with the window, so the relevant item at
+    rank 2^24 + 1 is second, not tied first.  Worked by hand: RR 1/2, P@1 0, and AP 1/2
+    (one relevant item, found at position 2)."""
+    con.execute("CREATE OR REPLACE TABLE deep_ranks AS SELECT * FROM (VALUES "
+                "('q1', 'a', 16777216), ('q1', 'b', 16777217)) t(query, item, pos)")
+    con.execute("CREATE OR REPLACE TABLE deep_judged AS SELECT * FROM (VALUES "
+                "('q1', 'b', 1), ('q1', 'c', 0)) t(query, item, relevance)")
+    rows = con.sql("SELECT measure, value FROM rankeval_summary('deep_ranks', 'deep_judged', "
+                   "['RR', 'P@1', 'AP'], rank := 'pos') ORDER BY measure").fetchall()
+    assert rows == [("AP", 0.5), ("P@1", 0.0), ("RR", 0.5)]
+
 GRADES_LIST = [-1, 0, 1, 1, 2, 3]
