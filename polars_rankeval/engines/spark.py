@@ -52,16 +52,17 @@ def _check(
         # subtopic qrels judge an item once per subtopic
         key = [query, subtopic, item] if subtopic else [query, item]
         frames.append(_SparkFrame("qrels", qrels_df, columns["relevance"], "relevance", key, True, subtopic or ""))
+    problems = {frame.what: _spark_problems(frame, query, item) for frame in frames}
     counts = None
     for frame in frames:
         row = frame.df.select(F.lit(frame.what).alias("frame"), *[
-            count.alias(name) for name, (_, count, _) in _spark_problems(frame, query, item).items()])
+            count.alias(name) for name, (_, count, _) in problems[frame.what].items()])
         counts = row if counts is None else counts.unionByName(row, allowMissingColumns=True)
     assert counts is not None
     found = {row["frame"]: row for row in counts.collect()}
     # every engine's order: the qrels' checks, then the run's
     for frame in sorted(frames, key=lambda frame: FRAME_ORDER.index(frame.what)):
-        for name, (message, _, offending) in _spark_problems(frame, query, item).items():
+        for name, (message, _, offending) in problems[frame.what].items():
             if found[frame.what][name]:
                 rows = offending().limit(1).collect()
                 shown = str(rows[0].asDict()) if rows else "(none)"
