@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import importlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -79,6 +80,24 @@ def gc_paused() -> Iterator[None]:
         if enabled:
             gc.enable()
         gc.collect(0)  # what the block allocated is still in the youngest generation
+
+
+class LazyModule:
+    """A module imported at the first use of one of its attributes, not when the test
+    module naming it is collected: every pytest-xdist worker collects every test module,
+    so a reference library's import at module level (``scipy.stats``: ~0.7 s of CPU) is
+    paid by the worker that never runs its tests too.
+
+    >>> math = LazyModule("math")
+    >>> math.sqrt(4.0)
+    2.0
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self._name), attribute)
 
 
 @functools.cache

@@ -18,13 +18,16 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-scipy_stats = pytest.importorskip("scipy.stats")
+pytest.importorskip("scipy")
 
 import polars_rankeval as rk
 from polars_rankeval import _significance as sig
 from polars_rankeval.cli import main
 from polars_rankeval.compare import compare
+from tests.helpers import LazyModule
 from tests.strategies import make_runs
+
+scipy_stats = LazyModule("scipy.stats")  # imported by the first test that uses it
 
 R = 10_000
 

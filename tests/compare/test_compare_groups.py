@@ -18,14 +18,17 @@ import numpy as np
 import polars as pl
 import pytest
 
-scipy_stats = pytest.importorskip("scipy.stats")
+pytest.importorskip("scipy")
 
 import polars_rankeval as rk
 from polars_rankeval import _significance as sig
 from polars_rankeval.compare import compare
 from polars_rankeval.options import MAX_RESAMPLES, TestOptions
 from polars_rankeval.report import build_report, latex_table, write_report
+from tests.helpers import LazyModule
 from tests.strategies import make_runs
+
+scipy_stats = LazyModule("scipy.stats")  # imported by the first test that uses it
 
 # ---------------------------------------------------------------- by= groups
 

@@ -18,9 +18,11 @@ from hypothesis import strategies as st
 
 from polars_rankeval import _significance as sig
 from polars_rankeval.compare import compare
-from tests.helpers import examples
+from tests.helpers import LazyModule, examples
 
-scipy_stats = pytest.importorskip("scipy.stats")
+pytest.importorskip("scipy")
+
+scipy_stats = LazyModule("scipy.stats")  # imported by the first test that uses it
 
 
 def test_bonferroni_is_capped_at_1():

@@ -12,8 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polars_rankeval import _significance as sig
+from tests.helpers import LazyModule
 
-scipy_stats = pytest.importorskip("scipy.stats")
+pytest.importorskip("scipy")
+
+scipy_stats = LazyModule("scipy.stats")  # imported by the first test that uses it
 
 
 def test_two_paired_values_are_enough():

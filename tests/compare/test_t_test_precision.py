@@ -12,8 +12,11 @@ import numpy as np
 import pytest
 
 from polars_rankeval import _significance as sig
+from tests.helpers import LazyModule
 
-scipy_stats = pytest.importorskip("scipy.stats")
+pytest.importorskip("scipy")
+
+scipy_stats = LazyModule("scipy.stats")  # imported by the first test that uses it
 
 
 @pytest.mark.parametrize("n", [3, 5, 10, 30, 200, 1000])
