@@ -29,8 +29,11 @@ CASES = {
     "bad_cutoff": (RUN, QRELS, ["-m", "P.0"], 2, ["P"]),
     "exp_gain_overflow": (RUN, "q1 0 b 2000\n", ["-m", "nDCG(gain=exp)"], 1, ["1023"]),
     # the line reader's own field separator inside a line (found by test_any_bytes_...)
-    "unit_separator_run": (RUN + "q1 Q0 z 4\x1f0.5 s\n", QRELS, [], 1, ["line 6", "0x1f"]),
-    "unit_separator_first_line": (b"q1\x1fQ0\x1fa 1 3 s\n", QRELS, [], 1, ["line 1", "0x1f"]),
+    # (the message shows the whole line, not the part before the byte)
+    "unit_separator_run": (RUN + "q1 Q0 z 4\x1f0.5 s\n", QRELS, [], 1,
+                           ["line 6", "0x1f", r"'q1 Q0 z 4\x1f0.5 s'"]),
+    "unit_separator_first_line": (b"q1\x1fQ0\x1fa 1 3 s\n", QRELS, [], 1,
+                                  ["line 1", "0x1f", r"'q1\x1fQ0\x1fa 1 3 s'"]),
 }
 
 
