@@ -40,6 +40,13 @@ CASES: dict[str, tuple[Any, type[Exception], list[str]]] = {
                            ["must be a string", "None"]),
     "measure_unknown": (lambda: rk.evaluate(SCORED, QRELS, "nonsense"), rk.MeasureError,
                         ["'nonsense'"]),
+    # the usual slips get the spelling that works
+    "measures_comma_string": (lambda: rk.evaluate(SCORED, QRELS, "AP, nDCG@10"), rk.MeasureError,
+                              ["pass a list", "['AP', 'nDCG@10']"]),
+    "measure_trec_dot": (lambda: rk.evaluate(SCORED, QRELS, "P.10"), rk.MeasureError,
+                         ["-m notation", "'P_10'"]),
+    "measure_trec_dot_list": (lambda: rk.evaluate(SCORED, QRELS, "ndcg_cut.5,10"),
+                              rk.MeasureError, ["['ndcg_cut_5', 'ndcg_cut_10']"]),
     "cutoff_zero": (lambda: rk.evaluate(SCORED, QRELS, "P@0"), rk.MeasureError, ["P@0", "positive"]),
     "cutoff_fraction": (lambda: rk.evaluate(SCORED, QRELS, "P@2.5"), rk.MeasureError, ["P@2.5"]),
     "param_choice": (lambda: rk.evaluate(SCORED, QRELS, "nDCG(gain=bogus)"), rk.MeasureError,
