@@ -173,16 +173,38 @@ def _translate_trec(text: str) -> str:
     return text
 
 
+def _cannot_parse(text: str, expected: str = "") -> MeasureError:
+    """The error for a name that is not a measure, with a hint for the two usual slips:
+    several names in one string, and trec_eval's ``-m P.10`` notation."""
+    hint = ""
+    stripped = text.strip()
+    dotted = re.fullmatch(r"([A-Za-z_]+)\.(\d+(?:,\d+)*)", stripped)
+    if dotted:
+        written = []
+        for cutoff in dotted[2].split(","):
+            for form in (f"{dotted[1]}_{cutoff}", f"{dotted[1]}@{cutoff}"):
+                try:
+                    parse_measure(form)
+                except MeasureError:
+                    continue
+                written.append(form)
+                break
+        if written:
+            shown = written[0] if len(written) == 1 else written
+            hint = f" (trec_eval's -m notation: write {shown!r})"
+    elif "," in stripped and "(" not in stripped:
+        names = [name.strip() for name in stripped.split(",")]
+        hint = f" (several measures in one string: pass a list, {names!r})"
+    return MeasureError(f"cannot parse measure {text!r}{hint}{expected}; {known_measures()}")
+
+
 def _syntax(text: str) -> tuple[ast.Name, ast.expr | None, dict[str, ParamValue]]:
     """The family name node, what follows ``@`` (or None) and the named parameters."""
     source = _translate_trec(text.strip())
     try:
         tree = ast.parse(source, mode="eval").body
     except SyntaxError:
-        raise MeasureError(
-            f"cannot parse measure {text!r}: expected Name, Name@k or Name(param=value,...)@k; "
-            f"{known_measures()}"
-        ) from None
+        raise _cannot_parse(text, ": expected Name, Name@k or Name(param=value,...)@k") from None
     at: ast.expr | None = None  # what follows @: a cutoff, or the family's at_param
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
         at = tree.right
@@ -197,12 +219,16 @@ def _syntax(text: str) -> tuple[ast.Name, ast.expr | None, dict[str, ParamValue]
             given[keyword.arg] = _literal(keyword.value, text)
         tree = tree.func
     if not isinstance(tree, ast.Name):
-        raise MeasureError(f"cannot parse measure {text!r}; {known_measures()}")
+        raise _cannot_parse(text)
     return tree, at, given
 
 
 def _resolve(
-    family: Family, given: dict[str, ParamValue], text: str, *, conventions: str,
+    family: Family,
+    given: dict[str, ParamValue],
+    text: str,
+    *,
+    conventions: str,
     rel: float | None,
 ) -> dict[str, ParamValue]:
     """Every parameter of ``family``: given, else the preset's, else the default; checked."""

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
-from polars_rankeval._errors import InputError, MeasureError, RankevalWarning
+from polars_rankeval._errors import InputError, MeasureError, RankevalWarning, not_a_frame
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval._registry import Measure
 from polars_rankeval.engines.finish import GMEAN_FLOOR, aggregate
@@ -77,9 +77,7 @@ def stack_runs(runs: Mapping[str, Frame] | Frame, *, system: str) -> tuple[pl.La
         if not isinstance(name, str) or not name:
             raise InputError(f"system names must be non-empty strings, got {name!r}")
         if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
-            raise InputError(
-                f"run {name!r} must be a polars DataFrame or LazyFrame, got {type(frame).__name__}"
-            )
+            raise not_a_frame(f"run {name!r}", frame)
         if system in frame.collect_schema():
             raise InputError(
                 f"run {name!r} already has a {system!r} column; pass system='<other name>'"

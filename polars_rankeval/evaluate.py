@@ -14,7 +14,7 @@ from typing import Any, overload
 
 import polars as pl
 
-from polars_rankeval._errors import InputError, MeasureError
+from polars_rankeval._errors import InputError, MeasureError, not_a_frame
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval.engines import engine as engine_module
 from polars_rankeval.engines import is_spark_frame
@@ -40,10 +40,7 @@ def _check_frames(run: Any, qrels: Any, engine: str) -> None:
                 f"{type(frame).__module__}.{type(frame).__name__}"
             )
         if engine != "spark" and not isinstance(frame, pl.DataFrame | pl.LazyFrame):
-            raise InputError(
-                f"{what} must be a polars DataFrame or LazyFrame (or a pyspark DataFrame), "
-                f"got {type(frame).__name__}"
-            )
+            raise not_a_frame(what, frame, "a polars DataFrame or LazyFrame (or a pyspark DataFrame)")
 
 
 def _check_keys(columns: Columns, options: EvalOptions) -> None:

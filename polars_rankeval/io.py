@@ -57,6 +57,16 @@ def _scan_lines(path: str | Path) -> pl.LazyFrame:
     )
 
 
+def _raw_line(path: str | Path, number: int) -> str:
+    """Line ``number`` (1-based) of the file, for an error message (the parsed columns
+    hold the line cut at the byte that broke it)."""
+    with open(path, "rb") as file:
+        for index, raw in enumerate(file, 1):
+            if index == number:
+                return raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
+    return ""  # pragma: no cover
+
+
 def _not_utf8(path: str | Path, number: int) -> InputError | None:
     """The error for line ``number`` if its bytes are not UTF-8 (None if they are)."""
     offset = 0
@@ -95,9 +105,10 @@ def _checked(
                 raise error
         separated = batch.filter(pl.col(_AFTER) != "")
         if separated.height:
+            number = separated[_NUMBER][0]
             raise InputError(
-                f"{path}, line {separated[_NUMBER][0]}: the byte 0x1f (a control character) "
-                "is not text of a TREC file (is it a binary file?)"
+                f"{path}, line {number}: the byte 0x1f (a control character) is not text of "
+                f"a TREC file (is it a binary file?): {_raw_line(path, number)[:80]!r}"
             )
         bad = batch.filter(
             ((count != minimum) if exact else (count < minimum))

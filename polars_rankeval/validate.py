@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from polars_rankeval._errors import InputError
+from polars_rankeval._errors import InputError, not_a_frame
 from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import rank_check
 from polars_rankeval.prepare.names import alias_columns
@@ -65,7 +65,7 @@ def _collect(frame: pl.DataFrame | pl.LazyFrame, what: str) -> pl.DataFrame:
             raise InputError(f"cannot read the {what}: {error}") from error
     if isinstance(frame, pl.DataFrame):
         return frame
-    raise InputError(f"{what} must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
+    raise not_a_frame(what, frame)
 
 
 def validate(

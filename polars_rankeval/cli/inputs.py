@@ -74,10 +74,13 @@ class Reader:
                 return fast.lazy()
             from polars_rankeval.io import read_trec_qrels
 
+            _refuse_a_run_as_qrels(path, argument)
             return read_trec_qrels(path)
         schema = frame.collect_schema()
         relevance = schema.get("relevance")
         numeric = relevance is not None and relevance.is_numeric()
+        if relevance is None and ("score" in schema or "rank" in schema):
+            raise InputError(f"{argument}: has no relevance column but a score or rank: {_SWAPPED}")
         return _typed(
             frame,
             argument,
@@ -137,6 +140,25 @@ class RunSource(NamedTuple):
             need_one_of=("score", "rank"),
             keep=keep,
         )
+
+
+_SWAPPED = "is it the run? The qrels come first, as in trec_eval: rankeval QRELS RUN"
+
+
+def _refuse_a_run_as_qrels(path: Path, argument: str) -> None:
+    """A qrels file whose first line has a run line's six fields (``query Q0 item rank
+    score tag``) cannot be read as qrels (four fields): say that the arguments are
+    probably swapped, rather than that its lines cannot be parsed."""
+    with open(path, "rb") as file:
+        for raw in file:
+            fields = raw.split()
+            if fields and not fields[0].startswith(b"#"):
+                if len(fields) == 6:
+                    raise InputError(
+                        f"{argument}: line {raw.decode('utf-8', 'replace').strip()!r} has a run "
+                        f"line's six fields, not a qrels line's four: {_SWAPPED}"
+                    )
+                return
 
 
 def _scan_table(path: Path) -> pl.LazyFrame | None:

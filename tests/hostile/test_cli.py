@@ -3,6 +3,7 @@ traceback; valid odd input gives trec_eval's value."""
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,9 +29,14 @@ CASES = {
     "unknown_measure": (RUN, QRELS, ["-m", "nonsense"], 2, ["nonsense"]),
     "bad_cutoff": (RUN, QRELS, ["-m", "P.0"], 2, ["P"]),
     "exp_gain_overflow": (RUN, "q1 0 b 2000\n", ["-m", "nDCG(gain=exp)"], 1, ["1023"]),
+    # the arguments swapped (a run where the qrels go): said so, not "cannot parse"
+    "run_given_as_qrels": (RUN, RUN, [], 1, ["six fields", "The qrels come first", "QRELS RUN"]),
     # the line reader's own field separator inside a line (found by test_any_bytes_...)
-    "unit_separator_run": (RUN + "q1 Q0 z 4\x1f0.5 s\n", QRELS, [], 1, ["line 6", "0x1f"]),
-    "unit_separator_first_line": (b"q1\x1fQ0\x1fa 1 3 s\n", QRELS, [], 1, ["line 1", "0x1f"]),
+    # (the message shows the whole line, not the part before the byte)
+    "unit_separator_run": (RUN + "q1 Q0 z 4\x1f0.5 s\n", QRELS, [], 1,
+                           ["line 6", "0x1f", r"'q1 Q0 z 4\x1f0.5 s'"]),
+    "unit_separator_first_line": (b"q1\x1fQ0\x1fa 1 3 s\n", QRELS, [], 1,
+                                  ["line 1", "0x1f", r"'q1\x1fQ0\x1fa 1 3 s'"]),
 }
 
 
@@ -46,6 +52,16 @@ def test_bad_file_is_one_line_error(case, tmp_path, capsys) -> None:
     assert err.startswith("rankeval: error: ") and err.count("\n") == 1 and "Traceback" not in err
     for fragment in fragments:
         assert fragment in err, (fragment, err)
+
+
+def test_a_parquet_run_given_as_qrels_is_named(tmp_path, capsys) -> None:
+    run = pl.DataFrame({"query": ["q1"], "item": ["a"], "score": [1.0]})
+    run.write_parquet(tmp_path / "run.parquet")
+    code = main([str(tmp_path / "run.parquet"), str(tmp_path / "run.parquet")])
+    _, err = capsys.readouterr()
+    assert code == 1 and err.count("\n") == 1, err
+    assert "run.parquet: has no relevance column but a score or rank" in err
+    assert "The qrels come first" in err
 
 
 def test_missing_file_and_directory(tmp_path, capsys) -> None:
