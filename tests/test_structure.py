@@ -30,6 +30,9 @@ PUBLIC = [
     "polars_rankeval.sql:render",
     "polars_rankeval.spark:evaluate",
     "polars_rankeval.expr:measure",
+    "polars_rankeval:parse_measure",
+    "polars_rankeval.report:build_report",
+    "polars_rankeval.report:write_report",
 ]
 
 
