@@ -34,6 +34,11 @@ PUBLIC = [
     "polars_rankeval.report:build_report",
     "polars_rankeval.report:write_report",
 ]
+PUBLIC_MODULES = [
+    "polars_rankeval", "polars_rankeval.expr", "polars_rankeval.sql", "polars_rankeval.spark",
+    "polars_rankeval.duckdb", "polars_rankeval.io", "polars_rankeval.report",
+    "polars_rankeval.compare", "polars_rankeval.validate", "polars_rankeval.evaluate",
+]  # fmt: skip
 
 
 # ---------------------------------------------------------------- function length
@@ -114,10 +119,22 @@ def _decorated_functions() -> list[str]:
     return found
 
 
+def _public_with_parameters() -> list[str]:
+    """``module:function`` of the public modules' exported functions that have a
+    ``Parameters`` section."""
+    found = []
+    for module in PUBLIC_MODULES:
+        for name in importlib.import_module(module).__all__:
+            func = getattr(importlib.import_module(module), name)
+            if inspect.isfunction(func) and "Parameters\n" in (func.__doc__ or ""):
+                found.append(f"{module}:{name}")
+    return found
+
+
 def _documented() -> dict[str, Callable]:
     """The functions to check, each once (``sql.render`` is ``engines.sqltwin.render``'s)."""
     found: dict[str, Callable] = {}
-    for name in [*PUBLIC, *_decorated_functions()]:
+    for name in [*PUBLIC, *_decorated_functions(), *_public_with_parameters()]:
         module, _, attribute = name.partition(":")
         func = getattr(importlib.import_module(module), attribute)
         if all(func is not other for other in found.values()):
