@@ -13,7 +13,6 @@ parameter is described twice in different words.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -175,19 +174,17 @@ def _parse(table: str) -> dict[str, str]:
 
 
 PARAMS = _parse(_TABLE)
-# the key list may run over several lines
-_PLACEHOLDER = re.compile(r"^( *)\{params: ([^}]*)\}[ \t]*$", re.MULTILINE)
 
 
-def _entries(match: re.Match[str]) -> str:
-    indent = match[1]
-    out = []
-    for key in (k.strip() for k in match[2].split(",")):
+def _entries(indent: str, keys: list[str]) -> list[str]:
+    """The table's entries for ``keys``, in numpydoc form, indented by ``indent``."""
+    lines = []
+    for key in keys:
         if key not in PARAMS:
             raise KeyError(f"{key!r} is not in polars_rankeval._docparams' table")
-        out.append(indent + key.partition("@")[0])
-        out += [f"{indent}    {line}" for line in PARAMS[key].splitlines()]
-    return "\n".join(out)
+        lines.append(indent + key.partition("@")[0])
+        lines += [f"{indent}    {line}" for line in PARAMS[key].splitlines()]
+    return lines
 
 
 def fill(doc: str) -> str:
@@ -201,7 +198,23 @@ def fill(doc: str) -> str:
     rel
         Default relevance level for measures without their own ``rel=`` (trec_eval ``-l``).
     """
-    return _PLACEHOLDER.sub(_entries, doc)
+    out: list[str] = []
+    keys: list[str] | None = None  # the keys of the placeholder being read (lines of its own)
+    indent = ""
+    for line in doc.split("\n"):
+        text = line.strip()
+        if keys is None and text.startswith("{params:"):
+            indent, keys, text = line[: len(line) - len(line.lstrip())], [], text[len("{params:") :]
+        if keys is None:
+            out.append(line)
+            continue
+        keys += [key.strip() for key in text.rstrip("}").split(",") if key.strip()]
+        if text.endswith("}"):
+            out += _entries(indent, keys)
+            keys = None
+    if keys is not None:
+        raise ValueError(f"a {{params: ...}} placeholder has no closing brace: {keys}")
+    return "\n".join(out)
 
 
 def fill_params(func: F) -> F:

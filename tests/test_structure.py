@@ -78,7 +78,9 @@ def test_a_planted_61_line_function_is_found_and_a_60_line_one_is_not(decorated)
     assert long_functions(_planted(61, decorated)) == [("planted", 61)]
     assert long_functions(_planted(60, decorated)) == []
     # nested functions count on their own, and inside their parent
-    nested = "def outer():\n" + "\n".join("    " + line for line in _planted(61, decorated).splitlines())
+    nested = "def outer():\n" + "\n".join(
+        "    " + line for line in _planted(61, decorated).splitlines()
+    )
     assert long_functions(nested) == [("outer", 62), ("planted", 61)]
 
 
@@ -219,3 +221,5 @@ def test_the_table_has_each_key_once_and_fill_refuses_an_unknown_key():
     assert len(keys) == len(set(keys)) == len(PARAMS)
     with pytest.raises(KeyError, match="nonsense"):
         fill("Parameters\n----------\n{params: top, nonsense}")
+    with pytest.raises(ValueError, match="closing brace"):
+        fill("Parameters\n----------\n{params: top,\nrel\n\nReturns")
