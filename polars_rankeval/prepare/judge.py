@@ -485,8 +485,9 @@ def _running_counts(rows: pl.LazyFrame, keys: list[str], stats: Sequence[Stat]) 
 def _duplicates(
     ranked: pl.LazyFrame, keys: list[str], item: str, duplicates: str, run_checks: list[Check]
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
-    """``duplicates='first'``: the best-ranked row of each repeated (query, item) and the
-    counts dropped; else the ranked rows, with the run's duplicate check added."""
+    """``duplicates='first'``: the best-ranked row of each repeated (query, item) and what
+    was dropped (:func:`_first_of_duplicates`); else the ranked rows as they are, the run's
+    duplicate check added to ``run_checks``."""
     if duplicates == "first":
         return _first_of_duplicates(ranked, keys, item)
     problem = "duplicate (query, item) rows (pass duplicates='first' to keep the best-ranked one)"
