@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 import polars_rankeval.measures  # noqa: F401  (registers the families)
+from polars_rankeval._docparams import fill_params
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._registry import REGISTRY, Family, Measure, ParamValue
 from polars_rankeval.diversity.families import DIVERSITY
@@ -252,14 +253,21 @@ def _resolve(
     return params
 
 
+@fill_params
 def parse_measure(
     text: str, *, conventions: str = "trec_eval", rel: float | None = None
 ) -> Measure:
     """Parse a measure name into a resolved :class:`Measure`.
 
-    ``conventions`` names a preset that fills parameters the name leaves unset; ``rel``
-    is the default relevance level for measures that do not set ``rel=`` themselves.
+    Parameters
+    ----------
+    text
+        A measure name (``"AP@10"``, ``"P(rel=2)@5"``) or a trec_eval name
+        (``"map_cut_10"``).
+    {params: conventions, rel}
 
+    Examples
+    --------
     >>> str(parse_measure("map_cut_10"))
     'AP@10'
     >>> str(parse_measure("AP@10", conventions="kaggle"))

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
+from polars_rankeval._docparams import fill_params
 from polars_rankeval._errors import InputError, MeasureError, RankevalWarning, not_a_frame
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval._registry import Measure
@@ -332,98 +333,45 @@ def compare_per_query(
     return _result_frame(comparisons, {c: per_query.schema[c] for c in by})
 
 
+@fill_params
 def compare(
-    runs: Mapping[str, Frame] | Frame,
-    qrels: Frame | None,
+    runs: Mapping[str, Frame] | Frame, qrels: Frame | None,
     measures: str | Iterable[str] = DEFAULT_MEASURES,
-    *,
-    by: str | Sequence[str] | None = None,
-    baseline: str | None = None,
-    test: str = "t",
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    system: str = "system",
-    complete: bool = False,
-    conventions: str = "trec_eval",
-    duplicates: str = "error",
-    rel: float | None = None,
-    query: str = "query",
-    item: str = "item",
-    rank: str | None = "rank",
-    score: str | None = "score",
-    relevant: str = "relevant",
-    relevance: str = "relevance",
-) -> pl.DataFrame:
+    *, by: str | Sequence[str] | None = None, baseline: str | None = None, test: str = "t",
+    correction: str | None = "holm", alpha: float = 0.05, n_resamples: int = 10_000,
+    seed: int = 0, system: str = "system", complete: bool = False,
+    conventions: str = "trec_eval", duplicates: str = "error", rel: float | None = None,
+    query: str = "query", item: str = "item", rank: str | None = "rank",
+    score: str | None = "score", relevant: str = "relevant", relevance: str = "relevance",
+) -> pl.DataFrame:  # fmt: skip
     """Compare systems with paired significance tests over queries.
 
     Parameters
     ----------
-    runs
-        A mapping ``name -> run frame``, or one frame with a ``system`` column.
-    qrels
-        Judgments ``query, item, relevance`` (or None: labels from the runs' ``relevant``).
-    measures
-        Measure names, as for :func:`~polars_rankeval.evaluate`.
-    by
-        Columns of the runs that split the queries into groups (segments such as a
-        query category, or days): every comparison is made within each group, over the
-        queries of that group.  The ``by`` columns lead the output.
-    baseline
-        Compare every other system against this one; None compares every pair (in the
-        order the systems are given: the later one is ``system``, the earlier ``baseline``).
-    test
-        ``"t"`` (paired Student's t-test; interval: the t interval of the mean
-        difference), ``"randomization"`` (sign-flip permutation test of the mean
-        difference, exact when 2^n <= n_resamples; interval: the test inverted, every
-        shift of the differences it does not reject) or ``"bootstrap"`` (paired
-        bootstrap of the mean difference: shifted-null p-value, percentile interval).
-        All two-sided; the ``ci_method`` column names the interval.
-    correction
-        Multiple-comparison correction: ``"holm"`` (default), ``"bonferroni"``, ``"bh"``
-        (Benjamini-Hochberg) or None.  The family is every comparison of one measure:
-        all pairs in all ``by`` groups (groups x pairs p-values per measure).
-    alpha
-        Significance level; the intervals are (1 - alpha) intervals.
-    n_resamples, seed
-        Resampling tests: number of resamples (at most 10^7), and the seed of
-        ``numpy.random.default_rng`` (the same for every comparison, so a pair's result
-        does not depend on the other systems).
-    system
-        Name of the system column (of the one-frame form; the output column is ``system``).
-    complete, conventions, duplicates, rel, query, item, rank, score, relevant, relevance
-        As for :func:`~polars_rankeval.evaluate`.
+    {params: runs, qrels, measures, by@compare, baseline, test, correction, alpha, n_resamples,
+    seed, system, complete, conventions, duplicates, rel, query, item, rank, score, relevant,
+    relevance}
 
     Returns
     -------
-    A DataFrame with one row per (group, measure, comparison): the ``by`` columns,
-    ``system``, ``baseline``, ``measure``, ``n_queries`` (queries paired), ``mean`` and
-    ``baseline_mean`` (summaries over those queries, as :func:`~polars_rankeval.evaluate`
-    makes them: the mean; the sum for counts; the geometric mean for GMAP), ``delta``
-    (``mean - baseline_mean``), ``p_value``, ``p_value_corrected``, ``effect_size``
-    (paired Cohen's d of the tested differences; null when they do not vary),
-    ``ci_low``, ``ci_high`` (interval of ``delta``), ``significant``
-    (``p_value_corrected < alpha``) and the labels ``test``, ``correction``,
-    ``ci_method``, ``ci_level`` (1 - alpha).  The test runs on the per-query
-    differences; for GMAP on the differences of log(max(AP, 1e-5)) (a test of the
-    ratio of geometric means), whose interval maps onto ``delta`` as
-    ``baseline_mean * (exp(x) - 1)``; for counts the interval of the mean difference
-    times ``n_queries``.
+    A DataFrame with one row per (group, measure, comparison): the ``by`` columns, ``system``,
+    ``baseline``, ``measure``, ``n_queries`` (queries paired), ``mean`` and ``baseline_mean``
+    (summaries over those queries, as :func:`~polars_rankeval.evaluate` makes them: the mean;
+    the sum for counts; the geometric mean for GMAP), ``delta`` (``mean - baseline_mean``),
+    ``p_value``, ``p_value_corrected``, ``effect_size`` (paired Cohen's d of the tested
+    differences; null when they do not vary), ``ci_low``, ``ci_high`` (interval of
+    ``delta``), ``significant`` (``p_value_corrected < alpha``) and the labels ``test``,
+    ``correction``, ``ci_method``, ``ci_level`` (1 - alpha); ``test`` says what is tested.
 
     Examples
     --------
-    Reciprocal ranks: bm25 0.5, 1, 0.5; dense 1, 0.5, 1.  Differences 0.5, -0.5, 0.5:
-    mean 1/6, standard error 1/3, t = 0.5 on 2 degrees of freedom, p = 2/3.
-
     >>> import polars as pl
     >>> from polars_rankeval.compare import compare
-    >>> qrels = pl.DataFrame({"query": ["q1", "q2", "q3"], "item": ["a", "b", "c"],
-    ...                       "relevance": [1, 1, 1]})
-    >>> bm25 = pl.DataFrame({"query": ["q1", "q1", "q2", "q2", "q3", "q3"],
-    ...                      "item": ["x", "a", "b", "y", "x", "c"],
+    >>> qrels = pl.DataFrame({"query": ["q1", "q2", "q3"], "item": list("abc"), "relevance": 1})
+    >>> bm25 = pl.DataFrame({"query": ["q1", "q1", "q2", "q2", "q3", "q3"], "item": list("xabyxc"),
     ...                      "score": [2.0, 1.0, 2.0, 1.0, 2.0, 1.0]})
     >>> dense = bm25.with_columns(score=-pl.col("score"))
+    >>> # RR: bm25 0.5, 1, 0.5; dense 1, 0.5, 1: mean difference 1/6, s.e. 1/3, t(2) = 0.5, p = 2/3
     >>> compare({"bm25": bm25, "dense": dense}, qrels, ["RR"], baseline="bm25").select(
     ...     "system", "measure", "mean", "delta", "p_value", "ci_method")
     shape: (1, 6)
@@ -435,10 +383,26 @@ def compare(
     │ dense  ┆ RR      ┆ 0.833333 ┆ 0.166667 ┆ 0.666667 ┆ t         │
     └────────┴─────────┴──────────┴──────────┴──────────┴───────────┘
     """
-    options = TestOptions(
-        test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
-        baseline=baseline,
-    )  # fmt: skip
+    options, names, by_list = checked_arguments(
+        runs, measures, by, system=system, query=query, test=test, correction=correction,
+        alpha=alpha, n_resamples=n_resamples, seed=seed, baseline=baseline)  # fmt: skip
+    per_query, systems = per_query_values(
+        runs, qrels, names, system=system, by=by_list, complete=complete,
+        conventions=conventions, duplicates=duplicates, rel=rel, query=query, item=item,
+        rank=rank, score=score, relevant=relevant, relevance=relevance)  # fmt: skip
+    return compare_per_query(
+        per_query, systems, names, options=options, by=by_list, conventions=conventions,
+        rel=rel, system=system, query=query)  # fmt: skip
+
+
+def checked_arguments(
+    runs: Mapping[str, Frame] | Frame, measures: object, by: str | Sequence[str] | None, *,
+    system: str, query: str, **test_options: Any,
+) -> tuple[TestOptions, list[str], list[str]]:
+    """What :func:`compare` and the report check before evaluating: the test options, the
+    measure names (each once, in order), the ``by`` columns, the baseline among the named
+    runs."""
+    options = TestOptions(**test_options)
     if not isinstance(measures, str) and not isinstance(measures, Iterable):
         raise MeasureError(
             f"measures={measures!r}: give a measure name or a list of names, e.g. ['AP', 'nDCG@10']"
@@ -447,12 +411,4 @@ def compare(
     by_list = by_columns(by, system=system, query=query)
     if isinstance(runs, Mapping):
         options.check_baseline(list(runs))  # before the evaluation
-    per_query, systems = per_query_values(
-        runs, qrels, names, system=system, by=by_list, complete=complete,
-        conventions=conventions, duplicates=duplicates, rel=rel, query=query, item=item,
-        rank=rank, score=score, relevant=relevant, relevance=relevance,
-    )  # fmt: skip
-    return compare_per_query(
-        per_query, systems, names, options=options, by=by_list, conventions=conventions,
-        rel=rel, system=system, query=query,
-    )  # fmt: skip
+    return options, names, by_list

@@ -14,6 +14,7 @@ from typing import Any, overload
 
 import polars as pl
 
+from polars_rankeval._docparams import fill_params
 from polars_rankeval._errors import InputError, MeasureError, not_a_frame
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval.engines import engine as engine_module
@@ -82,94 +83,25 @@ def evaluate(run: pl.DataFrame, qrels: pl.DataFrame | None = ..., measures: str 
 def evaluate(run: pl.LazyFrame, qrels: Any = ..., measures: str | Iterable[str] = ..., **kw: Any) -> pl.LazyFrame: ...
 @overload
 def evaluate(run: Any, qrels: Any = ..., measures: str | Iterable[str] = ..., **kw: Any) -> Any: ...
-def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keywords below
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame | None = None,
+@fill_params  # type: ignore[misc]  # the overloads' **kw stand for the keywords below
+def evaluate(
+    run: pl.DataFrame | pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFrame | None = None,
     measures: str | Iterable[str] = DEFAULT_MEASURES,
-    *,
-    per_query: bool = False,
-    by: str | Sequence[str] | None = None,
-    complete: bool = False,
-    conventions: str = "trec_eval",
-    duplicates: str = "error",
-    rel: float | None = None,
-    top: int | None = None,
-    ties: str = "trec_eval",
-    engine: str = "polars",
+    *, per_query: bool = False, by: str | Sequence[str] | None = None, complete: bool = False,
+    conventions: str = "trec_eval", duplicates: str = "error", rel: float | None = None,
+    top: int | None = None, ties: str = "trec_eval", engine: str = "polars",
     partitions: int | None = None,
-    query: str = "query",
-    item: str = "item",
-    rank: str | None = "rank",
-    score: str | None = "score",
-    relevant: str = "relevant",
-    relevance: str = "relevance",
-    subtopic: str = "subtopic",
-    intent_weight: str | None = None,
-) -> Any:
+    query: str = "query", item: str = "item", rank: str | None = "rank",
+    score: str | None = "score", relevant: str = "relevant", relevance: str = "relevance",
+    subtopic: str = "subtopic", intent_weight: str | None = None,
+) -> Any:  # fmt: skip
     """Evaluate a ranking: one row per measure (or per query and measure).
 
     Parameters
     ----------
-    run
-        Long format, one row per retrieved item: ``query``, ``item`` and ``score``
-        (ranked as trec_eval ranks: score descending, ties by item descending, byte
-        order) or ``rank`` (1 = top; used when there is no score column, or with
-        ``score=None``); plus ``relevant`` when no qrels are given.
-    qrels
-        Optional judgments ``query, item, relevance``.  With qrels, relevance comes from
-        them (unjudged = not relevant) and so do R and the ideal nDCG ranking; without,
-        from the run's ``relevant`` column (recall is then relative to what was retrieved).
-    measures
-        Names such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"AP(norm=min)@10"`` or
-        trec_eval names (``"map"``, ``"ndcg_cut_10"``).
-    per_query
-        Return ``query, measure, value`` rows instead of the mean over queries.
-    by
-        Columns of the run to evaluate separately (systems, A/B arms, segments); each
-        group is evaluated as its own run.
-    complete
-        Average over every qrels query, those the run misses scoring 0 (trec_eval ``-c``).
-        By default only queries in both run and qrels count; run-only queries are ignored
-        with a warning that counts them.
-    conventions
-        Preset for parameters a name leaves unset: ``"trec_eval"`` (default),
-        ``"kaggle"``, ``"spark"``, ``"torchmetrics"``.
-    duplicates
-        ``"error"`` (default, as trec_eval) or ``"first"``: keep the best-ranked row of a
-        repeated (query, item) and warn with the number dropped.
-    rel
-        Default relevance level for measures without their own ``rel=`` (trec_eval ``-l``).
-    top
-        Keep only the top ``top`` rows of each query after ranking (trec_eval ``-M``).
-    ties
-        ``"trec_eval"`` (default): tied scores (or ranks) are ordered by item descending.
-        ``"average"``: each value is the expected value over every ordering of the tied
-        rows of a query, in closed form (McSherry & Najork, ECIR 2008), as sklearn's and
-        torchmetrics' nDCG do.  For AP (norm=R, min; hits without a cutoff), P, R,
-        nDCG, RR, Success, Rprec and the counts; not with ``top`` or
-        ``duplicates="first"``.
-    engine
-        ``"polars"`` (default), ``"duckdb"`` (the SQL users' macro
-        ``rankeval_per_query`` of ``sql/rankeval.sql``, in an in-process DuckDB) or
-        ``"spark"`` (chosen by itself when ``run`` is a pyspark DataFrame; it returns a
-        pyspark DataFrame).
-    partitions
-        The polars engine evaluates the queries in this many partitions (split by a
-        hash of the query id), one after the other: memory follows the largest
-        partition, not the run, and the values are the same bits.  Default: one per 2.5M
-        run rows, at most 8 (each partition reads the run again), when the row count
-        is known without reading the rows (a DataFrame, a bare ``scan_parquet`` or
-        ``scan_ipc``: their metadata), else one.
-    query, item, rank, score, relevant, relevance, subtopic
-        Column names (``subtopic``: qrels holding this column are subtopic qrels,
-        ``query, subtopic, item, relevance``, for every measure: the diversity measures
-        such as ``alpha_nDCG@20`` read them (see :mod:`polars_rankeval.diversity`), the
-        others an item's highest relevance over its subtopics).
-    intent_weight
-        A column of the subtopic qrels holding the weight of each (query, subtopic),
-        the same on all its rows: the intent-aware measures (ERR_IA, nERR_IA, P_IA,
-        AP_IA) become weighted means over the subtopics (default None: equal weights,
-        as ndeval).
+    {params: run, qrels, measures, per_query, by, complete, conventions, duplicates, rel, top,
+    ties, engine, partitions, query, item, rank, score, relevant, relevance, subtopic,
+    intent_weight}
 
     Returns
     -------
@@ -183,14 +115,10 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
     --------
     >>> import polars as pl
     >>> import polars_rankeval as rk
-    >>> run = pl.DataFrame({
-    ...     "query": ["q1", "q1", "q1", "q2", "q2"],
-    ...     "item": ["a", "b", "c", "a", "d"],
-    ...     "score": [3.0, 2.0, 1.0, 2.0, 1.0],
-    ... })
-    >>> qrels = pl.DataFrame({
-    ...     "query": ["q1", "q1", "q2"], "item": ["b", "c", "d"], "relevance": [1, 2, 1],
-    ... })
+    >>> run = pl.DataFrame({"query": ["q1", "q1", "q1", "q2", "q2"],
+    ...                     "item": ["a", "b", "c", "a", "d"], "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query": ["q1", "q1", "q2"], "item": ["b", "c", "d"],
+    ...                       "relevance": [1, 2, 1]})
     >>> # q1 ranks a, b, c (a unjudged): AP = (1/2 + 2/3) / 2, nDCG@2 = (1/log2 3) / (2 + 1/log2 3)
     >>> # q2 ranks a, d: AP = (1/2) / 1, nDCG@2 = (1/log2 3) / 1; the values are the means
     >>> rk.evaluate(run, qrels, ["AP", "nDCG@2", "P@2", "RR"])
@@ -206,19 +134,20 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
     │ RR      ┆ 0.5      │
     └─────────┴──────────┘
     """
-    if is_spark_frame(run):
-        engine = "spark"
+    engine = "spark" if is_spark_frame(run) else engine
     options = EvalOptions(
-        per_query=per_query,
-        by=by,  # type: ignore[arg-type]  # a name or a list: normalised to a tuple
-        complete=complete,
-        duplicates=duplicates,
-        top=top,
-        ties=ties,
-        engine=engine,
-        partitions=partitions,
-    )
+        per_query=per_query, by=by, complete=complete, duplicates=duplicates,  # type: ignore[arg-type]
+        top=top, ties=ties, engine=engine, partitions=partitions,
+    )  # fmt: skip  # the ignore: `by` is a name or a list, normalised to a tuple
     columns = Columns(query, item, rank, score, relevant, relevance, subtopic, intent_weight)
+    return _evaluate(run, qrels, measures, columns, options, conventions=conventions, rel=rel)
+
+
+def _evaluate(
+    run: Any, qrels: Any, measures: str | Iterable[str], columns: Columns,
+    options: EvalOptions, *, conventions: str, rel: float | None,
+) -> Any:
+    """:func:`evaluate` with its options checked: the spec, the engine, the result."""
     run, qrels, columns, options, back = _aliased(run, qrels, columns, options)
     spec = _spec(
         run, qrels, measures, conventions=conventions, rel=rel, columns=columns, options=options,
@@ -229,7 +158,7 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
 
         return evaluate_spec(spec, conventions=conventions, rel=rel)
     wide, keys = engine_module(options.engine).per_query(spec)
-    if per_query:
+    if options.per_query:
         result = long_frame(wide, keys, spec.names)
     else:
         result = summarize(wide, keys, spec.measures, spec.names)
@@ -237,7 +166,6 @@ def evaluate(  # type: ignore[misc]  # the overloads' **kw stand for the keyword
         result = result.rename(back, strict=False)
     eager = isinstance(run, pl.DataFrame) and (qrels is None or isinstance(qrels, pl.DataFrame))
     return result.collect() if eager else result
-
 
 def _aliased(
     run: Any, qrels: Any, columns: Columns, options: EvalOptions

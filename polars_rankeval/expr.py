@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from polars_rankeval._docparams import fill_params
 from polars_rankeval._errors import MeasureError
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import Judged, Measure, Stat
@@ -46,29 +47,18 @@ def _expr(value: IntoExpr) -> pl.Expr:
     return pl.col(value) if isinstance(value, str) else value
 
 
+@fill_params
 def measure(
-    name: str,
-    *,
-    rank: IntoExpr = "rank",
-    relevance: IntoExpr = "relevant",
-    num_relevant: IntoExpr | None = None,
-    conventions: str = "trec_eval",
-) -> pl.Expr:
+    name: str, *, rank: IntoExpr = "rank", relevance: IntoExpr = "relevant",
+    num_relevant: IntoExpr | None = None, conventions: str = "trec_eval",
+) -> pl.Expr:  # fmt: skip
     """The aggregation expression of a measure, named by its canonical name.
 
     Parameters
     ----------
     name
         A measure name (``"AP@10"``, ``"nDCG(gain=exp)@5"``, ``"map_cut_10"``...).
-    rank
-        Column (or expression) with the 1-based position of each row in its group.
-    relevance
-        Column (or expression) with the relevance label (bool, int or float).
-    num_relevant
-        Optional column holding R for the row's query (e.g. joined from qrels); by
-        default R is the number of relevant rows in the group.
-    conventions
-        Preset for parameters the name leaves unset.
+    {params: rank@expr, relevance@expr, num_relevant, conventions}
 
     Returns
     -------
@@ -112,17 +102,22 @@ def measure(
             f" is not a plain aggregation; use rk.evaluate(run, qrels, [{str(m)!r}])"
         )
     rel = _expr(relevance).cast(pl.Float64)
+    value = m.expression(_judged(_expr(rank), rel, num_relevant))
+    valid = _valid_group(m, _expr(rank), rel, num_relevant)
+    # null, never an impossible value, for a group that is not a ranking
+    return pl.when(valid & value.is_finite()).then(value).alias(str(m))
+
+
+def _judged(rank: pl.Expr, rel: pl.Expr, num_relevant: IntoExpr | None) -> Judged:
+    """What a measure's expression reads, from the group's own rows: R is the number of
+    relevant rows unless ``num_relevant`` names a column holding it."""
 
     def stat(s: Stat) -> pl.Expr:
         if s.kind == "num_rel" and num_relevant is not None:
             return _expr(num_relevant).cast(pl.Float64).max()
         return stat_expr(s, rel)
 
-    judged = Judged(pos=_expr(rank), rel=rel, stat=stat)
-    value = m.expression(judged)
-    valid = _valid_group(m, _expr(rank), rel, num_relevant)
-    # null, never an impossible value, for a group that is not a ranking
-    return pl.when(valid & value.is_finite()).then(value).alias(str(m))
+    return Judged(pos=rank, rel=rel, stat=stat)
 
 
 def _valid_group(

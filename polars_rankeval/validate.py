@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import polars as pl
 
+from polars_rankeval._docparams import fill_params
 from polars_rankeval._errors import InputError, not_a_frame
 from polars_rankeval.options import Columns
 from polars_rankeval.prepare.checks import rank_check
@@ -68,31 +69,32 @@ def _collect(frame: pl.DataFrame | pl.LazyFrame, what: str) -> pl.DataFrame:
     raise not_a_frame(what, frame)
 
 
+@fill_params
 def validate(
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame | None = None,
-    *,
-    cutoffs: Sequence[int] | int = (10,),
-    query: str = "query",
-    item: str = "item",
-    rank: str | None = "rank",
-    score: str | None = "score",
-    relevant: str = "relevant",
-    relevance: str = "relevance",
-    subtopic: str = "subtopic",
-    intent_weight: str | None = None,
-) -> pl.DataFrame:
+    run: pl.DataFrame | pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFrame | None = None, *,
+    cutoffs: Sequence[int] | int = (10,), query: str = "query", item: str = "item",
+    rank: str | None = "rank", score: str | None = "score", relevant: str = "relevant",
+    relevance: str = "relevance", subtopic: str = "subtopic", intent_weight: str | None = None,
+) -> pl.DataFrame:  # fmt: skip
     """Report what in ``run`` and ``qrels`` would change numbers; never raises on bad data.
 
-    Returns a DataFrame with one row per check: ``check``, ``status`` (``ok``,
-    ``warning``: numbers depend on it; ``error``: ``evaluate`` refuses it; ``skipped``: a
-    column it needs is missing or unusable), ``count`` (rows, queries or items
-    concerned), ``detail`` and ``example`` (a first offending row).  Lazy inputs are
-    collected: this is a diagnostic, not a pipeline step.  Qrels holding the
-    ``subtopic`` column are subtopic qrels, as ``evaluate`` reads them: a null subtopic
-    or a repeated (query, subtopic, item) is an error, as is, with ``intent_weight=``, a
-    weight that is not a finite number >= 0 or that differs within a (query, subtopic);
-    the other checks read an item's highest relevance over its subtopics.
+    Lazy inputs are collected: this is a diagnostic, not a pipeline step.  Subtopic qrels
+    are checked as ``evaluate`` reads them: a null subtopic or a repeated (query,
+    subtopic, item) is an error, as is, with ``intent_weight=``, a weight that is not a
+    finite number >= 0 or that differs within a (query, subtopic); the other checks read
+    an item's highest relevance over its subtopics.
+
+    Parameters
+    ----------
+    {params: run, qrels, cutoffs, query, item, rank, score, relevant, relevance, subtopic,
+    intent_weight}
+
+    Returns
+    -------
+    One row per check: ``check``, ``status`` (``ok``; ``warning``: numbers depend on it;
+    ``error``: ``evaluate`` refuses it; ``skipped``: a column it needs is missing or
+    unusable), ``count`` (rows, queries or items concerned), ``detail`` and ``example``
+    (a first offending row).
 
     Examples
     --------
@@ -123,18 +125,17 @@ def validate(
     # columns named like internal ones or pl.col patterns ('*') are checked under an alias
     aliases = alias_columns(run_df, qrels_df, columns, ())
     checks = _Validation(_Report([]), aliases.run, aliases.qrels, aliases.columns)  # type: ignore[arg-type]
-    checks.schema()
-    checks.values()
-    checks.subtopics()
-    checks.duplicates()
-    checks.overlap()
-    checks.ranking(cutoffs)
-    checks.counts()
+    checks.run_all(cutoffs)
+    return _named_back(pl.DataFrame(checks.report.rows, schema=SCHEMA), aliases.back)
+
+
+def _named_back(report: pl.DataFrame, back: dict[str, str]) -> pl.DataFrame:
+    """The report with the user's column names where aliases were checked."""
     text = pl.col("check", "detail", "example")
-    for alias, user in aliases.back.items():  # the user's names back into the report
+    for alias, user in back.items():
         text = text.str.replace_all(f"'{alias}'", repr(user), literal=True)
         text = text.str.replace_all(rf"\b{alias}\b", user.replace("$", "$$"))
-    return pl.DataFrame(checks.report.rows, schema=SCHEMA).with_columns(text)
+    return report.with_columns(text)
 
 
 def _cutoffs(cutoffs: object) -> list[int]:
@@ -164,6 +165,16 @@ class _Validation:
     usable_run: bool = False
     usable_qrels: bool = False
     label_ok: bool = False
+
+    def run_all(self, cutoffs: Sequence[int]) -> None:
+        """Every section, in the report's order (each reads what the ones before found)."""
+        self.schema()
+        self.values()
+        self.subtopics()
+        self.duplicates()
+        self.overlap()
+        self.ranking(cutoffs)
+        self.counts()
 
     def schema(self) -> None:
         """Columns present and of usable types; which column ranks the run."""

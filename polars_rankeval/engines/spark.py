@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from polars_rankeval._docparams import fill_params
 from polars_rankeval._errors import InputError
 from polars_rankeval._parse import parse_measure
 from polars_rankeval._registry import Measure
@@ -119,50 +120,37 @@ def _spark_problems(frame: _SparkFrame, query: str, item: str) -> dict[str, tupl
     return {name: (message, counts[name], rows) for name, (message, _, rows) in checks.items()}
 
 
+@fill_params
 def evaluate(
-    run_df: DataFrame,
-    qrels_df: DataFrame | None,
+    run_df: DataFrame, qrels_df: DataFrame | None,
     measures: str | Iterable[str] = ("AP", "nDCG@10", "P@10", "R@100", "RR"),
     per_query: bool = False,
-    *,
-    by: str | Sequence[str] | None = None,
-    complete: bool = False,
-    conventions: str = "trec_eval",
-    duplicates: str = "error",
-    rel: float | None = None,
-    top: int | None = None,
-    ties: str = "trec_eval",
-    check: bool = True,
-    query: str = "query",
-    item: str = "item",
-    rank: str | None = "rank",
-    score: str | None = "score",
-    relevant: str = "relevant",
-    relevance: str = "relevance",
-    subtopic: str | None = None,
-    intent_weight: str | None = None,
-) -> DataFrame:
+    *, by: str | Sequence[str] | None = None, complete: bool = False,
+    conventions: str = "trec_eval", duplicates: str = "error", rel: float | None = None,
+    top: int | None = None, ties: str = "trec_eval", check: bool = True,
+    query: str = "query", item: str = "item", rank: str | None = "rank",
+    score: str | None = "score", relevant: str = "relevant", relevance: str = "relevance",
+    subtopic: str | None = None, intent_weight: str | None = None,
+) -> DataFrame:  # fmt: skip
     """Evaluate a run held in a pyspark DataFrame; returns a pyspark DataFrame.
-
-    ``<by...>, measure, value`` (means over the queries in both run and qrels; sums for
-    the count measures) or, with ``per_query=True``, ``<by...>, <query>, measure,
-    value``.  Options and column names as in :func:`polars_rankeval.evaluate` (the
-    score column when the run has it, else the rank column; ``ties="average"``: the
-    expected value over every ordering of tied rows); ``qrels_df=None`` takes the relevance from the run's ``relevant``
-    column (not with ``by``, ``top`` or ``duplicates="first"``).  ``check=True`` first
-    counts null ids, null or NaN scores and duplicate rows of run and qrels (one
-    Spark job for both) and raises :class:`~polars_rankeval.InputError` on any (the SQL raises
-    on them too, when the result is computed).
-
-    ``subtopic``: the qrels are subtopic qrels (``query, subtopic, item, relevance``), that
-    column naming the subtopic, for the diversity measures (``alpha_nDCG@20``,
-    ``nERR_IA@10``, ``NRBP``...; ``intent_weight``: the column of each (query,
-    subtopic)'s weight), as in :func:`polars_rankeval.sql.render`.
 
     The query is :func:`polars_rankeval.sql.render` for Spark SQL over temporary views
     of the two DataFrames, run on the run DataFrame's SparkSession.
+
+    Parameters
+    ----------
+    run_df, qrels_df
+        The run and the qrels, as ``run`` and ``qrels`` of :func:`polars_rankeval.evaluate`
+        (the score column when the run has it, else the rank column); ``qrels_df=None``
+        takes the relevance from the run's ``relevant`` column (not with ``by``, ``top``
+        or ``duplicates="first"``).
+    {params: measures, per_query, by, complete, conventions, duplicates, rel, top, ties}
+    check
+        First count null ids, null or NaN scores and duplicate rows of run and qrels (one
+        Spark job for both) and raise :class:`~polars_rankeval.InputError` on any (the
+        SQL raises on them too, when the result is computed).
+    {params: query, item, rank, score, relevant, relevance, subtopic@sql, intent_weight}
     """
-    session = run_df.sparkSession
     use_score = score is not None and score in run_df.columns
     order = score if use_score else (rank or "rank")
     assert order is not None
@@ -178,20 +166,36 @@ def evaluate(
         relevant=relevant, relevance=relevance, subtopic=subtopic, intent_weight=intent_weight,
     )  # fmt: skip
     if subtopic is not None and qrels_df is not None:  # the polars engine's message
-        names = [measures] if isinstance(measures, str) else list(measures)
-        diverse = [n for n in names if is_diversity(parse_measure(n, conventions=conventions, rel=rel))]
         columns = Columns(query, item, rank, score, relevant, relevance, subtopic, intent_weight)
-        check_subtopic_columns(qrels_df.columns, columns, diverse)
+        _check_subtopics(qrels_df, measures, columns, conventions=conventions, rel=rel)
     if check:
         _check(run_df, qrels_df, by=keys, duplicates=duplicates, columns={
             "query": query, "item": item, "order": order, "relevance": relevance,
-            "order_noun": "score" if use_score else "rank",
-            "subtopic": subtopic or ""})  # fmt: skip
+            "order_noun": "score" if use_score else "rank", "subtopic": subtopic or ""})  # fmt: skip
+    return _query_views(run_df, qrels_df, views, sql)
+
+
+def _check_subtopics(
+    qrels_df: DataFrame, measures: str | Iterable[str], columns: Columns, *,
+    conventions: str, rel: float | None,
+) -> None:
+    """The subtopic qrels' columns checked as every engine checks them (the diversity
+    measures need the subtopic column, ``intent_weight=`` its column)."""
+    names = [measures] if isinstance(measures, str) else list(measures)
+    diverse = [n for n in names if is_diversity(parse_measure(n, conventions=conventions, rel=rel))]
+    check_subtopic_columns(qrels_df.columns, columns, diverse)
+
+
+def _query_views(
+    run_df: DataFrame, qrels_df: DataFrame | None, views: dict[str, str], sql: str
+) -> DataFrame:
+    """``sql`` run on the run's SparkSession with the frames as the temporary ``views``,
+    dropped before returning: the analysed plan keeps the views' plans."""
+    session = run_df.sparkSession
     run_df.createOrReplaceTempView(views["run"])
     if qrels_df is not None:
         qrels_df.createOrReplaceTempView(views["qrels"])
     try:
-        # the analysed plan keeps the views' plans: the views can go right away
         return session.sql(sql)
     finally:
         session.catalog.dropTempView(views["run"])

@@ -482,6 +482,41 @@ def _running_counts(rows: pl.LazyFrame, keys: list[str], stats: Sequence[Stat]) 
     )
 
 
+def _duplicates(
+    ranked: pl.LazyFrame, keys: list[str], item: str, duplicates: str, run_checks: list[Check]
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """``duplicates='first'``: the best-ranked row of each repeated (query, item) and what
+    was dropped (:func:`_first_of_duplicates`); else the ranked rows as they are, the run's
+    duplicate check added to ``run_checks``."""
+    if duplicates == "first":
+        return _first_of_duplicates(ranked, keys, item)
+    problem = "duplicate (query, item) rows (pass duplicates='first' to keep the best-ranked one)"
+    run_checks.append(duplicate_check("run", keys, item, problem))
+    return ranked, None
+
+
+def _per_row(
+    joined: Joined, keys: list[str], c: Columns, order: str, stats: Sequence[Stat], *,
+    ties: str, tie_levels: Sequence[float], tie_gains: Sequence[str], judged_only: bool,
+    in_order: bool,
+) -> tuple[pl.LazyFrame, Judged]:
+    """The joined rows with the columns measures read per row (tie groups with
+    ``ties="average"``; running counts when ``in_order``: the rows carry their query's
+    stats, joined, sorted), and the :class:`Judged` that reads them."""
+    rows, tie_columns = joined.rows, None
+    if ties == "average":
+        rows, tie_columns = with_ties(rows, keys, c, order, tie_levels, tie_gains)
+    if in_order:
+        rows = _running_counts(rows, keys, stats)
+    judged = Judged(
+        pos=pl.col(POS), rel=pl.col(REL), stat=joined.stat, ties=tie_columns,
+        num_ret=joined.num_ret, judged_only=judged_only,
+        running=(lambda level: pl.col(_running_column(level))) if in_order else None,
+        row_stat=(lambda s: pl.col(s.column)) if in_order else None,
+    )
+    return rows, judged
+
+
 def judge(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame | None,
@@ -522,33 +557,20 @@ def judge(
     side, prepared, qrels, run_checks, qrels_checks = _sides(
         run, qrels, c, by, exp_gain=exp_gain, only=only, part=part
     )
-    keys, dropped = side.keys, None
+    keys = side.keys
     judged_only = qrels is not None and ties == "trec_eval" and duplicates == "error"
     given = given_ranks and judged_only and side.order_column == c.rank
     ranked = _rank(prepared, side, c, top=top, judged_only=judged_only, given=given)
-    if duplicates == "first":
-        ranked, dropped = _first_of_duplicates(ranked, keys, c.item)
-    else:
-        problem = "duplicate (query, item) rows (pass duplicates='first' to keep the best-ranked one)"
-        run_checks.append(duplicate_check("run", keys, c.item, problem))
+    ranked, dropped = _duplicates(ranked, keys, c.item, duplicates, run_checks)
     joined = _join(
         ranked, prepared, qrels, c=c, keys=keys, stats=list(dict.fromkeys(stats)),
         ideals=list(dict.fromkeys(ideals)), run_checks=run_checks, qrels_checks=qrels_checks,
         top=top, judged_only=judged_only, given_rank=side.order_column if given else None,
         item_buckets=item_buckets,
     )
-    rows, tie_columns = joined.rows, None
-    if ties == "average":
-        rows, tie_columns = with_ties(rows, keys, c, side.order_column, tie_levels, tie_gains)
-    in_order = qrels is not None  # the rows carry their query's stats (joined), sorted
-    if in_order:
-        rows = _running_counts(rows, keys, stats)
-    judged = Judged(
-        pos=pl.col(POS), rel=pl.col(REL), stat=joined.stat, ties=tie_columns,
-        num_ret=joined.num_ret, judged_only=judged_only,
-        running=(lambda level: pl.col(_running_column(level))) if in_order else None,
-        row_stat=(lambda s: pl.col(s.column)) if in_order else None,
-    )
+    rows, judged = _per_row(
+        joined, keys, c, side.order_column, stats, ties=ties, tie_levels=tie_levels,
+        tie_gains=tie_gains, judged_only=judged_only, in_order=qrels is not None)  # fmt: skip
     return Judgement(
         rows=rows, queries=joined.queries, qstats=joined.qstats, keys=keys, query=c.query,
         judged=judged, run_checks=run_checks, qrels_checks=qrels_checks, run=run,

@@ -10,13 +10,14 @@ from typing import Any, BinaryIO
 
 import polars as pl
 
+from polars_rankeval._docparams import fill_params
 from polars_rankeval._errors import RankevalError
 from polars_rankeval._files import atomic_write
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval.compare import (
     DEFAULT_MEASURES,
     Frame,
-    by_columns,
+    checked_arguments,
     compare_per_query,
     compared_values,
     per_query_values,
@@ -165,6 +166,7 @@ def _curve_names(
     return {label: [(k, f"{family}@{k}") for k in ks] for family, label in CURVES}
 
 
+@fill_params
 def build_report(
     runs: Mapping[str, Frame] | Frame,
     qrels: Frame | None,
@@ -183,22 +185,25 @@ def build_report(
     query: str = "query",
     **evaluate_kwargs: Any,
 ) -> Report:
-    """Evaluate every system once (the measures and the cutoff curves) and compare them.
+    """Evaluate every system once (the measures and the cutoff curves) and compare them,
+    as :func:`~polars_rankeval.compare.compare` does (with ``by``: a table and a set of
+    plot panels per group).
 
-    Arguments as for :func:`~polars_rankeval.compare.compare` (``by``: one table and
-    one set of plot panels per group; the correction's family is every comparison of
-    a measure in all groups); ``cutoffs`` are the k of the P@k, R@k and nDCG@k curves
-    (default: 1, 2, 3, 5, 10, ... up to the deepest ranking); ``curves=False`` skips
-    them (Markdown and LaTeX reports do not show them; nor do reports with ``by``).
+    Parameters
+    ----------
+    {params: runs, qrels, measures, by@compare, baseline, test, correction, alpha, n_resamples,
+    seed, cutoffs@report}
+    curves
+        Compute the curves; False skips them (Markdown and LaTeX reports do not show
+        them, nor do reports with ``by``).
+    {params: system, query}
+    **evaluate_kwargs
+        Options of :func:`~polars_rankeval.evaluate`, as for ``compare`` (``complete``,
+        ``conventions``, ``duplicates``, ``rel``, the other column names).
     """
-    options = TestOptions(
-        test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
-        baseline=baseline,
-    )  # fmt: skip
-    names = [measures] if isinstance(measures, str) else list(dict.fromkeys(measures))
-    by_list = by_columns(by, system=system, query=query)
-    if isinstance(runs, Mapping):
-        options.check_baseline(list(runs))
+    options, names, by_list = checked_arguments(
+        runs, measures, by, system=system, query=query, test=test, correction=correction,
+        alpha=alpha, n_resamples=n_resamples, seed=seed, baseline=baseline)  # fmt: skip
     curve_names = _curve_names(runs, cutoffs, system, query) if curves and not by_list else {}
     everything = list(dict.fromkeys([*names, *(n for p in curve_names.values() for _, n in p)]))
     per_query, systems = per_query_values(
@@ -219,6 +224,7 @@ def build_report(
     )
 
 
+@fill_params
 def write_report(
     path: str | Path,
     runs: Mapping[str, Frame] | Frame,
@@ -231,8 +237,21 @@ def write_report(
 ) -> Path:
     """Compare ``runs`` and write the report to ``path`` (.html, .md or .tex), atomically.
 
-    ``options`` are those of :func:`build_report` (``by=`` among them: a table per
-    group).  Returns the path written.
+    Parameters
+    ----------
+    path
+        The file to write; its suffix names the format unless ``format`` is given.
+    {params: runs, qrels, measures}
+    format
+        ``"html"`` (with figures), ``"markdown"`` or ``"latex"`` (tables).
+    title
+        The HTML report's title (default: "Ranking evaluation report").
+    **options
+        Those of :func:`build_report` (``by=`` among them: a table per group).
+
+    Returns
+    -------
+    The path written.
     """
     fmt = format or format_for_path(path)
     report = build_report(runs, qrels, measures, curves=fmt == "html", **options)

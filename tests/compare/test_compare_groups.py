@@ -8,11 +8,9 @@ References: ``scipy.stats.ttest_rel`` (p and its ``confidence_interval``),
 
 from __future__ import annotations
 
-import ast
 import math
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -351,22 +349,3 @@ def test_resampling_memory_is_bounded(test, n, resamples):
 
 def test_max_resamples_is_accepted():
     assert TestOptions(n_resamples=MAX_RESAMPLES).n_resamples == 10**7
-
-
-# ---------------------------------------------------------------- structure
-
-
-def test_no_function_longer_than_60_lines_in_compare_and_report():
-    root = Path(__file__).resolve().parents[2] / "polars_rankeval"
-    files = [root / "compare.py", root / "_significance.py", root / "options.py",
-             *sorted((root / "report").glob("*.py"))]  # fmt: skip
-    long = []
-    for path in files:
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                first = node.body[0]
-                docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-                start = first.end_lineno + 1 if docstring and len(node.body) > 1 else first.lineno
-                if node.end_lineno - start + 1 > 60:
-                    long.append(f"{path.name}:{node.name}")
-    assert long == []

@@ -356,6 +356,28 @@ def _long_select(
     )
 
 
+def _level_ctes(
+    measures: Sequence[Measure], macros_: Sequence[Macro], levels: dict[float, list[int]], p: Params,
+    *, average: bool, run_view: str, qrels_view: str, raw_query: Callable[[str], str],
+    duplicates: str,
+) -> tuple[list[str], dict[int, str]]:
+    """One CTE ``level<n>`` per relevance level, computing the measures that read it, and
+    the alias (``l<n>``) of the CTE holding each measure's value, by measure index."""
+    ctes: list[str] = []
+    source: dict[int, str] = {}
+    for n, (level, indices) in enumerate(levels.items()):
+        calls = [(i, *_call(measures[i], macros_[i], p, "s")) for i in indices]
+        source |= {i: f"l{n}" for i in indices}
+        gains = any(a in GAIN_ARGUMENTS for i in indices for a in macros_[i].params)
+        rows_macro = "rankeval_tied" if average else "rankeval_joined"
+        ctes.append(_level_cte(
+            n, level, calls, rows_macro="rankeval_gains" if gains else rows_macro,
+            run_view=run_view, qrels_view=qrels_view, raw_query=raw_query,
+            duplicates=duplicates, p=p,
+        ))
+    return ctes, source
+
+
 def build_query(
     measures: Sequence[Measure],
     *,
@@ -395,18 +417,11 @@ def build_query(
     macros_ = [macro_of(m.family.name) for m in measures]
     levels = _levels(measures, macros_)
     stats = list(dict.fromkeys(s for m in measures for s in m.stats()))
-    ctes = [_qstats_cte(stats, stats_view, p)]
-    source: dict[int, str] = {}
-    for n, (level, indices) in enumerate(levels.items()):
-        calls = [(i, *_call(measures[i], macros_[i], p, "s")) for i in indices]
-        source |= {i: f"l{n}" for i in indices}
-        gains = any(a in GAIN_ARGUMENTS for i in indices for a in macros_[i].params)
-        rows_macro = "rankeval_tied" if average else "rankeval_joined"
-        ctes.append(_level_cte(
-            n, level, calls, rows_macro="rankeval_gains" if gains else rows_macro,
-            run_view=run_view, qrels_view=qrels_view, raw_query=raw_query,
-            duplicates=duplicates, p=p,
-        ))
+    level_ctes, source = _level_ctes(
+        measures, macros_, levels, p, average=average, run_view=run_view, qrels_view=qrels_view,
+        raw_query=raw_query, duplicates=duplicates,
+    )  # fmt: skip
+    ctes = [_qstats_cte(stats, stats_view, p), *level_ctes]
     joins = "".join(
         f"\nLEFT JOIN level{n} AS l{n} ON l0.query = l{n}.query" for n in range(1, len(levels))
     )

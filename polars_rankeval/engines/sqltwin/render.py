@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from polars_rankeval._docparams import fill_params
 from polars_rankeval._errors import InputError, MeasureError
 from polars_rankeval._parse import resolve_measures
 from polars_rankeval._registry import Measure
@@ -252,10 +253,8 @@ def _output_sql(c: _Call) -> str:
     )
 
 
-def _resolve(
-    c: _Call, measures: str | Iterable[str], conventions: str, rel: float | None
-) -> list[tuple[str, Measure]]:
-    resolved = resolve_measures(measures, conventions=conventions, rel=rel)
+def _check_measures(c: _Call, resolved: Sequence[tuple[str, Measure]]) -> None:
+    """Every measure has a SQL formula, and an expected value under ties='average'."""
     for name, m in resolved:
         if m.family.name not in FAMILIES_SQL:
             raise MeasureError(
@@ -264,7 +263,6 @@ def _resolve(
             )
         if c.options.ties == "average":
             _require_expected(m)
-    return resolved
 
 
 def _require_expected(m: Measure) -> None:
@@ -323,74 +321,47 @@ def _columns(
     return columns, order, rank_mode
 
 
+@fill_params
 def render(
-    measures: str | Iterable[str],
-    dialect: str = "spark",
-    *,
-    run_table: str | Sequence[str] = "run",
-    qrels_table: str | Sequence[str] | None = "qrels",
-    by: str | Sequence[str] | None = None,
-    query: str = "query",
-    item: str = "item",
-    score: str | None = "score",
-    rank: str | None = None,
-    relevance: str = "relevance",
-    relevant: str = "relevant",
-    subtopic: str | None = None,
-    intent_weight: str | None = None,
-    rel: float | None = None,
-    complete: bool = False,
-    conventions: str = "trec_eval",
-    ties: str = "first",
-    top: int | None = None,
-    duplicates: str = "error",
-    per_query: bool = True,
-) -> str:
+    measures: str | Iterable[str], dialect: str = "spark", *,
+    run_table: str | Sequence[str] = "run", qrels_table: str | Sequence[str] | None = "qrels",
+    by: str | Sequence[str] | None = None, query: str = "query", item: str = "item",
+    score: str | None = "score", rank: str | None = None, relevance: str = "relevance",
+    relevant: str = "relevant", subtopic: str | None = None, intent_weight: str | None = None,
+    rel: float | None = None, complete: bool = False, conventions: str = "trec_eval",
+    ties: str = "first", top: int | None = None, duplicates: str = "error", per_query: bool = True,
+) -> str:  # fmt: skip
     """One SQL statement evaluating ``measures`` on ``run_table`` and ``qrels_table`` in ``dialect``.
 
-    The statement is the SQL entry point's (``rankeval_per_query``/``rankeval_summary``
-    of ``sql/rankeval.sql``, the dbt package's ``rankeval.evaluate``) for ``"spark"``,
-    ``"postgres"``, ``"bigquery"``, ``"snowflake"`` or ``"duckdb"``.  It reads
-    ``run_table(<by...>, query, item, score | rank)`` and ``qrels_table(query, item,
-    relevance)`` under the given column names, ranks as trec_eval does (score descending,
-    ties by item descending in byte order; with ``rank=`` or ``score=None``: rank
-    ascending) and returns ``<by...>, <query>, measure, value`` rows (``per_query=True``,
-    the default) or ``<by...>, measure, value``: the mean per group (the sum for the
-    counts, the geometric mean for GMAP and GMBpref), measures in the order given.
+    The statement is the SQL entry point's (``rankeval_per_query``/``rankeval_summary`` of
+    ``sql/rankeval.sql``, the dbt package's ``rankeval.evaluate``), with the options and
+    checks of :func:`polars_rankeval.evaluate`: bad data (null ids, NaN scores, duplicates)
+    raises at run time in the warehouse, with the entry point's messages.  Values equal
+    ``evaluate(...)``'s to 1e-9 (PostgreSQL and Spark are tested for real); BigQuery and
+    Snowflake have no single-precision float, so their scores are compared in double
+    precision.  Summaries are per group, measures in the order given.
 
-    The options are :func:`polars_rankeval.evaluate`'s, with the same checks: ``by``
-    (columns of the run: each group is evaluated as its own run; judgments join on the
-    query only), ``rel``, ``complete``, ``conventions``, ``top``, ``duplicates``
-    (``"error"`` raises in SQL on repeated (by..., query, item) rows, ``"first"`` keeps
-    the best-ranked), ``ties`` (``"first"`` = ``"trec_eval"``; ``"average"``: the expected value over every
-    ordering of tied rows, for the measures ``evaluate`` computes it for).
-    Bad data raises at run time in the warehouse (null ids, NaN scores, duplicates),
-    with messages as the SQL entry point's.  Without ``qrels_table`` the relevance comes
-    from the run's ``relevant`` column (not with ``by``, ``top`` or duplicates).
+    Parameters
+    ----------
+    {params: measures}
+    dialect
+        ``"spark"``, ``"postgres"``, ``"bigquery"``, ``"snowflake"`` or ``"duckdb"``.  The
+        diversity measures need ``"duckdb"`` or ``"postgres"`` (ndeval's greedy ideal
+        ranking as a recursive CTE) or ``"spark"`` (a fold over arrays); others refuse them.
+    run_table, qrels_table
+        ``"db.table"`` splits on dots; a sequence gives the parts as they are.  Without
+        ``qrels_table`` the relevance comes from the run's ``relevant`` column (not with
+        ``by``, ``top`` or ``duplicates="first"``).
+    {params: by, query, item, score, rank@sql, relevance, relevant, subtopic@sql,
+    intent_weight, rel, complete, conventions, ties@sql, top, duplicates, per_query}
 
-    ``subtopic``: the qrels are subtopic qrels (``query, subtopic, item, relevance``), that
-    column naming the subtopic: the diversity measures (``alpha_nDCG@20``, ``nERR_IA@10``,
-    ``NRBP``...) are computed, with ``intent_weight`` the column of each (query,
-    subtopic)'s weight, and the others see an item's highest relevance over its
-    subtopics; the subtopic qrels' checks (null subtopic, repeated (query, subtopic,
-    item), weights) raise whatever the measures.  Dialects ``"duckdb"`` and ``"postgres"`` (ndeval's greedy ideal ranking a
-    recursive CTE) and ``"spark"`` (a fold over arrays); the others refuse the diversity
-    measures by name.
-
-    Table names: ``"db.table"`` splits on dots; a sequence gives the parts as they are.
-    Values equal ``evaluate(...)``'s to 1e-9 (PostgreSQL and Spark are tested for real);
-    BigQuery and Snowflake have no single-precision float, so their scores are compared
-    in double precision.
-
+    Examples
+    --------
     >>> import duckdb
     >>> con = duckdb.connect()
-    >>> con.execute(
-    ...     "CREATE TABLE runs AS SELECT * FROM (VALUES ('A', 'q1', 'a', 2.0), ('A', 'q1', 'b', 1.0),"
-    ...     " ('B', 'q1', 'b', 3.0)) AS t(sys, qid, doc, sim)"
-    ... ).execute(
-    ...     "CREATE TABLE judgments AS SELECT * FROM (VALUES ('q1', 'b', 1)) AS t(qid, doc, grade)"
-    ... ).fetchall()
-    [(1,)]
+    >>> _ = con.execute("CREATE TABLE runs AS SELECT * FROM (VALUES ('A', 'q1', 'a', 2.0),"
+    ...                 " ('A', 'q1', 'b', 1.0), ('B', 'q1', 'b', 3.0)) AS t(sys, qid, doc, sim)")
+    >>> _ = con.execute("CREATE TABLE judgments AS SELECT 'q1' AS qid, 'b' AS doc, 1 AS grade")
     >>> sql = render(["P@1", "RR"], "duckdb", run_table="runs", qrels_table="judgments",
     ...              by=["sys"], query="qid", item="doc", score="sim", relevance="grade")
     >>> con.execute(sql).fetchall()
@@ -404,18 +375,21 @@ def render(
     t = TARGETS[dialect]
     options = _options(
         dialect, by=by, per_query=per_query, complete=complete, duplicates=duplicates, top=top,
-        ties=ties, has_qrels=qrels_table is not None,
-    )  # fmt: skip
+        ties=ties, has_qrels=qrels_table is not None)  # fmt: skip
     columns, order, rank_mode = _columns(query, item, score, rank, relevant, relevance, options.by)
-    call = _Call(
-        t, _table(t, run_table, "run_table"),
-        None if qrels_table is None else _table(t, qrels_table, "qrels_table"),
-        options.by, columns, order, rank_mode, options, subtopic, intent_weight,
-    )  # fmt: skip
-    resolved = _resolve(call, measures, conventions, rel)
+    call = _Call(t, _table(t, run_table, "run_table"),
+                 None if qrels_table is None else _table(t, qrels_table, "qrels_table"),
+                 options.by, columns, order, rank_mode, options, subtopic, intent_weight)  # fmt: skip
+    return _statement(call, resolve_measures(measures, conventions=conventions, rel=rel))
+
+
+def _statement(call: _Call, resolved: list[tuple[str, Measure]]) -> str:
+    """The statement: the measures' ``_specs`` rows, the input CTEs, the computation of
+    only the families asked for, the output SELECT."""
+    _check_measures(call, resolved)
     diverse = _diversity(call, resolved)
-    specs = _specs_sql(t, resolved)
-    subq = f"{_subq_sql(call)},\n" if subtopic is not None and qrels_table is not None else ""
+    specs = _specs_sql(call.t, resolved)
+    subq = f"{_subq_sql(call)},\n" if call.subtopic is not None and call.qrels is not None else ""
     inputs = f"{_run_sql(call)},\n{subq}{_qrels_sql(call)},\n"
     d = _dialect(call)
     # only what the asked families read: each CTE is parsed and planned by the warehouse
