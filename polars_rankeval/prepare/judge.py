@@ -124,8 +124,9 @@ def _run_side(run: pl.LazyFrame, c: Columns, by: list[str], *, has_qrels: bool) 
     key_dtype(schema, run, "run", c.item)
     order = order_column(c, schema)
     if order is None:
+        swapped = " (it has the qrels' columns: run and qrels swapped?)" * (c.relevance in schema)
         raise InputError(
-            f"run needs a score column ({c.score!r}) or a rank column ({c.rank!r}); "
+            f"run needs a score column ({c.score!r}) or a rank column ({c.rank!r}){swapped}; "
             f"columns: {list(schema)}; pass score=... or rank=...; "
             f"example row: {example(run)}"
         )

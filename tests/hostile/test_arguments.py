@@ -40,6 +40,9 @@ CASES: dict[str, tuple[Any, type[Exception], list[str]]] = {
                            ["must be a string", "None"]),
     "measure_unknown": (lambda: rk.evaluate(SCORED, QRELS, "nonsense"), rk.MeasureError,
                         ["'nonsense'"]),
+    # run and qrels swapped: the run has the qrels' columns, and no score or rank
+    "run_and_qrels_swapped": (lambda: rk.evaluate(QRELS, SCORED), rk.InputError,
+                              ["run needs a score column", "run and qrels swapped?"]),
     # the usual slips get the spelling that works
     "measures_comma_string": (lambda: rk.evaluate(SCORED, QRELS, "AP, nDCG@10"), rk.MeasureError,
                               ["pass a list", "['AP', 'nDCG@10']"]),
