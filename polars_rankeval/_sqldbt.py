@@ -417,7 +417,25 @@ def evaluate_macro() -> str:
         .replace("@@AVERAGE_LIST@@", ", ".join(TIES_FAMILIES))
         .replace("@@AVERAGE@@", TIES_AVERAGE)
     )
-    return HEADER + body.lstrip("\n")
+    return HEADER + _dispatched_once(body).lstrip("\n")
+
+
+# the dialect pieces without arguments that the macro spells hundreds of times (inside
+# per-measure loops): dispatched once per call into a variable; each adapter.dispatch of
+# a project without macros of its own raises and catches two errors (suite31, TEST_TIMES.md)
+_ONCE = ("double", "text", "fail_open", "fail_close")
+
+
+def _dispatched_once(body: str) -> str:
+    """``body`` with each of :data:`_ONCE` dispatched once at the start of the macro
+    (``{%- set _double = rankeval.double() -%}``) and read from its variable after."""
+    start = "{%- if measures is string -%}"
+    assert body.count(start) == 1
+    head, rest = body.split(start)
+    for piece in _ONCE:
+        rest = rest.replace(f"rankeval.{piece}()", f"_{piece}")
+    sets = "".join(f"{{%- set _{piece} = rankeval.{piece}() -%}}" for piece in _ONCE)
+    return head + sets + "\n" + start + rest
 
 
 def dbt_files() -> dict[Path, str]:
