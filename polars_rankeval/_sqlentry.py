@@ -36,6 +36,7 @@ from polars_rankeval._sqlprune import (
     COMMON_FAMILIES,
     EVERY_ROW,
     GAIN_IDEAL,
+    READERS,
     WINDOWED,
     keep,
     macros_sql,
@@ -52,7 +53,7 @@ from polars_rankeval.engines.sqltwin.targets import RUNNING, TARGETS, Dialect
 
 __all__ = [
     "COMMON_FAMILIES", "FAMILIES_SQL", "ROOT", "SQL_DIR", "build_rankeval_sql", "compute_sql",
-    "is_choice", "qualifier", "summary_sql",
+    "is_choice", "qualifier", "summary_sql", "usual_only",
 ]  # fmt: skip
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -508,6 +509,8 @@ def _agg_sql(d: Dialect) -> str:
 
     usual = (branch(tuple(f for f in COMMON_FAMILIES if d.needs(f)), common)
              if d.needs(*COMMON_FAMILIES) else "")  # fmt: skip
+    if d.guard is not None:  # the macros: the usual branch is _agg_usual (_values_usual)
+        usual = "SELECT * FROM _agg_usual"
     union = "\n        UNION ALL\n        " if usual else ""
     return usual + keep(d, "rare", union + branch(rare, f"NOT ({common}){guard}"))
 
@@ -1110,6 +1113,10 @@ def _judged_sql(d: Dialect) -> str:
     ideal_sums, join_gideal = keep(d, "gain", ideal_sums, nulls), keep(d, "gain", join_gideal)
     agg = _agg_sql(d)
     stats, join_stats = _jl_stats_sql(d, agg)
+    usual = "" if d.guard is None else f"""    _agg_usual AS (
+        {_agg_sql(_usual(d))}
+    ),
+"""
     return f"""
     -- the judged retrieved rows, once per relevance level, with every running sum in one
     -- window (one sort); the per-query stats are joined after it
@@ -1138,7 +1145,7 @@ def _judged_sql(d: Dialect) -> str:
             {ideal_sums}
         FROM _judged AS j{join_stats}{join_gideal}
     ),
-    _agg AS (
+{usual}    _agg AS (
         {agg}
     ),
 """
@@ -1245,8 +1252,43 @@ def _extra_sql(d: Dialect) -> str:
     ),"""
 
 
+def _usual(d: Dialect) -> Dialect:
+    """The macros' dialect ``d`` for the calls whose measures are all of
+    :data:`COMMON_FAMILIES` (:func:`_values_sql`).
+
+    >>> _usual(DUCKDB).needs("AP"), _usual(DUCKDB).needs("G"), _usual(DUCKDB).guard
+    (True, False, None)
+    """
+    return replace(d, families=frozenset(COMMON_FAMILIES), guard=None)
+
+
+def usual_only(d: Dialect) -> str:
+    """The macros' condition, constant for a call, that its values come from
+    ``_values_usual``: no measure name may read a piece that ``_values_usual`` leaves
+    out (:func:`~polars_rankeval._sqlprune.may_ask`).
+
+    >>> usual_only(DUCKDB).startswith("NOT (rankeval_may_ask_gain(given_measures) OR")
+    True
+    """
+    assert d.guard is not None
+    left_out = [may_ask(p) for p in READERS if reads(d, p) and not reads(_usual(d), p)]
+    return f"NOT ({' OR '.join(left_out)})"
+
+
 def _values_sql(d: Dialect) -> str:
-    """CTEs: the pairs, the extras and one value per requested measure."""
+    """CTEs: the pairs, the extras and one value per requested measure.  The macros
+    (``d.guard``) write ``_values`` twice: ``_values_usual``, only the formulas and
+    joins of :data:`COMMON_FAMILIES` over ``_agg_usual``, and ``_values`` (every family);
+    the statement reads one by name (``query_table``, :func:`usual_only`), and DuckDB
+    (2.0) binds only the CTEs it reads: most calls bind none of the rarer families' CTEs
+    (their binding and planning was most of a small call's CPU; benchmarks/RESULTS.md,
+    duckbind31)."""
+    usual = "" if d.guard is None else _one_values_sql(_usual(d), "_values_usual", "_agg_usual") + ","
+    return _universe_sql(d) + _extra_sql(d) + usual + _one_values_sql(d, "_values", "_agg")
+
+
+def _one_values_sql(d: Dialect, name: str, agg: str) -> str:
+    """The CTE ``name``: one value per requested measure, with the sums of ``agg``."""
     g, gj = d.g, d.gj
     tied = if_average(d, f"\n        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {gj('ta', 'u')}ta._q = u._q")
     idcg = "\n        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q"
@@ -1256,8 +1298,8 @@ def _values_sql(d: Dialect) -> str:
     )
     windowed = f"\n        LEFT JOIN _windowed AS wv ON wv._idx = s._idx AND {gj('wv', 'u')}wv._q = u._q"
     idcg, cwl, windowed = keep(d, "idcg", idcg), keep(d, "cwl", cwl), keep(d, "windowed", windowed)
-    return _universe_sql(d) + _extra_sql(d) + f"""
-    _values AS (
+    return f"""
+    {name} AS (
         SELECT {g('u')}u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE {_formulas(d)} END AS _value
         FROM (
@@ -1275,7 +1317,7 @@ def _values_sql(d: Dialect) -> str:
         CROSS JOIN _specs AS s
         CROSS JOIN (SELECT {_check_sql(d)} AS _ok FROM _check AS c) AS c
         LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level{idcg}
-        LEFT JOIN _agg AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
+        LEFT JOIN {agg} AS a ON a._idx = s._idx AND {gj('a', 'u')}a._q = u._q
         LEFT JOIN _extra AS dk ON dk._idx = s._idx AND {gj('dk', 'u')}dk._q = u._q{cwl}{windowed}{tied}
     )"""
 
@@ -1343,6 +1385,7 @@ def build_rankeval_sql() -> str:
     entry = (
         _read("entry/macros.sql")
         .replace("{{COMPUTE}}", compute_sql(DUCKDB).strip("\n"))
+        .replace("{{USUAL_ONLY}}", usual_only(DUCKDB))
         .replace("{{SUMMARY}}", summary_sql(DUCKDB, "x.value", "x._agg", "x._q"))
         .replace("{{AVERAGE_FAMILIES}}", ties_supported_list())
         .replace("{{AVERAGE_LIST}}", _quote(", ".join(TIES_FAMILIES)))

@@ -1166,7 +1166,7 @@ _specs AS (
         JOIN _qstat AS st ON st._q = j._q AND st._level = j._level
         LEFT JOIN _gideal AS gi ON gi._q = j._q AND gi._ipos = j._pos
     ),
-    _agg AS (
+    _agg_usual AS (
         SELECT s._idx, jl._g, jl._q,
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
             SUM(CAST(jl._hits AS DOUBLE) / jl._pos ORDER BY jl._pos) FILTER (WHERE s._family IN ('AP', 'GMAP', 'YAAP') AND jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k)) AS _prec_k,
@@ -1196,6 +1196,9 @@ _specs AS (
         JOIN _specs AS s ON s._level = jl._level AND (s._k IS NULL OR jl._pos <= s._k)
             AND s._family IN ('AP', 'GMAP', 'YAAP', 'nDCG', 'P', 'R', 'RR', 'Success', 'NumRet', 'NumRel', 'NumRelRet', 'NumQ', 'Rprec', 'F1')
         GROUP BY s._idx, jl._g, jl._q
+    ),
+    _agg AS (
+        SELECT * FROM _agg_usual
         UNION ALL
         SELECT s._idx, jl._g, jl._q,
             SUM(CASE WHEN jl._rel >= s._level AND (s._k IS NULL OR jl._pos <= s._k) THEN 1 ELSE 0 END) AS _hits_k,
@@ -1591,6 +1594,45 @@ _specs AS (
         ) AS e
         GROUP BY e._idx, e._g, e._q
     ),
+    _values_usual AS (
+        SELECT u._g, u._q, s._idx, s._name, s._agg,
+            CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
+                WHEN 'AP' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_prec, 0) AS DOUBLE) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (CASE s._p_norm WHEN 'hits' THEN COALESCE(a._hits_k, 0) WHEN 'min' THEN CASE WHEN s._k IS NULL THEN st._R ELSE LEAST(st._R, s._k) END ELSE st._R END) ELSE 0 END END AS DOUBLE)
+                WHEN 'GMAP' THEN CAST(CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._prec_k, 0) AS DOUBLE) / (st._R) ELSE 0 END AS DOUBLE)
+                WHEN 'YAAP' THEN CAST(LN((1 + COALESCE(a._prec_k, 0)) / (1 + st._R - COALESCE(a._prec_k, 0))) AS DOUBLE)
+                WHEN 'P' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(ta._e_hits, 0) AS DOUBLE) / s._k END ELSE CASE WHEN s._k IS NULL THEN CASE WHEN (u._nret) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (u._nret) ELSE 0 END WHEN s._p_norm = 'ret' THEN CASE WHEN ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / ((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END)) ELSE 0 END ELSE CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / s._k END END AS DOUBLE)
+                WHEN 'R' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(ta._e_hits, 0) AS DOUBLE) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) > 0 THEN CAST(COALESCE(a._hits_k, 0) AS DOUBLE) / (CASE WHEN s._p_norm = 'min' AND s._k IS NOT NULL THEN LEAST(st._R, s._k) ELSE st._R END) ELSE 0 END END AS DOUBLE)
+                WHEN 'RR' THEN CAST(CASE WHEN (ties = 'average') THEN COALESCE(ta._e_rr, 0) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 / COALESCE(a._min_pos, 0) ELSE 0 END END AS DOUBLE)
+                WHEN 'Success' THEN CAST(CASE WHEN (ties = 'average') THEN 1 - COALESCE(ta._e_none, 1) ELSE CASE WHEN COALESCE(a._min_pos, 0) > 0 THEN 1.0 ELSE 0 END END AS DOUBLE)
+                WHEN 'NumRet' THEN CAST((CASE WHEN s._k IS NULL THEN u._nret ELSE LEAST(u._nall, s._k) - COALESCE(dk._nk, 0) END) AS DOUBLE)
+                WHEN 'NumRel' THEN CAST(st._R AS DOUBLE)
+                WHEN 'NumRelRet' THEN CAST(CASE WHEN (ties = 'average') THEN COALESCE(ta._e_hits, 0) ELSE COALESCE(a._hits_k, 0) END AS DOUBLE)
+                WHEN 'NumQ' THEN CAST(1 AS DOUBLE)
+                WHEN 'nDCG' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(ta._e_dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END END AS DOUBLE)
+                WHEN 'Rprec' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (st._R) > 0 THEN CAST(COALESCE(ta._e_rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END ELSE CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END END AS DOUBLE)
+                WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS DOUBLE) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS DOUBLE)
+                ELSE error(s._name || ' is not available in SQL yet; use rk.evaluate')
+            END END AS _value
+        FROM (
+            SELECT u1._g, u1._q, u1._nall, u1._nall - COALESCE(dq._n, 0) AS _nret
+            FROM (
+                SELECT u0._g, u0._q,
+                    CASE WHEN u0._n IS NULL THEN 0 WHEN rankeval_top(top) IS NULL THEN u0._n
+                         ELSE LEAST(u0._n, rankeval_top(top)) END AS _nall
+                FROM _universe AS u0
+            ) AS u1
+            LEFT JOIN (
+                SELECT x._g, x._q, COUNT(*) AS _n FROM _dropped AS x GROUP BY x._g, x._q
+            ) AS dq ON dq._g IS NOT DISTINCT FROM u1._g AND dq._q = u1._q
+        ) AS u
+        CROSS JOIN _specs AS s
+        CROSS JOIN (SELECT CASE WHEN c._run_rows = 0 THEN error('the run has no rows (' || CAST(c._run_rows AS VARCHAR) || '): there is nothing to evaluate') WHEN c._run_dup > 0 AND NOT (duplicates = 'first') THEN error('run: duplicate (query, item) rows: ' || CAST(c._run_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._run_dup_q AS VARCHAR)) WHEN c._qrels_dup > 0 THEN error('qrels: duplicate (query, item) judgments: ' || CAST(c._qrels_dup AS VARCHAR) || ' extra row(s); example query: ' || CAST(c._qrels_dup_q AS VARCHAR)) WHEN c._shared = 0 AND NOT rankeval_complete(complete) THEN error('run and qrels share no query (' || CAST(c._shared AS VARCHAR) || ' in common): check the query column and its type') ELSE 0 END AS _ok FROM _check AS c) AS c
+        LEFT JOIN _qstat AS st ON st._q = u._q AND st._level = s._level
+        LEFT JOIN _idcg AS ic ON ic._idx = s._idx AND ic._q = u._q
+        LEFT JOIN _agg_usual AS a ON a._idx = s._idx AND a._g IS NOT DISTINCT FROM u._g AND a._q = u._q
+        LEFT JOIN _extra AS dk ON dk._idx = s._idx AND dk._g IS NOT DISTINCT FROM u._g AND dk._q = u._q
+        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND ta._g IS NOT DISTINCT FROM u._g AND ta._q = u._q
+    ),
     _values AS (
         SELECT u._g, u._q, s._idx, s._name, s._agg,
             CASE WHEN c._ok <> 0 THEN NULL ELSE CASE s._family
@@ -1673,7 +1715,10 @@ _specs AS (
         LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND ta._g IS NOT DISTINCT FROM u._g AND ta._q = u._q
     )
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
-FROM _values AS v  -- every query of _values is judged: the LEFT JOIN drops none
+-- the values of the usual families' CTEs alone where the call asks for no other
+-- (_sqlentry._values_sql): the CTE named here is the only one bound, with what it reads
+FROM query_table(CASE WHEN NOT (rankeval_may_ask_gain(given_measures) OR rankeval_may_ask_cwl(given_measures) OR (rankeval_may_ask_windowed(given_measures) OR subtopic IS NOT NULL) OR rankeval_may_ask_interp(given_measures) OR rankeval_may_ask_compat(given_measures) OR rankeval_may_ask_diversity(given_measures) OR rankeval_may_ask_every_row(given_measures) OR rankeval_may_ask_rare(given_measures)) THEN '_values_usual' ELSE '_values' END) AS v
+-- every query of the values is judged: the LEFT JOIN drops none
 LEFT JOIN _qnames AS n ON n._q = v._q;
 
 -- The measures of a call that names none: trec_eval's default families with their

@@ -351,7 +351,10 @@ _specs AS (
 ),
 {{COMPUTE}}
 SELECT v._g, n._qs, v._q, v._idx, v._name AS measure, v._agg, v._value AS value
-FROM _values AS v  -- every query of _values is judged: the LEFT JOIN drops none
+-- the values of the usual families' CTEs alone where the call asks for no other
+-- (_sqlentry._values_sql): the CTE named here is the only one bound, with what it reads
+FROM query_table(CASE WHEN {{USUAL_ONLY}} THEN '_values_usual' ELSE '_values' END) AS v
+-- every query of the values is judged: the LEFT JOIN drops none
 LEFT JOIN _qnames AS n ON n._q = v._q;
 
 -- The measures of a call that names none: trec_eval's default families with their

@@ -111,3 +111,68 @@ def test_a_piece_read_by_an_argument_is_planned_whenever_it_is_given(con):
     assert con.execute("SELECT value FROM rankeval_summary('srun', 'squal', ['AP'])").fetchall() == [(1.0,)]
     with pytest.raises(duckdb.Error, match="qrels column 'subtopic': subtopic is null"):
         con.execute("SELECT * FROM rankeval_summary('srun', 'squal', ['AP'], subtopic := 'subtopic')").fetchall()
+
+
+def _planned_ctes(con: duckdb.DuckDBPyConnection, sql: str, path: str) -> set[str]:
+    """The names of the CTEs in the plan of ``sql`` run unoptimized (nothing folded away:
+    every CTE bound is there)."""
+    import json
+
+    cursor = con.cursor()
+    cursor.execute("PRAGMA disable_optimizer")
+    cursor.execute("SET enable_profiling = 'json'")
+    cursor.execute(f"SET profiling_output = '{path}'")
+    cursor.execute(sql).fetchall()
+    cursor.execute("SET enable_profiling = 'no_output'")
+    with open(path) as profile:
+        tree = json.load(profile)
+    names, todo = set(), list(tree.get("operator") or tree["children"])
+    while todo:
+        node = todo.pop()
+        names.add(node.get("extra_info", {}).get("CTE Name"))
+        todo += node.get("children", [])
+    return names - {None}
+
+
+@pytest.mark.skipif(duckdb.__version__.startswith("1."), reason="DuckDB 1.x binds every CTE")
+def test_a_usual_call_binds_only_the_usual_values(con, tmp_path):
+    # _values_usual (COMMON_FAMILIES' formulas over _agg_usual) is the CTE read; the rarer
+    # families' CTEs are never bound (benchmarks/RESULTS.md, duckbind31: -41% CPU)
+    con.execute("CREATE OR REPLACE TABLE urun AS SELECT * FROM (VALUES ('q1', 'a', 2.0),"
+                " ('q1', 'b', 1.0)) AS t(query, item, score)")
+    con.execute("CREATE OR REPLACE TABLE uqrels AS SELECT * FROM (VALUES ('q1', 'b', 1))"
+                " AS t(query, item, relevance)")
+    call = "SELECT * FROM rankeval_summary('urun', 'uqrels', {})"
+    usual = _planned_ctes(con, call.format("['AP', 'nDCG@10', 'P@5']"), str(tmp_path / "u.json"))
+    every = _planned_ctes(con, call.format("['AP', 'INSQ']"), str(tmp_path / "e.json"))
+    assert "_values_usual" in usual and "_agg_usual" in usual
+    assert not {"_values", "_agg", "_cwlagg", "_cwlnorm", "_windowed"} & usual
+    assert {"_values", "_agg", "_cwlagg", "_windowed"} <= every and "_values_usual" not in every
+
+
+@pytest.mark.parametrize("options", [
+    "", ", \"by\" := ['g']", ", complete := true", ", ties := 'average'",
+    ", duplicates := 'first', top := 3", ", rel := 2",
+])
+def test_the_usual_values_are_the_same_bits_as_every_familys(con, options):
+    # a name with a leading space is not plain: the call reads _values, every family's
+    # CTEs; the plain names read _values_usual.  Same values, bit for bit.
+    con.execute("""CREATE OR REPLACE TABLE brun AS SELECT 'g' || (i % 2) AS g,
+        'q' || (i // 2 % 7) AS query, 'd' || (i // 14) AS item,
+        CAST(hash(i) % 5 AS DOUBLE) / 3 AS score FROM range(140) AS t(i)""")
+    con.execute("""CREATE OR REPLACE TABLE bqrels AS SELECT 'q' || (i % 8) AS query,
+        'd' || (i // 8) AS item, CAST(hash(i * 7) % 4 AS INTEGER) - 1 AS relevance
+        FROM range(80) AS t(i)""")
+    run = "brun" if "by" in options else "(SELECT DISTINCT ON (query, item) * FROM brun)"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW brun_v AS SELECT * FROM {run}")
+    names = ["AP", "nDCG@10", "P@5", "R@10", "RR", "Rprec", "NumRelRet"]
+    names += [] if "average" in options else ["F1@5", "GMAP", "Success@3", "NumRet"]
+    values = {}
+    for prefix in ("", " "):
+        measures = "[" + ", ".join(f"'{prefix}{n}'" for n in names) + "]"
+        for macro in ("rankeval_summary", "rankeval_per_query"):
+            rows = con.execute(f"SELECT * EXCLUDE (measure) FROM {macro}('brun_v', 'bqrels', "
+                               f"{measures}{options})").fetchall()
+            values[(prefix, macro)] = [tuple(repr(v) for v in row) for row in rows]
+    for macro in ("rankeval_summary", "rankeval_per_query"):
+        assert values[("", macro)] == values[(" ", macro)] and values[("", macro)]
