@@ -126,6 +126,27 @@ def test_the_warehouse_tests_cover_the_grids_unless_full():
         assert names == GRID
     else:
         assert (len(names), len(GRID)) == (90, 810)
+    # 'Spark's integer-id case each family once, 45 names': every family, every optional
+    # piece of the SQL that the cover's statement reads (_sqlprune's decisions, as
+    # sql.render takes them from the names' families and parameters)
+    from dataclasses import replace
+
+    from polars_rankeval._sqlentry import DUCKDB
+    from polars_rankeval._sqlprune import READERS, reads
+    from tests.sql.warehouse_cases import cover_families
+
+    def pieces(chosen):
+        measures = [parse_measure(name) for name in chosen]
+        d = replace(DUCKDB, families=frozenset(m.family.name for m in measures),
+                    settings=frozenset((m.family.name, p, str(v)) for m in measures for p, v in m.params))  # fmt: skip
+        return {piece for piece in [*READERS, *d.families] if reads(d, piece)}
+
+    int_ids = cover_families(GRID)
+    assert set(int_ids) <= set(GRID) and pieces(int_ids) == pieces(GRID)
+    assert len(int_ids) == (len(GRID) if settings.get_current_profile_name() == "full" else 45)
+    source = (ROOT / "tests/sql/test_spark.py").read_text()
+    assert "INT_ID_GRID = cover_families(GRID)" in source
+    assert 'data["qrels"], INT_ID_GRID, shapes=PER_QUERY)' in source
     spark = {path: group for path, group in conftest.SHARED_WORKER.items() if "spark" in path}
     assert len(spark) == 4 and len(set(spark.values())) == 1
     assert "examples/spark_eval.py" in (ROOT / "tests/sql/test_spark_example.py").read_text()

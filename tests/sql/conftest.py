@@ -65,6 +65,17 @@ def spark() -> Iterator[Any]:
         # not change: each statement still equals polars to 1e-9)
         .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+        # ... and Catalyst infers every filter's constraints through each of the statement's
+        # joins and projections, for no filter it could push: without it the 90-measure grid
+        # statement cost 12.1 s of JVM CPU against 16.9 s (medians of 7 pairs alternating in
+        # one warm JVM, each pair lower, load 3-5; the results do not change;
+        # benchmarks/TEST_TIMES.md, spark31)
+        .config("spark.sql.constraintPropagation.enabled", "false")
+        # ... and Spark re-validates the whole plan after every optimizer rule that changes
+        # it (its own rules' integrity, which these tests check by every value anyway):
+        # without it the same statement cost 12.4 s against 15.1 s (6 pairs, 5 lower, load
+        # 5-17; the results do not change; benchmarks/TEST_TIMES.md, spark31)
+        .config("spark.sql.lightweightPlanChangeValidation", "false")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")

@@ -17,6 +17,7 @@ import polars as pl
 from hypothesis import settings
 
 from polars_rankeval._parse import parse_measure
+from polars_rankeval._sqlprune import READERS
 from tests.helpers import FULL_EXAMPLES
 from tests.parity import GRID, Expected, oracle, polars_reference, random_cases
 
@@ -69,6 +70,31 @@ def cover(grid: list[str]) -> list[str]:
         picked.add(best)
         needed -= left.pop(best)
     return [name for name in grid if name in picked]
+
+
+def cover_families(grid: list[str]) -> list[str]:
+    """One name of each family of ``grid`` (its first at the cutoff 3 where the family
+    has one: the ranking's tie-break decides which tied rows are inside it), and one name
+    of each optional piece of the SQL read with one parameter value only
+    (``_sqlprune.READERS``' ``param``, e.g. nDCG(ideal=run)): every CTE of ``grid``'s
+    statement, each family's formula once, for a check of what the families share (the
+    ranking, the joins on the ids); ``grid`` itself under HYPOTHESIS_PROFILE=full:
+    ``["P", "P@3", "nDCG", "nDCG(ideal=run)", "RR"]`` -> ``["P@3", "nDCG",
+    "nDCG(ideal=run)", "RR"]``."""
+    if FULL_GRIDS:
+        return grid
+    parsed = {name: parse_measure(name) for name in grid}
+    picked: dict[object, str] = {}
+    for name, measure in parsed.items():
+        family = measure.family.name
+        if family not in picked or (measure.k == 3 and parsed[picked[family]].k != 3):
+            picked[family] = name
+    for piece, readers in READERS.items():
+        if readers.param is not None:
+            key, value = readers.param
+            picked[piece] = next(n for n, m in parsed.items()
+                                 if m.family.name in readers.families and dict(m.params).get(key) == value)  # fmt: skip
+    return [name for name in grid if name in picked.values()]
 
 
 # the grid's measures that take the default rel (rel=2 then applies to them too), covered
