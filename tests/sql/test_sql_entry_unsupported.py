@@ -64,4 +64,6 @@ def test_supported_families_still_compute(with_dummy):
 def test_dbt_rendering_has_the_same_guard():
     macro = evaluate_macro()
     assert "is not available in SQL yet; use rk.evaluate" in macro
-    assert "ELSE {{ rankeval.fail_open() }}s._name ||" in macro
+    # the dialect's failure piece, dispatched once per call into _fail_open (_sqldbt)
+    assert "ELSE {{ _fail_open }}s._name ||" in macro
+    assert "{%- set _fail_open = rankeval.fail_open() -%}" in macro
