@@ -415,10 +415,11 @@ def _gain_cases(d: Dialect) -> dict[str, str]:
     }
 
 
-def _formulas(d: Dialect) -> str:
+def _formulas(d: Dialect, *, others: str | None = None) -> str:
     """One value per (group, query, spec) from the raw sums of the judged rows (a.*),
     the query's counts (u._nret, st._R) and the spec (s.*): every family, by name.  A
-    registered family without a formula here raises (never a silent NULL)."""
+    registered family without a formula here raises (never a silent NULL); ``others``
+    replaces that error where the caller never reads those rows."""
     cases = ties_cases(d, {**_ranked_cases(d), **_set_cases(d)})
     assert set(cases) == set(FAMILIES_SQL)
     whens = "\n".join(
@@ -426,7 +427,7 @@ def _formulas(d: Dialect) -> str:
         for f, sql in cases.items()
         if d.needs(f)
     )
-    missing = d.fail("s._name || ' is not available in SQL yet; use rk.evaluate'")
+    missing = others or d.fail("s._name || ' is not available in SQL yet; use rk.evaluate'")
     return f"CASE s._family\n{whens}\n                ELSE {missing}\n            END"
 
 
@@ -1283,11 +1284,15 @@ def _values_sql(d: Dialect) -> str:
     (2.0) binds only the CTEs it reads: most calls bind none of the rarer families' CTEs
     (their binding and planning was most of a small call's CPU; benchmarks/RESULTS.md,
     duckbind31)."""
-    usual = "" if d.guard is None else _one_values_sql(_usual(d), "_values_usual", "_agg_usual") + ","
+    # a call reads _values_usual only when every name is a usual family (usual_only), but
+    # DuckDB 1.x computes it for every call: a rarer family's rows there are NULL, never
+    # the error _values raises for a family without SQL
+    usual = "" if d.guard is None else _one_values_sql(
+        _usual(d), "_values_usual", "_agg_usual", others="NULL") + ","  # fmt: skip
     return _universe_sql(d) + _extra_sql(d) + usual + _one_values_sql(d, "_values", "_agg")
 
 
-def _one_values_sql(d: Dialect, name: str, agg: str) -> str:
+def _one_values_sql(d: Dialect, name: str, agg: str, *, others: str | None = None) -> str:
     """The CTE ``name``: one value per requested measure, with the sums of ``agg``."""
     g, gj = d.g, d.gj
     tied = if_average(d, f"\n        LEFT JOIN _tagg AS ta ON ta._idx = s._idx AND {gj('ta', 'u')}ta._q = u._q")
@@ -1301,7 +1306,7 @@ def _one_values_sql(d: Dialect, name: str, agg: str) -> str:
     return f"""
     {name} AS (
         SELECT {g('u')}u._q, s._idx, s._name, s._agg,
-            CASE WHEN c._ok <> 0 THEN NULL ELSE {_formulas(d)} END AS _value
+            CASE WHEN c._ok <> 0 THEN NULL ELSE {_formulas(d, others=others)} END AS _value
         FROM (
             SELECT {g('u1')}u1._q, u1._nall, u1._nall - COALESCE(dq._n, 0) AS _nret
             FROM (

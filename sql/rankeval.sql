@@ -1611,7 +1611,7 @@ _specs AS (
                 WHEN 'nDCG' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(ta._e_dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END ELSE CASE WHEN (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) > 0 THEN CAST(COALESCE(a._dcg, 0) AS DOUBLE) / (CASE WHEN s._p_ideal = 'run' THEN COALESCE(dk._idcg_run, 0) ELSE COALESCE(ic._idcg, 0) END) ELSE 0 END END AS DOUBLE)
                 WHEN 'Rprec' THEN CAST(CASE WHEN (ties = 'average') THEN CASE WHEN (st._R) > 0 THEN CAST(COALESCE(ta._e_rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END ELSE CASE WHEN (st._R) > 0 THEN CAST(COALESCE(a._rprec, 0) AS DOUBLE) / (st._R) ELSE 0 END END AS DOUBLE)
                 WHEN 'F1' THEN CAST(CASE WHEN (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) > 0 THEN CAST((s._p_beta + 1) * COALESCE(a._hits_k, 0) AS DOUBLE) / (s._p_beta * st._R + CASE WHEN s._k IS NULL THEN u._nret ELSE s._k END) ELSE 0 END AS DOUBLE)
-                ELSE error(s._name || ' is not available in SQL yet; use rk.evaluate')
+                ELSE NULL
             END END AS _value
         FROM (
             SELECT u1._g, u1._q, u1._nall, u1._nall - COALESCE(dq._n, 0) AS _nret
