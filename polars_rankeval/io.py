@@ -57,32 +57,34 @@ def _scan_lines(path: str | Path) -> pl.LazyFrame:
     )
 
 
-def _raw_line(path: str | Path, number: int) -> str:
-    """Line ``number`` (1-based) of the file, for an error message (the parsed columns
-    hold the line cut at the byte that broke it)."""
-    with open(path, "rb") as file:
-        for index, raw in enumerate(file, 1):
-            if index == number:
-                return raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
-    return ""  # pragma: no cover
-
-
-def _not_utf8(path: str | Path, number: int) -> InputError | None:
-    """The error for line ``number`` if its bytes are not UTF-8 (None if they are)."""
+def _line_at(path: str | Path, number: int) -> tuple[int, bytes]:
+    """Line ``number`` (1-based) of the file as its bytes, and its byte offset, for an
+    error message (the parsed columns hold the line cut at the byte that broke it)."""
     offset = 0
     with open(path, "rb") as file:
         for index, raw in enumerate(file, 1):
             if index == number:
-                try:
-                    raw.decode("utf-8")
-                except UnicodeDecodeError as error:
-                    return InputError(
-                        f"{path}, line {number}: not UTF-8: byte 0x{raw[error.start]:02x} at "
-                        f"byte offset {offset + error.start} of the file (save it as UTF-8)"
-                    )
-                return None
+                return offset, raw
             offset += len(raw)
-    return None  # pragma: no cover
+    return offset, b""  # pragma: no cover
+
+
+def _raw_line(path: str | Path, number: int) -> str:
+    """Line ``number`` of the file as text (bad bytes replaced), for an error message."""
+    return _line_at(path, number)[1].rstrip(b"\r\n").decode("utf-8", errors="replace")
+
+
+def _not_utf8(path: str | Path, number: int) -> InputError | None:
+    """The error for line ``number`` if its bytes are not UTF-8 (None if they are)."""
+    offset, raw = _line_at(path, number)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return InputError(
+            f"{path}, line {number}: not UTF-8: byte 0x{raw[error.start]:02x} at "
+            f"byte offset {offset + error.start} of the file (save it as UTF-8)"
+        )
+    return None
 
 
 def _checked(
